@@ -1,0 +1,113 @@
+import Synchronization
+
+/// The base class of objects that can be key-value observed on any platform: GuardCore's `NSObject`.
+///
+/// Subclass it and mark each observed stored property with ``Observed``:
+///
+/// ```swift
+/// final class Person: KVOObject {
+///     @Observed var name = ""
+///     @Observed var age = 0
+/// }
+/// ```
+///
+/// Observers register with ``addObserver(_:forKeyPath:options:context:)`` and are notified synchronously on the
+/// thread that makes the change. The object keeps its observation state to itself (no process-wide table) and
+/// allocates it only when first observed; setting a property nobody observes costs one atomic load.
+///
+/// Override ``automaticallyNotifiesObservers(forKey:)``, ``keyPathsForValuesAffectingValue(forKey:)`` and
+/// ``value(forKey:)`` exactly as with Foundation to opt out of automatic notification, declare dependent keys,
+/// and expose computed keys.
+open class KVOObject {
+    /// The ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
+    let announcedKeys = Atomic<UInt64>(0)
+    /// The object's ``ObservationTable``, created on first registration.
+    private let tableStorage = Atomic<Unmanaged<ObservationTable>?>(nil)
+
+    /// Creates an object with no observers.
+    public init() {}
+
+    deinit {
+        guard let unmanaged = tableStorage.load(ordering: .acquiring) else { return }
+        let table = unmanaged.takeUnretainedValue()
+        let remaining = table.removeAll()
+        announcedKeys.store(0, ordering: .releasing)
+        KVORuntime.observancesRemoved(remaining.count)
+        var stillObserved: [Observance] = []
+        for observance in remaining {
+            observance.forwarder?.detach()
+            observance.forwarder = nil
+            if observance.dropsWithObject {
+                observance.onObjectDeinit?()
+            } else {
+                stillObserved.append(observance)
+            }
+        }
+        if !stillObserved.isEmpty {
+            KVORuntime.handle(
+                MisuseMessages.deallocatedWhileObserved(
+                    objectType: type(of: self), objectAddress: ObjectDescription.address(of: self),
+                    observances: stillObserved))
+        }
+        unmanaged.release()
+    }
+
+    // MARK: Class-level customization, as in Foundation
+
+    /// Whether setting `key` through an ``Observed`` property notifies observers automatically. Defaults to
+    /// `true`; return `false` for a key you announce yourself with ``willChangeValue(forKey:)`` and
+    /// ``didChangeValue(forKey:)``.
+    open class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        true
+    }
+
+    /// The keys whose change also changes `key` (for example `["firstName", "lastName"]` for `"fullName"`).
+    /// Observers of `key` are notified whenever one of them changes. Dependencies are followed transitively. A dotted
+    /// entry is triggered by changes of its first key.
+    open class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
+        []
+    }
+
+    // MARK: Key-value coding
+
+    /// The value for `key`, read the way key-value coding does: ``Observed`` properties and other stored properties
+    /// by name. Override it to answer computed keys, and call `super` for the rest. An unknown key goes to
+    /// ``valueForUndefinedKey(_:)``.
+    open func value(forKey key: String) -> Any? {
+        if let property = StoredPropertyTable.for(type(of: self)).property(named: key) {
+            return property.read(from: self)
+        }
+        return valueForUndefinedKey(key)
+    }
+
+    /// Called by ``value(forKey:)`` for a key it does not know. The default reports the misuse
+    /// ``KVOMisuse/Kind/unknownKey`` (Foundation raises `NSUnknownKeyException`) and returns `nil`.
+    open func valueForUndefinedKey(_ key: String) -> Any? {
+        if UndefinedKeyProbe.noteUndefinedKey() { return nil }
+        KVORuntime.handle(MisuseMessages.unknownKey(object: self, key: key))
+        return nil
+    }
+
+    // MARK: Internal state access
+
+    /// The table, if the object was ever observed.
+    var existingTable: ObservationTable? {
+        tableStorage.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
+
+    /// The table, created now if needed.
+    var table: ObservationTable {
+        if let existing = existingTable { return existing }
+        let created = Unmanaged.passRetained(ObservationTable())
+        let (exchanged, original) = tableStorage.compareExchange(
+            expected: nil, desired: created, ordering: .acquiringAndReleasing)
+        if exchanged { return created.takeUnretainedValue() }
+        created.release()
+        return original!.takeUnretainedValue()
+    }
+
+    /// Publishes the table's new key mask to setters.
+    func publish(mask: UInt64) {
+        announcedKeys.store(mask, ordering: .releasing)
+    }
+}

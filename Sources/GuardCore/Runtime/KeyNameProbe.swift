@@ -1,0 +1,94 @@
+import Synchronization
+
+/// Finds the string key behind a Swift key path such as `\Person.age` or `\Person.account.balance`.
+///
+/// Swift key paths carry no names at run time, so the probe reads the key path once on a live object while
+/// recording which ``Observed`` accessors run; a key path that is exactly a chain of `@Observed` properties gets
+/// their names joined by dots. A plain stored property is recognised by its printed form. Anything else (a
+/// computed property, an optional chain) has no name to be had, and resolution returns `nil`. Results are cached.
+enum KeyNameProbe {
+    private struct Step {
+        let wrapped: AnyKeyPath
+        let storage: AnyKeyPath
+    }
+
+    private final class ThreadState {
+        var isRecording = false
+        var steps: [Step] = []
+    }
+
+    private static let activeProbes = Atomic<Int>(0)
+    private static let threadState = ThreadLocal { ThreadState() }
+    private static let cache = Protected<[AnyKeyPath: String]>([:])
+
+    /// Whether the calling thread is probing; costs one relaxed atomic load when nobody probes.
+    @inline(__always)
+    static var isRecording: Bool {
+        guard activeProbes.load(ordering: .relaxed) > 0 else { return false }
+        return threadState.valueIfCreated?.isRecording ?? false
+    }
+
+    /// Called by `Observed`'s getter while recording.
+    static func record(wrapped: AnyKeyPath, storage: AnyKeyPath) {
+        threadState.value.steps.append(Step(wrapped: wrapped, storage: storage))
+    }
+
+    /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.
+    static func keyPathString<Root: KVOObject, Value>(for keyPath: KeyPath<Root, Value>, on object: Root) -> String? {
+        if let cached = cache.withValue({ $0[keyPath] }) { return cached }
+        let steps = recordSteps { _ = object[keyPath: keyPath] }
+        let name = name(from: steps, matching: keyPath) ?? plainStoredName(of: keyPath)
+        if let name { cache.withValue { $0[keyPath] = name } }
+        return name
+    }
+
+    private static func recordSteps(_ body: () -> Void) -> [Step] {
+        let state = threadState.value
+        let outer = (state.isRecording, state.steps)
+        state.isRecording = true
+        state.steps = []
+        activeProbes.add(1, ordering: .relaxed)
+        body()
+        activeProbes.subtract(1, ordering: .relaxed)
+        let steps = state.steps
+        (state.isRecording, state.steps) = outer
+        return steps
+    }
+
+    private static func name(from steps: [Step], matching keyPath: AnyKeyPath) -> String? {
+        guard let first = steps.first else { return nil }
+        var composed: AnyKeyPath? = first.wrapped
+        for step in steps.dropFirst() {
+            composed = composed?.appending(path: step.wrapped)
+        }
+        guard let composed, sameProperty(composed, keyPath) else { return nil }
+        let names = steps.compactMap { ObservedKey.storageName(of: $0.storage) }
+        guard names.count == steps.count else { return nil }
+        return names.joined(separator: ".")
+    }
+
+    /// Equal key paths, or the same property reached from a subclass root (`\Student.age` for `Person.age`).
+    private static func sameProperty(_ recorded: AnyKeyPath, _ requested: AnyKeyPath) -> Bool {
+        if recorded == requested { return true }
+        func components(_ keyPath: AnyKeyPath) -> Substring? {
+            let text = String(describing: keyPath)
+            return text.firstIndex(of: ".").map { text[$0...] }
+        }
+        guard let recordedComponents = components(recorded) else { return false }
+        return recordedComponents == components(requested)
+    }
+
+    /// `name` for a key path printed as `\Type.name` to a plain stored property.
+    private static func plainStoredName(of keyPath: AnyKeyPath) -> String? {
+        let text = String(describing: keyPath)
+        guard text.hasPrefix("\\"), let firstDot = text.firstIndex(of: ".") else { return nil }
+        let path = text[text.index(after: firstDot)...]
+        let parts = path.split(separator: ".", omittingEmptySubsequences: false)
+        guard !parts.isEmpty,
+            parts.allSatisfy({ part in
+                !part.isEmpty && !part.hasPrefix("_") && part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+            })
+        else { return nil }
+        return String(path)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// The changes each thread has begun with `willChangeValue` and not yet ended with `didChangeValue`.
+///
+/// Like Foundation, pending changes are per thread: a `didChange` pairs with the most recent `willChange` of the
+/// same object and key on the same thread, so nesting (also of different keys) works.
+enum ManualChanges {
+    private struct Pending {
+        let object: ObjectIdentifier
+        let key: String
+        let plan: ChangePlan?
+        let readsElements: Bool
+    }
+
+    private final class ThreadState {
+        var pending: [Pending] = []
+        /// Object and key pairs whose automatic notifications are suppressed on this thread (see ``silently``).
+        var silenced: [(ObjectIdentifier, String)] = []
+    }
+
+    private static let threadState = ThreadLocal { ThreadState() }
+
+    /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
+    static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+        let plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
+        plan?.begin(readOwnValue: { object.value(forKey: key) })
+        threadState.value.pending.append(
+            Pending(object: ObjectIdentifier(object), key: key, plan: plan, readsElements: indexes != nil))
+    }
+
+    /// Ends the most recent pending change of `key` on this thread, or reports
+    /// ``KVOMisuse/Kind/unpairedDidChange`` if there is none.
+    static func didChange(object: KVOObject, key: String) {
+        let state = threadState.value
+        let identity = ObjectIdentifier(object)
+        guard let index = state.pending.lastIndex(where: { $0.object == identity && $0.key == key }) else {
+            KVORuntime.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
+            return
+        }
+        let pending = state.pending.remove(at: index)
+        pending.plan?.end(readOwnValue: { object.value(forKey: key) })
+    }
+
+    /// Runs `body` with automatic notifications for `key` of `object` suppressed on this thread; used by the
+    /// to-many helpers, which announce the change themselves.
+    static func silently<Result>(object: KVOObject, key: String, _ body: () throws -> Result) rethrows -> Result {
+        let state = threadState.value
+        state.silenced.append((ObjectIdentifier(object), key))
+        defer { state.silenced.removeLast() }
+        return try body()
+    }
+
+    /// Whether automatic notifications for `key` of `object` are suppressed on this thread right now.
+    static func isSilenced(object: KVOObject, key: String) -> Bool {
+        guard let state = threadState.valueIfCreated, !state.silenced.isEmpty else { return false }
+        let identity = ObjectIdentifier(object)
+        return state.silenced.contains { $0.0 == identity && $0.1 == key }
+    }
+}

@@ -1,0 +1,54 @@
+/// A use of the key-value observing API that Foundation answers with an exception or a crash.
+///
+/// Every misuse goes to the process-wide ``MisusePolicy`` (see ``KVORuntime/misusePolicy``) and is counted, so a
+/// test or the stress harness can assert that none happened.
+public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of misuse the runtime detects.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
+        /// `removeObserver` found no matching registration (Foundation: `NSRangeException`).
+        case notRegistered
+        /// `didChangeValue(forKey:)` had no matching `willChangeValue(forKey:)` on the same thread.
+        case unpairedDidChange
+        /// A notification was due to an observer that has been deallocated (Foundation: message to a freed object).
+        case observerDeallocated
+        /// An object deinitialized while observers were still registered with it.
+        case deallocatedWhileObserved
+        /// A key is neither a stored property, an `@Observed` property, nor answered by `value(forKey:)`
+        /// (Foundation: `NSUnknownKeyException`).
+        case unknownKey
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The exception Foundation raises for it, e.g. `NSRangeException`.
+    public let exceptionName: String
+    /// Foundation's wording, with the objects rendered as `<Type: 0xADDRESS>`.
+    public let message: String
+    /// The key or key path involved.
+    public let keyPath: String
+    /// The observed object, as `<Type: 0xADDRESS>`.
+    public let object: String
+    /// The observer, as `<Type: 0xADDRESS>`, when one is involved.
+    public let observer: String?
+    /// The thread the misuse happened on.
+    public let thread: String
+
+    /// Creates a misuse record.
+    public init(
+        kind: Kind, exceptionName: String, message: String, keyPath: String, object: String, observer: String?,
+        thread: String
+    ) {
+        self.kind = kind
+        self.exceptionName = exceptionName
+        self.message = message
+        self.keyPath = keyPath
+        self.object = object
+        self.observer = observer
+        self.thread = thread
+    }
+
+    /// `*** Terminating app due to uncaught exception 'NAME', reason: 'MESSAGE'`, as Foundation prints it.
+    public var description: String {
+        "*** Terminating app due to uncaught exception '\(exceptionName)', reason: '\(message)'"
+    }
+}

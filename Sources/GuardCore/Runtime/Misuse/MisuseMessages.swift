@@ -1,0 +1,58 @@
+/// Builds ``KVOMisuse`` values with Foundation's exception names and wording.
+enum MisuseMessages {
+    static func notRegistered(observer: AnyObject, object: AnyObject, keyPath: String) -> KVOMisuse {
+        let observerText = ObjectDescription.of(observer)
+        let objectText = ObjectDescription.of(object)
+        return KVOMisuse(
+            kind: .notRegistered, exceptionName: "NSRangeException",
+            message: "Cannot remove an observer \(observerText) for the key path \"\(keyPath)\" from \(objectText) "
+                + "because it is not registered as an observer.",
+            keyPath: keyPath, object: objectText, observer: observerText, thread: CurrentThread.description)
+    }
+
+    static func unpairedDidChange(object: AnyObject, key: String) -> KVOMisuse {
+        let objectText = ObjectDescription.of(object)
+        return KVOMisuse(
+            kind: .unpairedDidChange, exceptionName: "NSInternalInconsistencyException",
+            message: "Cannot update for the key path \"\(key)\" of \(objectText): didChangeValue(forKey:) was called "
+                + "without a matching willChangeValue(forKey:) on this thread, most likely because the value for the "
+                + "key \"\(key)\" has changed without an appropriate KVO notification being sent.",
+            keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
+    }
+
+    static func observerDeallocated(
+        observerType: Any.Type, observerAddress: UInt, object: AnyObject, keyPath: String
+    ) -> KVOMisuse {
+        let observerText = ObjectDescription.describe(type: observerType, address: observerAddress)
+        let objectText = ObjectDescription.of(object)
+        return KVOMisuse(
+            kind: .observerDeallocated, exceptionName: "EXC_BAD_ACCESS",
+            message: "*** -[\(ObjectDescription.typeName(observerType)) observeValueForKeyPath:ofObject:change:context:]: "
+                + "message sent to deallocated instance \(ObjectDescription.hex(observerAddress)) "
+                + "(key path \"\(keyPath)\" of \(objectText))",
+            keyPath: keyPath, object: objectText, observer: observerText, thread: CurrentThread.description)
+    }
+
+    static func deallocatedWhileObserved(
+        objectType: Any.Type, objectAddress: UInt, observances: [Observance]
+    ) -> KVOMisuse {
+        let objectText = ObjectDescription.describe(type: objectType, address: objectAddress)
+        let lines = observances.map(\.infoLine).joined(separator: "\n")
+        return KVOMisuse(
+            kind: .deallocatedWhileObserved, exceptionName: "NSInternalInconsistencyException",
+            message: "An instance \(ObjectDescription.hex(objectAddress)) of class \(ObjectDescription.typeName(objectType)) "
+                + "was deallocated while key value observers were still registered with it. Current observation info: "
+                + "(\n\(lines)\n)",
+            keyPath: observances.map(\.keyPath).joined(separator: ", "), object: objectText,
+            observer: observances.first.map(\.observerText), thread: CurrentThread.description)
+    }
+
+    static func unknownKey(object: AnyObject, key: String) -> KVOMisuse {
+        let objectText = ObjectDescription.of(object)
+        return KVOMisuse(
+            kind: .unknownKey, exceptionName: "NSUnknownKeyException",
+            message: "[\(objectText) valueForUndefinedKey:]: this class is not key value coding-compliant for the "
+                + "key \(key).",
+            keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
+    }
+}

@@ -1,0 +1,10 @@
+/// What the runtime does when it detects a ``KVOMisuse``.
+public enum MisusePolicy: String, Sendable, Hashable, CaseIterable {
+    /// Stop the process with Foundation's message, exactly like the real crash. The default.
+    case trap
+    /// Record the misuse (see ``KVORuntime/reportedMisuses``), count it, and continue. The stress harness uses this to
+    /// count the crashes that would have happened.
+    case report
+    /// Write one line to standard error, count it, and continue.
+    case log
+}

@@ -1,0 +1,53 @@
+/// The key of an ``Observed`` property and its ``KeyBit``, cached in the property after the first observed set.
+struct ObservedKey: Sendable {
+    let name: String
+    let bit: UInt64
+
+    private static let cache = Protected<[AnyKeyPath: ObservedKey]>([:])
+
+    /// The key of the property whose storage is at `storage` (`\Person._age` gives `age`).
+    static func resolve(storage: AnyKeyPath) -> ObservedKey {
+        if let cached = cache.withValue({ $0[storage] }) { return cached }
+        guard let name = storageName(of: storage) else {
+            fatalError(
+                "KVOGuard: cannot learn the name of the @Observed property behind \(storage); GuardCore needs the "
+                    + "type's reflection metadata (do not build with -disable-reflection-metadata).")
+        }
+        let key = ObservedKey(name: name, bit: KeyBit.of(name))
+        cache.withValue { $0[storage] = key }
+        return key
+    }
+
+    /// `age` for a key path printed as `\Module.Person._age`; `nil` if the rendering has no property name.
+    static func storageName(of storage: AnyKeyPath) -> String? {
+        let text = String(describing: storage)
+        guard let lastDot = text.lastIndex(of: ".") else { return nil }
+        let component = text[text.index(after: lastDot)...]
+        guard component.hasPrefix("_"), component.count > 1,
+            component.dropFirst().allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else { return nil }
+        return String(component.dropFirst())
+    }
+}
+
+/// `nil` for a value that is an `Optional.none` (at any depth), else the value itself.
+func flattenOptional(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalProtocol {
+        return optional.flattened
+    }
+    return value
+}
+
+/// Lets ``flattenOptional(_:)`` see through `Optional` without knowing its `Wrapped` type.
+protocol OptionalProtocol {
+    var flattened: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    var flattened: Any? {
+        switch self {
+        case .none: return nil
+        case .some(let wrapped): return flattenOptional(wrapped)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// A value that is only ever read or written while holding its own ``Lock``.
+///
+/// Use it for process-wide settings and small shared tables that are not on a hot path.
+package final class Protected<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    /// Wraps `value`.
+    package init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Runs `body` with exclusive access to the value and returns its result.
+    @inline(__always)
+    package func withValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&value) }
+    }
+
+    /// A copy of the current value.
+    package var current: Value {
+        lock.withLock { value }
+    }
+}
