@@ -58,7 +58,7 @@ extension KVOObject {
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool, onObjectDeinit: (@Sendable () -> Void)?,
         reportsUnknownKey: Bool
     ) -> Observance? {
-        guard Self.isWellFormed(keyPath), isKnownKey(ObservedClassInfo.firstKey(of: keyPath)) else {
+        guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(ObservedClassInfo.firstKey(of: keyPath)) else {
             if reportsUnknownKey {
                 KVORuntime.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
             }
@@ -89,11 +89,6 @@ extension KVOObject {
         guard let table = existingTable, table.remove(observance, publishingTo: self) else { return false }
         finishRemoval(of: observance, from: table)
         return true
-    }
-
-    /// Whether every component of `keyPath` is non-empty.
-    static func isWellFormed(_ keyPath: String) -> Bool {
-        !keyPath.isEmpty && !keyPath.split(separator: ".", omittingEmptySubsequences: false).contains { $0.isEmpty }
     }
 
     private func finishRemoval(of observance: Observance, from table: ObservationTable) {

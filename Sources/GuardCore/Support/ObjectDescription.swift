@@ -7,7 +7,12 @@ package enum ObjectDescription {
 
     /// `<TypeName: 0xADDRESS>` for a type and an address recorded earlier (the object may be gone).
     package static func describe(type: Any.Type, address: UInt) -> String {
-        "<\(typeName(type)): \(hex(address))>"
+        describe(typeName: typeName(type), address: address)
+    }
+
+    /// `<TypeName: 0xADDRESS>` for a type name and an address.
+    package static func describe(typeName: String, address: UInt) -> String {
+        "<\(typeName): \(hex(address))>"
     }
 
     /// The object's address as an integer.

@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(os)
+import os
+#endif
+
+/// Receives the guard's ``GuardDiagnostic`` events. Sinks are called on the thread where the mistake happened,
+/// outside every guard lock, and must be thread-safe.
+public protocol DiagnosticSink: Sendable {
+    /// Handles one event.
+    func record(_ event: GuardDiagnostic)
+}
+
+/// The default sink: one line per event to standard error (to `os.Logger`, subsystem `KVOGuard`, on Apple
+/// platforms).
+public struct StandardErrorSink: DiagnosticSink {
+    /// Creates the sink.
+    public init() {}
+
+    /// Writes `event.description` as one line.
+    public func record(_ event: GuardDiagnostic) {
+        #if canImport(os)
+        Logger(subsystem: "KVOGuard", category: "guard").error("\(event.description, privacy: .public)")
+        #else
+        FileHandle.standardError.write(Data((event.description + "\n").utf8))
+        #endif
+    }
+}
+
+/// Counts events by kind and keeps them, for tests and for the stress harness.
+public final class CountingSink: DiagnosticSink, @unchecked Sendable {
+    private let lock = Lock()
+    private var countsByKind: [GuardDiagnostic.Kind: Int] = [:]
+    private var recorded: [GuardDiagnostic] = []
+    private let keepsEvents: Bool
+
+    /// Creates an empty sink; with `keepsEvents: false` it only counts (for long stress runs).
+    public init(keepsEvents: Bool = true) {
+        self.keepsEvents = keepsEvents
+    }
+
+    /// Counts (and keeps) the event.
+    public func record(_ event: GuardDiagnostic) {
+        lock.withLock {
+            countsByKind[event.kind, default: 0] += 1
+            if keepsEvents { recorded.append(event) }
+        }
+    }
+
+    /// The events so far, in the order they were recorded (empty if the sink does not keep events).
+    public var events: [GuardDiagnostic] {
+        lock.withLock { recorded }
+    }
+
+    /// How many events of `kind` were recorded.
+    public func count(of kind: GuardDiagnostic.Kind) -> Int {
+        lock.withLock { countsByKind[kind, default: 0] }
+    }
+
+    /// Counts by kind; kinds never seen are absent.
+    public var counts: [GuardDiagnostic.Kind: Int] {
+        lock.withLock { countsByKind }
+    }
+
+    /// All events counted, of every kind.
+    public var total: Int {
+        lock.withLock { countsByKind.values.reduce(0, +) }
+    }
+
+    /// Forgets everything recorded so far.
+    public func reset() {
+        lock.withLock {
+            countsByKind = [:]
+            recorded = []
+        }
+    }
+}
+
+/// Forwards every event to a closure (to your logger, analytics, or a test).
+public struct ClosureSink: DiagnosticSink {
+    private let body: @Sendable (GuardDiagnostic) -> Void
+
+    /// Creates a sink that calls `body` for each event.
+    public init(_ body: @escaping @Sendable (GuardDiagnostic) -> Void) {
+        self.body = body
+    }
+
+    /// Calls the closure.
+    public func record(_ event: GuardDiagnostic) {
+        body(event)
+    }
+}

@@ -1,0 +1,109 @@
+/// One observer mistake the guard absorbed instead of letting it reach the runtime (where it would crash).
+///
+/// Events are built only when a mistake happens; a normal notification never allocates one.
+public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of mistake the guard absorbs.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
+        /// `observe` for a (controller, object, key path) that is already registered; the first registration stays.
+        case duplicateObservation
+        /// `unobserve` of a registration that was removed before.
+        case doubleRemoval
+        /// `unobserve` of a registration that never existed.
+        case removalOfUnregistered
+        /// A `nil` or already deallocated object, an empty or malformed key path, an empty key path list, or a key
+        /// path the object cannot be observed for.
+        case invalidArgument
+        /// A notification arrived for an observer that is gone; it was dropped (reported once per registration).
+        case observerDeallocated
+    }
+
+    /// Why an argument was invalid (``Kind/invalidArgument`` only).
+    public enum InvalidArgument: String, Sendable, Hashable, CaseIterable, Codable {
+        /// The object was `nil` (for example a weak reference whose object is gone).
+        case nilObject
+        /// The key path was empty or had an empty component.
+        case emptyKeyPath
+        /// The list of key paths was empty.
+        case emptyKeyPathList
+        /// The backend cannot observe that key path on that object (unknown key, or not an observable object).
+        case unobservableKeyPath
+    }
+
+    /// A source location, `file:line`.
+    public struct CallSite: Sendable, Hashable, CustomStringConvertible {
+        /// The file, as `#fileID` gives it (`Module/File.swift`).
+        public let file: String
+        /// The line.
+        public let line: UInt
+
+        /// Creates a call site.
+        public init(file: String, line: UInt) {
+            self.file = file
+            self.line = line
+        }
+
+        /// `Module/File.swift:42`.
+        public var description: String { "\(file):\(line)" }
+    }
+
+    /// What happened.
+    public let kind: Kind
+    /// For ``Kind/invalidArgument``, which argument and why.
+    public let invalidArgument: InvalidArgument?
+    /// The observer's type name (the controller's observer; it may be gone).
+    public let observerType: String
+    /// The observed object's type name, if there was an object.
+    public let objectType: String?
+    /// The observed object's address, if there was an object.
+    public let objectAddress: UInt?
+    /// The key path involved, if any.
+    public let keyPath: String?
+    /// Where the guard was called from (for notifications, where the registration was made).
+    public let callSite: CallSite
+    /// The thread the mistake happened on.
+    public let thread: String
+
+    /// Creates an event.
+    public init(
+        kind: Kind, invalidArgument: InvalidArgument? = nil, observerType: String, objectType: String?,
+        objectAddress: UInt?, keyPath: String?, callSite: CallSite, thread: String
+    ) {
+        self.kind = kind
+        self.invalidArgument = invalidArgument
+        self.observerType = observerType
+        self.objectType = objectType
+        self.objectAddress = objectAddress
+        self.keyPath = keyPath
+        self.callSite = callSite
+        self.thread = thread
+    }
+
+    /// One readable line, e.g. `KVOGuard: double removal: observer ViewModel, object <Person: 0x...>, key path
+    /// "age" at App/ViewModel.swift:42 on thread 12 (absorbed; no crash)`.
+    public var description: String {
+        var text = "KVOGuard: \(summary): observer \(observerType)"
+        if let objectType {
+            text += ", object " + ObjectDescription.describe(typeName: objectType, address: objectAddress ?? 0)
+        }
+        if let keyPath { text += ", key path \"\(keyPath)\"" }
+        text += " at \(callSite) on \(thread) (absorbed; no crash)"
+        return text
+    }
+
+    private var summary: String {
+        switch kind {
+        case .duplicateObservation: return "duplicate observation ignored"
+        case .doubleRemoval: return "double removal ignored"
+        case .removalOfUnregistered: return "removal of an unregistered observation ignored"
+        case .observerDeallocated: return "notification for a deallocated observer dropped"
+        case .invalidArgument:
+            switch invalidArgument {
+            case .nilObject: return "invalid argument (object is nil or deallocated)"
+            case .emptyKeyPath: return "invalid argument (empty key path)"
+            case .emptyKeyPathList: return "invalid argument (empty key path list)"
+            case .unobservableKeyPath: return "invalid argument (key path cannot be observed on this object)"
+            case nil: return "invalid argument"
+            }
+        }
+    }
+}

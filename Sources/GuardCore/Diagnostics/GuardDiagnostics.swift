@@ -1,0 +1,21 @@
+/// The process-wide diagnostic sink, used by every ``ObservationController`` that has no sink of its own.
+public enum GuardDiagnostics {
+    private static let current = Protected<any DiagnosticSink>(StandardErrorSink())
+
+    /// The process-wide sink; ``StandardErrorSink`` until you replace it. Thread-safe.
+    public static var sink: any DiagnosticSink {
+        get { current.current }
+        set { current.withValue { $0 = newValue } }
+    }
+
+    /// Runs `body` with `sink` as the process-wide sink, then restores the previous one.
+    public static func withSink<Result>(_ sink: any DiagnosticSink, _ body: () throws -> Result) rethrows -> Result {
+        let previous = current.withValue { current -> any DiagnosticSink in
+            let previous = current
+            current = sink
+            return previous
+        }
+        defer { current.withValue { $0 = previous } }
+        return try body()
+    }
+}

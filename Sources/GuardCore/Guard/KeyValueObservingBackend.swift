@@ -1,0 +1,33 @@
+/// The only way the guard reaches a key-value observing implementation.
+///
+/// GuardCore's own runtime stands behind it (``KVORuntimeBackend``); on Apple platforms `NSObject`'s KVO can stand
+/// behind the same protocol without any change to the guard. A backend must deliver notifications synchronously on
+/// the thread that made the change, call receivers outside its own locks, and hold receivers weakly.
+public protocol KeyValueObservingBackend: Sendable {
+    /// Registers `receiver` for `keyPath` on `object`, Foundation's `addObserver(_:forKeyPath:options:context:)`.
+    ///
+    /// With `.initial`, the initial notification must reach the receiver before this returns. Returns a handle for
+    /// ``removeObservation(_:from:)``, or `nil` without side effects (and without any misuse) if `object` cannot be
+    /// observed for `keyPath`. When `dropsWithObject` is set and `object` deinitializes while the registration
+    /// exists, the backend drops it silently and calls ``ObservationReceiver/observedObjectDidDeinit()``.
+    func addObserver(
+        _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
+        options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
+    ) -> (any BackendObservation)?
+
+    /// Removes a registration made by ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)``. Removing
+    /// one the backend already dropped is a silent no-op.
+    func removeObservation(_ observation: any BackendObservation, from object: AnyObject)
+}
+
+/// The callback side of ``KeyValueObservingBackend``: what a backend calls on the guard.
+public protocol ObservationReceiver: AnyObject, Sendable {
+    /// One notification for the registration this receiver was added with.
+    func receive(_ change: KeyValueChange, of object: AnyObject)
+    /// The observed object deinitialized and the backend dropped the registration (only for registrations added
+    /// with `dropsWithObject`).
+    func observedObjectDidDeinit()
+}
+
+/// A backend's handle to one registration; the guard keeps it until it removes the registration.
+public protocol BackendObservation: AnyObject, Sendable {}

@@ -1,0 +1,125 @@
+extension ObservationController {
+    /// Observes `keyPath` on `object` and calls `handler` with the observer, the object and the change.
+    ///
+    /// Returns ``ObserveResult/registered``, or (each with its diagnostic event) ``ObserveResult/duplicate`` if this
+    /// controller already observes that key path of that object (the first registration stays as it was), or
+    /// ``ObserveResult/invalid(_:)`` for a `nil` object, an empty key path, or a key path the object does not have.
+    /// With `.initial`, the handler runs once before this returns, on the calling thread.
+    @discardableResult
+    public func observe<Object: KVOObject>(
+        _ object: Object?, keyPath: String, options: KeyValueObservingOptions = [],
+        file: String = #fileID, line: UInt = #line,
+        handler: @escaping @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
+    ) -> ObserveResult {
+        register(
+            object, keyPath: keyPath, options: options, context: nil, file: file, line: line,
+            handler: Self.erase(handler))
+    }
+
+    /// Observes several key paths of `object` with one handler; one result per key path, in order. An empty list is
+    /// an invalid argument (one diagnostic event, no results).
+    @discardableResult
+    public func observe<Object: KVOObject>(
+        _ object: Object?, keyPaths: [String], options: KeyValueObservingOptions = [],
+        file: String = #fileID, line: UInt = #line,
+        handler: @escaping @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
+    ) -> [ObserveResult] {
+        register(
+            object, keyPaths: keyPaths, options: options, context: nil, file: file, line: line,
+            handler: Self.erase(handler))
+    }
+
+    /// Observes a Swift key path of `object`, with the change's values typed. A key path that has no string name
+    /// (see ``KeyValueObservable``) is an invalid argument.
+    @discardableResult
+    public func observe<Object: KVOObject, Value>(
+        _ object: Object?, _ keyPath: KeyPath<Object, Value>, options: KeyValueObservingOptions = [],
+        file: String = #fileID, line: UInt = #line,
+        handler: @escaping @Sendable (_ observer: Observer, _ object: Object, _ change: ObservedChange<Value>) -> Void
+    ) -> ObserveResult {
+        let name = object.flatMap { $0.keyPathString(for: keyPath) } ?? ""
+        guard object == nil || !name.isEmpty else {
+            core.emit(
+                .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
+                callSite: .init(file: file, line: line))
+            return .invalid(.unobservableKeyPath)
+        }
+        return register(
+            object, keyPath: name, options: options, context: nil, file: file, line: line,
+            handler: { observer, object, change in
+                handler(
+                    unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self),
+                    ObservedChange(change))
+            })
+    }
+
+    /// Stops observing a Swift key path of `object`.
+    @discardableResult
+    public func unobserve<Object: KVOObject, Value>(
+        _ object: Object?, _ keyPath: KeyPath<Object, Value>, file: String = #fileID, line: UInt = #line
+    ) -> UnobserveResult {
+        let name = object.flatMap { $0.keyPathString(for: keyPath) } ?? ""
+        guard object == nil || !name.isEmpty else {
+            core.emit(
+                .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
+                callSite: .init(file: file, line: line))
+            return .invalid(.unobservableKeyPath)
+        }
+        return unobserve(object, keyPath: name, file: file, line: line)
+    }
+
+    private static func erase<Object: KVOObject>(
+        _ handler: @escaping @Sendable (Observer, Object, KeyValueChange) -> Void
+    ) -> GuardedObservation.Handler {
+        { observer, object, change in
+            handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
+        }
+    }
+}
+
+extension ObservationController where Observer: KeyValueObserver {
+    /// Observes `keyPath` on `object` and forwards each notification to the observer's own
+    /// ``KeyValueObserver/observeValue(forKeyPath:of:change:context:)`` with `context`.
+    @discardableResult
+    public func observe<Object: KVOObject>(
+        _ object: Object?, keyPath: String, options: KeyValueObservingOptions = [],
+        context: UnsafeMutableRawPointer?, file: String = #fileID, line: UInt = #line
+    ) -> ObserveResult {
+        register(
+            object, keyPath: keyPath, options: options, context: context, file: file, line: line,
+            handler: Self.forwarding(to: keyPath, context: context))
+    }
+
+    /// Observes several key paths of `object`, forwarding to the observer's own `observeValue`.
+    @discardableResult
+    public func observe<Object: KVOObject>(
+        _ object: Object?, keyPaths: [String], options: KeyValueObservingOptions = [],
+        context: UnsafeMutableRawPointer?, file: String = #fileID, line: UInt = #line
+    ) -> [ObserveResult] {
+        guard !keyPaths.isEmpty else {
+            return register(
+                object, keyPaths: [], options: options, context: context, file: file, line: line,
+                handler: { _, _, _ in })
+        }
+        return keyPaths.map { keyPath in
+            observe(object, keyPath: keyPath, options: options, context: context, file: file, line: line)
+        }
+    }
+
+    private static func forwarding(to keyPath: String, context: UnsafeMutableRawPointer?) -> GuardedObservation.Handler {
+        let context = UncheckedSendablePointer(context)
+        return { observer, object, change in
+            // A conformance lookup rather than a captured `Observer` type, which is not Sendable.
+            (observer as? any KeyValueObserver)?.observeValue(
+                forKeyPath: keyPath, of: unsafeDowncast(object, to: KVOObject.self), change: change,
+                context: context.pointer)
+        }
+    }
+}
+
+/// A context pointer carried into a `@Sendable` handler. The pointer is only compared and passed back, never
+/// dereferenced by the guard.
+struct UncheckedSendablePointer: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer?
+    init(_ pointer: UnsafeMutableRawPointer?) { self.pointer = pointer }
+}

@@ -1,0 +1,127 @@
+/// Observes objects on behalf of one observer and makes every observer mistake a logged no-op instead of a crash.
+///
+/// This is what FBKVOController is to Foundation's KVO, with these guarantees:
+///
+/// - **Deduplication.** One registration per (controller, object, key path). A duplicate `observe` changes
+///   nothing and emits ``GuardDiagnostic/Kind/duplicateObservation``.
+/// - **Safe removal.** Removing something removed before, or never registered, is a no-op that emits
+///   ``GuardDiagnostic/Kind/doubleRemoval`` or ``GuardDiagnostic/Kind/removalOfUnregistered``. The runtime never
+///   sees a removal it would crash on.
+/// - **Teardown.** Releasing the controller unregisters everything. With `retainsObservedObjects: false`, an
+///   observed object that deinitializes drops its registrations without any misuse.
+/// - **`.initial` + unobserve.** Unobserving (or calling ``unobserveAll()``, or releasing the controller) inside the
+///   `.initial` handler is a clean removal: no misuse, no later notification, even if another thread unobserves
+///   at the same moment.
+/// - **Threads.** Every method may be called from any thread at any time. Handlers run outside every internal lock,
+///   so a handler may observe, unobserve, mutate, or drop the last reference to its controller.
+/// - **Ordering.** A change made after `unobserve` returned is never delivered to that registration. `.initial` is
+///   delivered exactly once, before `observe` returns, on the calling thread.
+///
+/// The observer is held weakly; observed objects strongly unless `retainsObservedObjects` is `false`. Diagnostics go
+/// to ``diagnosticSink`` or, if it is `nil`, to the process-wide ``GuardDiagnostics/sink``.
+///
+/// The observe methods for ``KVOObject``s are in an extension; everything here works with any object the backend
+/// understands.
+public final class ObservationController<Observer: AnyObject>: @unchecked Sendable {
+    let core: ControllerCore
+
+    /// Creates a controller for `observer`.
+    ///
+    /// - Parameters:
+    ///   - observer: Passed to every handler; held weakly. Handlers stop running once it is gone.
+    ///   - retainsObservedObjects: Hold observed objects strongly (the default) or weakly.
+    ///   - backend: The key-value observing implementation; GuardCore's runtime by default.
+    ///   - diagnosticSink: Where this controller's diagnostics go; `nil` uses ``GuardDiagnostics/sink``.
+    public init(
+        observer: Observer, retainsObservedObjects: Bool = true,
+        backend: any KeyValueObservingBackend = KVORuntimeBackend(), diagnosticSink: (any DiagnosticSink)? = nil
+    ) {
+        core = ControllerCore(
+            observer: observer, retainsObjects: retainsObservedObjects, backend: backend, sink: diagnosticSink)
+    }
+
+    deinit {
+        core.unobserveAll()
+    }
+
+    /// The observer, while it lives.
+    public var observer: Observer? {
+        core.observer.map { unsafeDowncast($0, to: Observer.self) }
+    }
+
+    /// Whether observed objects are held strongly.
+    public var retainsObservedObjects: Bool {
+        core.retainsObjects
+    }
+
+    /// This controller's diagnostic sink; `nil` (the default) sends events to ``GuardDiagnostics/sink``.
+    public var diagnosticSink: (any DiagnosticSink)? {
+        get { core.sink }
+        set { core.sink = newValue }
+    }
+
+    /// Stops observing `keyPath` on `object`.
+    ///
+    /// Returns ``UnobserveResult/removed``, or (each with its diagnostic event) ``UnobserveResult/alreadyRemoved``,
+    /// ``UnobserveResult/notRegistered`` or ``UnobserveResult/invalid(_:)``. No change made after this returns reaches
+    /// the removed registration.
+    @discardableResult
+    public func unobserve(
+        _ object: AnyObject?, keyPath: String, file: String = #fileID, line: UInt = #line
+    ) -> UnobserveResult {
+        core.unobserve(object, keyPath: keyPath, callSite: .init(file: file, line: line))
+    }
+
+    /// Stops observing every key path of `object`. Returns ``UnobserveResult/removed`` if anything was removed.
+    @discardableResult
+    public func unobserve(_ object: AnyObject?, file: String = #fileID, line: UInt = #line) -> UnobserveResult {
+        core.unobserve(object, callSite: .init(file: file, line: line))
+    }
+
+    /// Stops observing everything. Calling it with nothing registered is not a mistake and emits nothing.
+    public func unobserveAll() {
+        core.unobserveAll()
+    }
+
+    /// How many (object, key path) registrations the controller holds.
+    public var registrationCount: Int {
+        core.registrationCount
+    }
+
+    /// Whether the controller observes `keyPath` on `object`.
+    public func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
+        core.isObserving(object, keyPath: keyPath)
+    }
+
+    /// The key paths the controller observes on `object`, sorted.
+    public func observedKeyPaths(of object: AnyObject) -> [String] {
+        core.observedKeyPaths(of: object)
+    }
+
+    /// Registers a type-erased handler; the typed `observe` overloads build on this.
+    func register(
+        _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
+        file: String, line: UInt, handler: @escaping GuardedObservation.Handler
+    ) -> ObserveResult {
+        core.observe(
+            object, keyPath: keyPath, options: options, context: context, callSite: .init(file: file, line: line),
+            handler: handler)
+    }
+
+    /// Registers the same handler for several key paths, one result per key path; an empty list is an invalid
+    /// argument.
+    func register(
+        _ object: AnyObject?, keyPaths: [String], options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
+        file: String, line: UInt, handler: @escaping GuardedObservation.Handler
+    ) -> [ObserveResult] {
+        guard !keyPaths.isEmpty else {
+            core.emit(
+                .invalidArgument, reason: .emptyKeyPathList, object: object, keyPath: nil,
+                callSite: .init(file: file, line: line))
+            return []
+        }
+        return keyPaths.map { keyPath in
+            register(object, keyPath: keyPath, options: options, context: context, file: file, line: line, handler: handler)
+        }
+    }
+}
