@@ -13,10 +13,20 @@ let package = Package(
     ],
     products: [
         .library(name: "GuardCore", targets: ["GuardCore"]),
+        .library(name: "FaultInjector", targets: ["FaultInjector"]),
+        .executable(name: "guard-stress", targets: ["guard-stress"]),
     ],
     targets: [
         .target(name: "GuardCore"),
+        .target(name: "FaultInjector", dependencies: ["GuardCore"]),
+        .executableTarget(name: "guard-stress", dependencies: ["GuardCore", "FaultInjector"]),
         .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore"]),
+        .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "GuardCore"]),
+        .testTarget(
+            name: "StressTests",
+            dependencies: ["FaultInjector", "GuardCore"],
+            resources: [.copy("Seeds")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,52 @@
+import GuardCore
+
+/// The state of one worker thread while it runs: its log, the operations it is inside of (to attribute
+/// notifications to their cause), the object locks it holds, and its fault stream.
+///
+/// Only the worker's own thread touches it, except `progress` and `currentIndex`, which the watchdog reads.
+final class WorkerContext: @unchecked Sendable {
+    let index: Int
+    var operations: [OperationRecord] = []
+    var deliveries: [DeliveryRecord] = []
+    /// Operation ids from outermost to innermost.
+    var frames: [Int] = []
+    /// Object slots whose mutation lock this thread holds, in acquisition order.
+    var heldObjectSlots: [Int] = []
+    var faults: FaultInjection
+    private var nextLocalID = 0
+    private var nextSequence = 0
+    let progress = ProgressCounter()
+
+    init(index: Int, faults: FaultInjection) {
+        self.index = index
+        self.faults = faults
+    }
+
+    /// A run-unique operation id.
+    func makeOperationID() -> Int {
+        nextLocalID += 1
+        return (index + 1) << 32 | nextLocalID
+    }
+
+    /// Orders the worker's records.
+    func makeSequence() -> Int {
+        nextSequence += 1
+        return nextSequence
+    }
+
+    /// The worker of the calling thread, if it is one.
+    static var current: WorkerContext? {
+        slot.valueIfCreated?.context
+    }
+
+    /// Makes `context` the calling thread's worker (or clears it).
+    static func setCurrent(_ context: WorkerContext?) {
+        slot.value.context = context
+    }
+
+    private final class Slot {
+        var context: WorkerContext?
+    }
+
+    private static let slot = ThreadLocal { Slot() }
+}

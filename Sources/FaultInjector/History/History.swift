@@ -1,0 +1,28 @@
+/// Everything one run recorded, merged from all workers, plus the facts the oracle needs about instances.
+public struct History: Sendable {
+    /// Every operation, ordered by call time.
+    public var operations: [OperationRecord]
+    /// Every notification, ordered by time.
+    public var deliveries: [DeliveryRecord]
+    /// When each observer deinitialized (monotonic ns), by observer id.
+    public var observerDeinitTimes: [Int: UInt64]
+    /// When each controller handle started releasing its controller (monotonic ns), by controller id.
+    public var controllerEndStartTimes: [Int: UInt64]
+    /// When each controller handle finished releasing its controller (monotonic ns), by controller id.
+    public var controllerEndTimes: [Int: UInt64]
+    /// Controller id → observer id, for every controller created.
+    public var controllerObservers: [Int: Int]
+    /// Controller ids that held objects weakly.
+    public var weakControllers: Set<Int>
+
+    /// An empty history.
+    public init() {
+        operations = []
+        deliveries = []
+        observerDeinitTimes = [:]
+        controllerEndStartTimes = [:]
+        controllerEndTimes = [:]
+        controllerObservers = [:]
+        weakControllers = []
+    }
+}

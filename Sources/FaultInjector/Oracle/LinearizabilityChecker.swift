@@ -1,0 +1,109 @@
+/// Checks that the observe / unobserve results of one (controller, object, key path) can be explained by some
+/// order of the calls that respects real time (each call takes effect at one instant between its call and return).
+///
+/// The object has three states (never registered, registered, removed) and results are exact (`registered` vs
+/// `duplicate`, `removed` vs `alreadyRemoved` vs `notRegistered`), which is what makes the guard's answers
+/// checkable. The search is Lowe's just-in-time linearization: configurations (state, set of pending calls already
+/// placed) advance event by event, and only calls that must take effect are placed; a budget bounds the work.
+struct LinearizabilityChecker {
+    /// What one call does to the state, given the result it reported.
+    enum Effect {
+        case observeRegistered, observeDuplicate
+        case unobserveRemoved, unobserveAlreadyRemoved, unobserveNotRegistered
+        /// Unobserve of a whole object, or of everything: registered becomes removed; no result to check.
+        case clear
+
+        /// The state after the call, or `nil` if the result is impossible in `state`.
+        func apply(to state: UInt8) -> UInt8? {
+            switch self {
+            case .observeRegistered: return state == Self.registered ? nil : Self.registered
+            case .observeDuplicate: return state == Self.registered ? Self.registered : nil
+            case .unobserveRemoved: return state == Self.registered ? Self.removed : nil
+            case .unobserveAlreadyRemoved: return state == Self.removed ? Self.removed : nil
+            case .unobserveNotRegistered: return state == Self.never ? Self.never : nil
+            case .clear: return state == Self.registered ? Self.removed : state
+            }
+        }
+
+        static let never: UInt8 = 0
+        static let registered: UInt8 = 1
+        static let removed: UInt8 = 2
+    }
+
+    struct Call {
+        let call: UInt64
+        let ret: UInt64
+        let effect: Effect
+        let label: String
+    }
+
+    enum Verdict: Equatable {
+        case linearizable
+        /// No order explains the results; the message names the call at which every explanation died.
+        case violated(String)
+        /// The search budget ran out.
+        case inconclusive
+    }
+
+    /// Largest number of placements explored per key before giving up.
+    var budget = 200_000
+
+    private struct Configuration: Hashable {
+        var state: UInt8
+        var placed: UInt128
+    }
+
+    func check(_ calls: [Call]) -> Verdict {
+        // Events in time order; at equal times calls come first (the more permissive reading).
+        var events: [(time: UInt64, isReturn: Bool, call: Int)] = []
+        events.reserveCapacity(calls.count * 2)
+        for (index, call) in calls.enumerated() {
+            events.append((call.call, false, index))
+            events.append((call.ret, true, index))
+        }
+        events.sort { ($0.time, $0.isReturn ? 1 : 0) < ($1.time, $1.isReturn ? 1 : 0) }
+
+        var configurations: Set<Configuration> = [Configuration(state: Effect.never, placed: 0)]
+        var bitOfCall: [Int: Int] = [:]
+        var callOfBit: [Int: Int] = [:]
+        var freeBits = Array((0..<128).reversed())
+        var steps = 0
+
+        for event in events {
+            if !event.isReturn {
+                guard let bit = freeBits.popLast() else { return .inconclusive }
+                bitOfCall[event.call] = bit
+                callOfBit[bit] = event.call
+                continue
+            }
+            let bit = bitOfCall.removeValue(forKey: event.call)!
+            let mask = UInt128(1) << bit
+            var next: Set<Configuration> = []
+            for start in configurations {
+                var stack = [start]
+                var seen: Set<Configuration> = [start]
+                while let configuration = stack.popLast() {
+                    if configuration.placed & mask != 0 {
+                        next.insert(Configuration(state: configuration.state, placed: configuration.placed & ~mask))
+                        continue
+                    }
+                    for (pendingBit, pendingCall) in callOfBit where configuration.placed & (UInt128(1) << pendingBit) == 0 {
+                        steps += 1
+                        if steps > budget { return .inconclusive }
+                        guard let state = calls[pendingCall].effect.apply(to: configuration.state) else { continue }
+                        let placed = Configuration(
+                            state: state, placed: configuration.placed | (UInt128(1) << pendingBit))
+                        if seen.insert(placed).inserted { stack.append(placed) }
+                    }
+                }
+            }
+            callOfBit[bit] = nil
+            freeBits.append(bit)
+            if next.isEmpty {
+                return .violated("no order of the calls explains \(calls[event.call].label)")
+            }
+            configurations = next
+        }
+        return .linearizable
+    }
+}

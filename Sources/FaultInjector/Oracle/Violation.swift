@@ -1,0 +1,43 @@
+/// One way a run broke the oracle, with a readable explanation.
+public struct Violation: Sendable, Hashable, Codable {
+    /// The oracle's rules, one kind each.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+        /// A misuse reached the runtime (the process would have crashed under Foundation).
+        case runtimeMisuse = "runtime-misuse"
+        /// Observe / unobserve results cannot be explained by any order of the calls.
+        case nonLinearizable = "non-linearizable"
+        /// A registration that was live for the whole change did not hear about it.
+        case missingDelivery = "missing-delivery"
+        /// A registration heard about one change twice.
+        case duplicateDelivery = "duplicate-delivery"
+        /// A change made after the registration was surely gone (or before it existed) was delivered to it.
+        case deliveryOutsideRegistration = "delivery-outside-registration"
+        /// A notification reached a registration that never existed (a duplicate's handler, another key, ...).
+        case unexpectedDelivery = "unexpected-delivery"
+        /// A notification named another observer, or none, or came after its observer was gone.
+        case misroutedDelivery = "misrouted-delivery"
+        /// `.initial` was not delivered exactly once inside its observe call.
+        case initialNotExactlyOnce = "initial-not-exactly-once"
+        /// A prior notification was missing, duplicated, or came after its change.
+        case priorOrder = "prior-order"
+        /// A notification carried the wrong kind, old or new value, or missing / extra values.
+        case valueMismatch = "value-mismatch"
+        /// A call reported a result that valid arguments never produce.
+        case unexpectedResult = "unexpected-result"
+        /// Workers stopped making progress.
+        case deadlock
+        /// Something released was still alive at the end, or the runtime's tables were not empty.
+        case leak
+
+        public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    /// Creates a violation.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}

@@ -1,0 +1,66 @@
+/// Everything that shapes a stress scenario apart from its seed: how many workers, objects and controllers, the
+/// operation and handler-action mixes, observing options, and faults.
+public struct ScenarioConfiguration: Codable, Hashable, Sendable {
+    /// Worker queues; more than the machine's cores, so the scheduler preempts mid-operation.
+    public var workers = 64
+    /// Operations each worker draws.
+    public var operationsPerWorker = 1_000
+    /// Object slots shared by all workers.
+    public var objects = 6
+    /// Controller slots (each an observer with its controller) shared by all workers.
+    public var controllers = 8
+    /// Every `weakHoldingEvery`-th controller slot holds its objects weakly (0: none do).
+    public var weakHoldingEvery = 4
+    /// Relative weights of the operations.
+    public var mix = OperationMix()
+    /// Relative weights of handler actions.
+    public var actions = HandlerActionMix()
+    /// Chance that each of `.new`, `.old`, `.prior` is requested by an observe (`.initial` comes from the mix).
+    public var optionProbability = 0.5
+    /// Injected pauses.
+    public var faults = FaultProfile()
+
+    /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
+    public init() {}
+
+    /// Whether controller slot `index` holds its objects weakly.
+    public func holdsWeakly(controller index: Int) -> Bool {
+        weakHoldingEvery > 0 && index % weakHoldingEvery == weakHoldingEvery - 1
+    }
+
+    /// Problems that make the configuration unusable, as readable sentences; empty when it is fine.
+    public var problems: [String] {
+        var problems: [String] = []
+        if !(1...4_096).contains(workers) { problems.append("workers must be between 1 and 4096 (is \(workers))") }
+        if !(0...10_000_000).contains(operationsPerWorker) {
+            problems.append("operationsPerWorker must be between 0 and 10000000 (is \(operationsPerWorker))")
+        }
+        if !(1...1_024).contains(objects) { problems.append("objects must be between 1 and 1024 (is \(objects))") }
+        if !(1...1_024).contains(controllers) {
+            problems.append("controllers must be between 1 and 1024 (is \(controllers))")
+        }
+        if weakHoldingEvery < 0 { problems.append("weakHoldingEvery must not be negative (is \(weakHoldingEvery))") }
+        if mix.weights.contains(where: { $0 < 0 }) || mix.weights.reduce(0, +) <= 0 {
+            problems.append("the operation mix needs non-negative weights with a positive total")
+        }
+        if actions.weights.contains(where: { $0 < 0 }) || actions.weights.reduce(0, +) <= 0 {
+            problems.append("the handler action mix needs non-negative weights with a positive total")
+        }
+        if !(0...1).contains(optionProbability) {
+            problems.append("optionProbability must be between 0 and 1 (is \(optionProbability))")
+        }
+        for (name, probability) in [
+            ("yieldProbability", faults.yieldProbability), ("spinProbability", faults.spinProbability),
+            ("sleepProbability", faults.sleepProbability),
+        ] where !(0...1).contains(probability) {
+            problems.append("faults.\(name) must be between 0 and 1 (is \(probability))")
+        }
+        if !(0...10_000_000).contains(faults.maxSpinIterations) {
+            problems.append("faults.maxSpinIterations must be between 0 and 10000000")
+        }
+        if !(0...1_000_000).contains(faults.maxSleepMicroseconds) {
+            problems.append("faults.maxSleepMicroseconds must be between 0 and 1000000")
+        }
+        return problems
+    }
+}

@@ -1,0 +1,65 @@
+import GuardCore
+
+/// The system under test that KVOGuard ships: an ``ObservationController`` per observer.
+public struct GuardTarget: SystemUnderTest {
+    public let name = "guard"
+    public let promisesGuardSemantics = true
+    /// Where the controllers' diagnostics go (a counting sink in the harness).
+    public let diagnostics: any DiagnosticSink
+
+    /// Creates the target; diagnostics of every controller go to `diagnostics`.
+    public init(diagnostics: any DiagnosticSink) {
+        self.diagnostics = diagnostics
+    }
+
+    public func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        GuardStressController(
+            ObservationController(
+                observer: observer, retainsObservedObjects: retainsObjects, diagnosticSink: diagnostics))
+    }
+}
+
+/// Adapts an ``ObservationController`` to ``StressController``.
+final class GuardStressController: StressController, @unchecked Sendable {
+    private let controller: ObservationController<StressObserver>
+
+    init(_ controller: ObservationController<StressObserver>) {
+        self.controller = controller
+    }
+
+    func observe(
+        _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink
+    ) -> ObserveOutcome {
+        let result = controller.observe(object, keyPath: keyPath, options: options) { observer, object, change in
+            sink.deliver(observer: observer, object: object, change: change)
+        }
+        switch result {
+        case .registered: return .registered
+        case .duplicate: return .duplicate
+        case .invalid: return .invalid
+        }
+    }
+
+    func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
+        UnobserveOutcome(controller.unobserve(object, keyPath: keyPath))
+    }
+
+    func unobserve(_ object: StressObject) -> UnobserveOutcome {
+        UnobserveOutcome(controller.unobserve(object))
+    }
+
+    func unobserveAll() {
+        controller.unobserveAll()
+    }
+}
+
+extension UnobserveOutcome {
+    init(_ result: UnobserveResult) {
+        switch result {
+        case .removed: self = .removed
+        case .alreadyRemoved: self = .alreadyRemoved
+        case .notRegistered: self = .notRegistered
+        case .invalid: self = .invalid
+        }
+    }
+}
