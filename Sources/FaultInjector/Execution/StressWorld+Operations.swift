@@ -39,9 +39,9 @@ extension StressWorld {
         index: Int, worker: WorkerContext
     ) {
         var record = begin(.observe, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, let controller = handle.controller,
-            let object = objectSlots[o].object
-        else { return skip(&record, worker: worker) }
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+            return skip(&record, worker: worker)
+        }
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
@@ -55,9 +55,10 @@ extension StressWorld {
         if readsValue, !lockObjectSlot(o, worker: worker) { return skip(&record, worker: worker) }
         if readsValue { record.newValue = object.value(of: key) }
         enter(&record, worker: worker)
-        let outcome = controller.observe(
-            object, keyPath: key.name, options: options.observingOptions, sink: registration)
-        record.outcome = OperationRecord.Outcome(outcome)
+        let outcome = handle.perform { controller in
+            controller.observe(object, keyPath: key.name, options: options.observingOptions, sink: registration)
+        }
+        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
         leave(&record, worker: worker)
         if readsValue { unlockObjectSlot(o, worker: worker) }
     }
@@ -74,38 +75,37 @@ extension StressWorld {
         handle: ControllerHandle, object: StressObject, key: StressKey, index: Int, worker: WorkerContext
     ) {
         var record = begin(.unobserve, index: index, worker: worker)
-        guard let controller = handle.controller else { return skip(&record, worker: worker) }
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
         record.key = key
         enter(&record, worker: worker)
-        let outcome = controller.unobserve(object, keyPath: key.name)
-        record.outcome = OperationRecord.Outcome(outcome)
+        let outcome = handle.perform { $0.unobserve(object, keyPath: key.name) }
+        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
         leave(&record, worker: worker)
     }
 
     private func unobserveObject(controllerSlot c: Int, objectSlot o: Int, index: Int, worker: WorkerContext) {
         var record = begin(.unobserveObject, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, let controller = handle.controller,
-            let object = objectSlots[o].object
-        else { return skip(&record, worker: worker) }
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+            return skip(&record, worker: worker)
+        }
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
         enter(&record, worker: worker)
-        let outcome = controller.unobserve(object)
-        record.outcome = OperationRecord.Outcome(outcome)
+        let outcome = handle.perform { $0.unobserve(object) }
+        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
         leave(&record, worker: worker)
     }
 
     private func unobserveAll(handle: ControllerHandle?, index: Int, worker: WorkerContext) {
         var record = begin(.unobserveAll, index: index, worker: worker)
-        guard let handle, let controller = handle.controller else { return skip(&record, worker: worker) }
+        guard let handle else { return skip(&record, worker: worker) }
         record.controller = handle.id
         record.observer = handle.observerID
         enter(&record, worker: worker)
-        controller.unobserveAll()
+        handle.perform { $0.unobserveAll() }
         leave(&record, worker: worker)
     }
 

@@ -66,7 +66,8 @@ public struct FaultProfile: Codable, Hashable, Sendable {
         return profile
     }()
 
-    var isEnabled: Bool {
+    /// Whether any pause can happen at all.
+    public var isEnabled: Bool {
         yieldProbability > 0 || spinProbability > 0 || sleepProbability > 0
     }
 }

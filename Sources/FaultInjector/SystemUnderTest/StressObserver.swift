@@ -57,7 +57,7 @@ final class ControllerHandle: @unchecked Sendable {
     let id: Int
     let observerID: Int
     let holdsWeakly: Bool
-    private(set) var controller: (any StressController)?
+    private var controller: (any StressController)?
     private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
 
     init(
@@ -69,6 +69,12 @@ final class ControllerHandle: @unchecked Sendable {
         self.holdsWeakly = holdsWeakly
         self.controller = controller
         self.onEnd = onEnd
+    }
+
+    /// Runs `body` with the controller while this handle is guaranteed alive, so the controller cannot outlive
+    /// the handle's recorded end; `nil` if the handle has no controller.
+    func perform<Result>(_ body: (any StressController) -> Result) -> Result? {
+        withExtendedLifetime(self) { controller.map(body) }
     }
 
     deinit {

@@ -1,0 +1,88 @@
+import Foundation
+import GuardCore
+
+/// A stress campaign: rounds of fresh scenarios against one target until an operation budget or a time budget is
+/// used up. Every failing round is written as a seed file.
+public struct Campaign: Sendable {
+    /// What to run and for how long.
+    public struct Settings: Sendable {
+        /// The campaign seed; round `r` uses its own seed derived from it.
+        public var seed: UInt64 = 1
+        /// The scenario of every round (its seed is replaced per round).
+        public var scenario = ScenarioConfiguration()
+        /// Stop after this many operations in all (`nil`: no limit).
+        public var operationBudget: Int? = nil
+        /// Stop starting rounds after this many seconds.
+        public var duration: Double = 50
+        /// The system under test's name (see ``TargetCatalog``).
+        public var target = "guard"
+        /// Where seed files of failing rounds go.
+        public var outputDirectory = "stress-seeds"
+        /// Stop at the first failing round.
+        public var stopAtFirstFailure = false
+
+        /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard.
+        public init() {}
+    }
+
+    /// Where a campaign stands, after each round.
+    public struct Progress: Sendable {
+        public let rounds: Int
+        public let operations: Int
+        public let deliveries: Int
+        public let violations: Int
+        public let elapsed: Double
+    }
+
+    public let settings: Settings
+
+    /// Creates a campaign.
+    public init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// Runs the campaign, calling `progress` after every round.
+    public func run(progress: (Progress) -> Void = { _ in }) -> CampaignSummary {
+        let diagnostics = CountingSink(keepsEvents: false)
+        guard let target = TargetCatalog.make(settings.target, diagnostics: diagnostics) else {
+            preconditionFailure("unknown target \(settings.target); validate it with TargetCatalog.names first")
+        }
+        var summary = CampaignSummary(target: settings.target, seed: settings.seed, scenario: settings.scenario)
+        let start = MonotonicClock.now
+        var round = 0
+        while true {
+            let elapsed = Double(MonotonicClock.now - start) / 1e9
+            if round > 0, elapsed >= settings.duration { break }
+            if let budget = settings.operationBudget, summary.operations >= budget { break }
+            var configuration = settings.scenario
+            if let budget = settings.operationBudget {
+                let remaining = budget - summary.operations
+                let perWorker = (remaining + configuration.workers - 1) / configuration.workers
+                configuration.operationsPerWorker = min(configuration.operationsPerWorker, max(1, perWorker))
+            }
+            let roundSeed = StreamSeeds.seed(run: settings.seed, purpose: .rounds, index: round)
+            let scenario = Scenario(configuration: configuration, seed: roundSeed)
+            let result = ChaosRunner().run(scenario, against: target)
+            summary.add(result)
+            if !result.passed {
+                summary.failures.append(CampaignSummary.FailedRound(round: round, seed: roundSeed, signature: result.report.signature))
+                do {
+                    let path = try SeedFileStore.write(
+                        SeedFile(result: result, toolVersion: ToolVersion.current), into: settings.outputDirectory)
+                    summary.seedFiles.append(path)
+                } catch {
+                    summary.writeErrors.append("could not write a seed file into \(settings.outputDirectory): \(error.localizedDescription)")
+                }
+            }
+            round += 1
+            progress(
+                Progress(
+                    rounds: round, operations: summary.operations, deliveries: summary.deliveries,
+                    violations: summary.report.totalViolations, elapsed: Double(MonotonicClock.now - start) / 1e9))
+            if result.abandoned || (!result.passed && settings.stopAtFirstFailure) { break }
+        }
+        summary.seconds = Double(MonotonicClock.now - start) / 1e9
+        summary.preventedMisuses = diagnostics.counts
+        return summary
+    }
+}

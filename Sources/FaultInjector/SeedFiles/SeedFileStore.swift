@@ -1,0 +1,102 @@
+import Foundation
+
+/// Reads and writes seed files, turning every way a file can be wrong into a ``SeedFileError``.
+public enum SeedFileStore {
+    /// Reads and validates the seed file at `path`.
+    public static func read(_ path: String) throws(SeedFileError) -> SeedFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "no such file"
+            throw .unreadable(path: path, reason: reason)
+        }
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { throw .empty(path: path) }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            if looksTruncated(data) { throw .truncated(path: path) }
+            throw .notJSON(path: path, reason: "the text is not valid JSON")
+        }
+        guard let header = object as? [String: Any] else {
+            throw .malformed(path: path, reason: "the top level must be a JSON object")
+        }
+        guard let format = header["format"] as? String else {
+            throw .wrongFormat(path: path, found: String(describing: header["format"] ?? "nothing"))
+        }
+        guard format == SeedFile.formatName else { throw .wrongFormat(path: path, found: format) }
+        guard let version = header["version"] as? Int else {
+            throw .malformed(path: path, reason: "the field \"version\" is missing or not a number")
+        }
+        guard version == SeedFile.currentVersion else {
+            throw .unsupportedVersion(path: path, found: version, supported: SeedFile.currentVersion)
+        }
+        let file: SeedFile
+        do {
+            file = try JSONDecoder().decode(SeedFile.self, from: data)
+        } catch let error as DecodingError {
+            throw .malformed(path: path, reason: describe(error))
+        } catch {
+            throw .malformed(path: path, reason: "\(error)")
+        }
+        guard file.runner == "chaos" else { throw .unknownRunner(file.runner) }
+        guard TargetCatalog.names.contains(file.target) else { throw .unknownTarget(file.target) }
+        _ = try file.makeScenario()
+        return file
+    }
+
+    /// Writes `file` into `directory` (created if needed) and returns its path. An existing file is never
+    /// overwritten: a numeric suffix is added instead.
+    public static func write(_ file: SeedFile, into directory: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let base = "seed-\(file.target)-\(file.seed)"
+        var path = (directory as NSString).appendingPathComponent(base + ".json")
+        var suffix = 2
+        while FileManager.default.fileExists(atPath: path) {
+            path = (directory as NSString).appendingPathComponent("\(base)-\(suffix).json")
+            suffix += 1
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var data = try encoder.encode(file)
+        data.append(0x0A)
+        try data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
+        return path
+    }
+
+    /// JSON that parses up to its end but leaves objects or arrays open.
+    private static func looksTruncated(_ data: Data) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return inString || depth > 0
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, appending key: CodingKey? = nil) -> String {
+            let keys = context.codingPath + (key.map { [$0] } ?? [])
+            return keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "the field \"\(path(context, appending: key))\" is missing"
+        case .typeMismatch(_, let context): return "the field \"\(path(context))\" has the wrong type"
+        case .valueNotFound(_, let context): return "the field \"\(path(context))\" is null"
+        case .dataCorrupted(let context): return "the field \"\(path(context))\" is invalid: \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

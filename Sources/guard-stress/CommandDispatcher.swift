@@ -1,0 +1,22 @@
+/// Picks the subcommand and runs it.
+enum CommandDispatcher {
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        guard let first = arguments.first else { return try RunCommand.run([]) }
+        switch first {
+        case "-h", "--help", "help":
+            if arguments.count > 1, let topic = HelpText.topic(arguments[1]) {
+                print(topic)
+            } else {
+                print(HelpText.overview)
+            }
+            return .passed
+        case "run":
+            return try RunCommand.run(Array(arguments.dropFirst()))
+        case "replay":
+            return try ReplayCommand.run(Array(arguments.dropFirst()))
+        default:
+            if first.hasPrefix("-") { return try RunCommand.run(arguments) }
+            throw UsageError("unknown subcommand '\(first)'")
+        }
+    }
+}

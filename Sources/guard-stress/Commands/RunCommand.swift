@@ -1,0 +1,76 @@
+import FaultInjector
+import Foundation
+import GuardCore
+
+/// `guard-stress run`: a campaign, its summary, and (for the guard) what the raw runtime would have done.
+enum RunCommand {
+    static func run(_ words: [String]) throws -> ExitCode {
+        let arguments = try ParsedArguments(
+            words,
+            options: [
+                "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
+                "--out",
+            ],
+            flags: ["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"])
+        if arguments.has("--help") || arguments.has("-h") {
+            print(HelpText.run)
+            return .passed
+        }
+        guard arguments.positionals.isEmpty else {
+            throw UsageError("run takes no positional arguments (got '\(arguments.positionals[0])')")
+        }
+        var settings = Campaign.Settings()
+        settings.seed = try arguments.seed("--seed") ?? UInt64.random(in: 0...UInt64.max)
+        settings.scenario.workers = try arguments.integer("--queues", in: 1...4_096) ?? settings.scenario.workers
+        settings.scenario.operationsPerWorker =
+            try arguments.integer("--ops-per-queue", in: 1...10_000_000) ?? settings.scenario.operationsPerWorker
+        settings.scenario.objects = try arguments.integer("--objects", in: 1...1_024) ?? settings.scenario.objects
+        settings.scenario.controllers = try arguments.integer("--controllers", in: 1...1_024) ?? settings.scenario.controllers
+        settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
+        settings.duration = try arguments.seconds("--duration") ?? settings.duration
+        if arguments.has("--no-faults") { settings.scenario.faults = .none }
+        settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
+        if let target = arguments.string("--target") {
+            guard TargetCatalog.names.contains(target) else {
+                throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(target)'")
+            }
+            settings.target = target
+        }
+        if let out = arguments.string("--out") {
+            guard !out.isEmpty else { throw UsageError("--out needs a directory") }
+            settings.outputDirectory = out
+        }
+
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        Terminal.printError(
+            "guard-stress: target \(settings.target), seed \(settings.seed), \(settings.scenario.workers) queues on \(cores) cores, "
+                + "up to \(Format.seconds(settings.duration))"
+                + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? ""))
+        let summary = Campaign(settings: settings).run { progress in
+            guard Terminal.isInteractive else { return }
+            Terminal.rewriteLine(
+                "[\(settings.target)] round \(progress.rounds)  ops \(Format.count(progress.operations))  "
+                    + "\(Format.rate(Double(progress.operations) / max(progress.elapsed, 0.001))) ops/s  "
+                    + "deliveries \(Format.count(progress.deliveries))  violations \(Format.count(progress.violations))  "
+                    + Format.seconds(progress.elapsed))
+        }
+        if Terminal.isInteractive { Terminal.endLine() }
+        Terminal.printError(
+            "guard-stress: \(summary.rounds) rounds, \(Format.count(summary.operations)) operations in "
+                + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
+        print(SummaryPrinter.campaign(summary, cores: cores))
+
+        if settings.target == "guard", !arguments.has("--no-compare"), !summary.deadlocked {
+            var scenario = settings.scenario
+            if let budget = settings.operationBudget {
+                scenario.operationsPerWorker = min(scenario.operationsPerWorker, max(1, budget / scenario.workers))
+            }
+            let firstRound = Scenario(
+                configuration: scenario, seed: StreamSeeds.seed(run: settings.seed, purpose: .rounds, index: 0))
+            let raw = ChaosRunner().run(firstRound, against: RawRuntimeTarget())
+            print("")
+            print(SummaryPrinter.rawComparison(raw))
+        }
+        return summary.passed ? .passed : .violated
+    }
+}

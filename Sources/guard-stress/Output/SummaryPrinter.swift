@@ -1,0 +1,103 @@
+import FaultInjector
+import Foundation
+import GuardCore
+
+/// Renders campaign summaries and replay outcomes for people.
+enum SummaryPrinter {
+    static func campaign(_ summary: CampaignSummary, cores: Int) -> String {
+        let scenario = summary.scenario
+        var lines = [
+            "KVOGuard stress campaign: target \(summary.target), seed \(summary.seed)",
+            "  \(scenario.workers) queues on \(cores) cores, \(Format.count(scenario.operationsPerWorker)) operations per queue per round, "
+                + "\(scenario.objects) objects, \(scenario.controllers) controllers, faults \(scenario.faults.isEnabled ? "on" : "off")",
+            "  rounds            \(Format.count(summary.rounds))",
+            "  operations        \(Format.count(summary.operations)) in \(Format.seconds(summary.seconds)) "
+                + "(\(Format.rate(summary.throughput)) ops/s, oracle included)",
+            "  deliveries        \(Format.count(summary.deliveries))",
+            "  faults injected   \(Format.count(summary.faultsInjected))",
+        ]
+        if !summary.preventedMisuses.isEmpty {
+            lines.append("  prevented misuse (absorbed by the guard as logged no-ops):")
+            for (kind, count) in summary.preventedMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                lines.append("    " + pad(label(kind), 34) + Format.count(count))
+            }
+        }
+        lines.append(contentsOf: oracle(summary.report))
+        if summary.seedFiles.isEmpty {
+            lines.append("  seed files        none")
+        } else {
+            lines.append("  seed files        \(summary.seedFiles.count):")
+            lines.append(contentsOf: summary.seedFiles.prefix(10).map { "    \($0)" })
+            if summary.seedFiles.count > 10 { lines.append("    … and \(summary.seedFiles.count - 10) more") }
+        }
+        lines.append(contentsOf: summary.writeErrors.map { "  ERROR: \($0)" })
+        if summary.deadlocked { lines.append("  a round DEADLOCKED; its workers were abandoned") }
+        lines.append(
+            summary.passed
+                ? "RESULT: PASS (the oracle held in every round)"
+                : "RESULT: FAIL (\(summary.failures.count) of \(summary.rounds) rounds violated the oracle: "
+                    + Set(summary.failures.map(\.signature)).sorted().joined(separator: "; ") + ")")
+        return lines.joined(separator: "\n")
+    }
+
+    static func oracle(_ report: OracleReport) -> [String] {
+        var lines = ["  oracle            \(Format.count(report.totalChecks)) checks, \(Format.count(report.totalViolations)) violations"]
+        for (check, count) in report.checks.sorted(by: { $0.key < $1.key }) {
+            lines.append("    " + pad(check, 52) + Format.count(count))
+        }
+        if report.inconclusiveKeys > 0 {
+            lines.append("    linearizability search budget ran out for \(report.inconclusiveKeys) keys (neither confirmed nor refuted)")
+        }
+        if !report.runtimeMisuses.isEmpty {
+            lines.append("  runtime misuse (each one a crash under Foundation):")
+            for (kind, count) in report.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
+            }
+        }
+        if !report.violationCounts.isEmpty {
+            lines.append("  violations by kind:")
+            for (kind, count) in report.violationCounts.sorted(by: { $0.key < $1.key }) {
+                lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
+            }
+            lines.append("  first violations:")
+            lines.append(contentsOf: report.violations.prefix(8).map { "    - \($0.kind.rawValue): \($0.message)" })
+        }
+        return lines
+    }
+
+    static func rawComparison(_ result: RunResult) -> String {
+        var lines = [
+            "What the raw runtime (no guard) would have done with round 1's operations "
+                + "(\(Format.count(result.operationsPerformed)) operations, same seed):"
+        ]
+        if result.report.runtimeMisuses.isEmpty {
+            lines.append("  no misuse reached the runtime")
+        } else {
+            let total = result.report.runtimeMisuses.values.reduce(0, +)
+            lines.append("  \(Format.count(total)) misuses reached the runtime; under Foundation the first would have crashed the app:")
+            for (kind, count) in result.report.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
+            }
+        }
+        let others = result.report.violationCounts.filter { $0.key != .runtimeMisuse }
+        if !others.isEmpty {
+            lines.append("  other oracle violations: " + others.sorted(by: { $0.key < $1.key })
+                .map { "\($0.key.rawValue) \(Format.count($0.value))" }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func label(_ kind: GuardDiagnostic.Kind) -> String {
+        switch kind {
+        case .duplicateObservation: return "duplicate observation"
+        case .doubleRemoval: return "double removal"
+        case .removalOfUnregistered: return "removal of unregistered"
+        case .invalidArgument: return "invalid argument"
+        case .observerDeallocated: return "notification to a gone observer"
+        }
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}

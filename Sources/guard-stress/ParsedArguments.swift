@@ -1,0 +1,75 @@
+/// A subcommand's arguments split into `--name value` options, `--flag`s and positional words, checked against
+/// what the subcommand accepts.
+struct ParsedArguments {
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+
+    /// Parses `words`; `options` take a value, `flags` do not. Anything else starting with `-` is an error.
+    init(_ words: [String], options: Set<String>, flags allowedFlags: Set<String>) throws {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            guard word.hasPrefix("-"), word != "-" else {
+                positionals.append(word)
+                continue
+            }
+            var name = word
+            var inlineValue: String?
+            if let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                inlineValue = String(word[word.index(after: equals)...])
+            }
+            if options.contains(name) {
+                if let inlineValue {
+                    values[name] = inlineValue
+                } else {
+                    guard index < words.count else { throw UsageError("\(name) needs a value") }
+                    values[name] = words[index]
+                    index += 1
+                }
+            } else if allowedFlags.contains(name), inlineValue == nil {
+                flags.insert(name)
+            } else {
+                throw UsageError("unknown option '\(word)'")
+            }
+        }
+    }
+
+    func has(_ flag: String) -> Bool {
+        flags.contains(flag)
+    }
+
+    func string(_ name: String) -> String? {
+        values[name]
+    }
+
+    /// The integer value of `name` within `range`, or `nil` if absent.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")), range.contains(value) else {
+            throw UsageError("\(name) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// The number of seconds in `name` (greater than zero), or `nil` if absent.
+    func seconds(_ name: String) throws -> Double? {
+        guard let text = values[name] else { return nil }
+        var number = text
+        if number.hasSuffix("s") { number.removeLast() }
+        guard let value = Double(number), value > 0, value <= 86_400 * 7 else {
+            throw UsageError("\(name) needs a number of seconds greater than 0 (like 30 or 2.5), not '\(text)'")
+        }
+        return value
+    }
+
+    /// A 64-bit seed: decimal or `0x` hexadecimal.
+    func seed(_ name: String) throws -> UInt64? {
+        guard let text = values[name] else { return nil }
+        let value = text.lowercased().hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+        guard let value else { throw UsageError("\(name) needs a whole number from 0 to \(UInt64.max), not '\(text)'") }
+        return value
+    }
+}
