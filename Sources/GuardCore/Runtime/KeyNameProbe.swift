@@ -37,7 +37,9 @@ enum KeyNameProbe {
     static func keyPathString<Root: KVOObject, Value>(for keyPath: KeyPath<Root, Value>, on object: Root) -> String? {
         if let cached = cache.withValue({ $0[keyPath] }) { return cached }
         let steps = recordSteps { _ = object[keyPath: keyPath] }
-        let name = name(from: steps, matching: keyPath) ?? plainStoredName(of: keyPath)
+        // Every `@Observed` chain is settable; a read-only key path can only be some computed property.
+        let isSettable = keyPath is ReferenceWritableKeyPath<Root, Value>
+        let name = name(from: steps, matching: keyPath, isSettable: isSettable) ?? plainStoredName(of: keyPath)
         if let name { cache.withValue { $0[keyPath] = name } }
         return name
     }
@@ -55,27 +57,66 @@ enum KeyNameProbe {
         return steps
     }
 
-    private static func name(from steps: [Step], matching keyPath: AnyKeyPath) -> String? {
+    private static func name(from steps: [Step], matching keyPath: AnyKeyPath, isSettable: Bool) -> String? {
         guard let first = steps.first else { return nil }
         var composed: AnyKeyPath? = first.wrapped
         for step in steps.dropFirst() {
             composed = composed?.appending(path: step.wrapped)
         }
-        guard let composed, sameProperty(composed, keyPath) else { return nil }
+        guard let composed, sameProperty(composed, keyPath, isSettable: isSettable) else { return nil }
         let names = steps.compactMap { ObservedKey.storageName(of: $0.storage) }
         guard names.count == steps.count else { return nil }
         return names.joined(separator: ".")
     }
 
     /// Equal key paths, or the same property reached from a subclass root (`\Student.age` for `Person.age`).
-    private static func sameProperty(_ recorded: AnyKeyPath, _ requested: AnyKeyPath) -> Bool {
+    private static func sameProperty(_ recorded: AnyKeyPath, _ requested: AnyKeyPath, isSettable: Bool) -> Bool {
         if recorded == requested { return true }
-        func components(_ keyPath: AnyKeyPath) -> Substring? {
+        // Only a settable key path rooted at a strict subclass of the recorded root can name the same property without
+        // being equal; for the same root, inequality means another (computed) property, e.g. `var ageAlias: Int
+        // { age }`, and a read-only path is never an `@Observed` chain.
+        guard isSettable else { return false }
+        let recordedRoot = type(of: recorded).rootType
+        let requestedRoot = type(of: requested).rootType
+        guard recordedRoot != requestedRoot, let recordedClass = recordedRoot as? AnyClass,
+            let requestedClass = requestedRoot as? AnyClass, isStrictSubclass(requestedClass, of: recordedClass)
+        else { return false }
+        // Printed components of computed properties carry accessor addresses (`<computed 0x… (Int)>` on Linux), and
+        // a key path rooted at the subclass uses other accessors than one rooted at the declaring class, so compare
+        // the printed components with the addresses masked.
+        func components(_ keyPath: AnyKeyPath) -> String? {
             let text = String(describing: keyPath)
-            return text.firstIndex(of: ".").map { text[$0...] }
+            return text.firstIndex(of: ".").map { maskingAddresses(text[$0...]) }
         }
         guard let recordedComponents = components(recorded) else { return false }
         return recordedComponents == components(requested)
+    }
+
+    private static func isStrictSubclass(_ subclass: AnyClass, of base: AnyClass) -> Bool {
+        var current: AnyClass? = _getSuperclass(subclass)
+        while let candidate = current {
+            if candidate == base { return true }
+            current = _getSuperclass(candidate)
+        }
+        return false
+    }
+
+    /// `text` with every hexadecimal address (`0x` and its digits) replaced by `0x`.
+    private static func maskingAddresses(_ text: Substring) -> String {
+        var result = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            let rest = text[index...]
+            if rest.hasPrefix("0x") {
+                result += "0x"
+                index = text.index(index, offsetBy: 2)
+                while index < text.endIndex, text[index].isHexDigit { index = text.index(after: index) }
+            } else {
+                result.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return result
     }
 
     /// `name` for a key path printed as `\Type.name` to a plain stored property.

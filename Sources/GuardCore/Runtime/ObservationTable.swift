@@ -88,10 +88,13 @@ final class ObservationTable: @unchecked Sendable {
         }
     }
 
-    /// Removes and deactivates every observance; the object is deinitializing.
+    /// Removes and deactivates every observance; the object is deinitializing. Returns them in the order of
+    /// ``allObservances`` (key path order, each group oldest first).
     func removeAll() -> [Observance] {
         lock.withLock {
-            let all = observancesByKeyPath.values.flatMap { $0 }
+            // Sorted, not `values`: dictionary order changes from run to run, and this list becomes the
+            // `deallocatedWhileObserved` message, which must be reproducible.
+            let all = observancesByKeyPath.keys.sorted().flatMap { observancesByKeyPath[$0]! }
             for observance in all { _ = observance.deactivate() }
             observancesByKeyPath = [:]
             announcedKeyPaths = [:]

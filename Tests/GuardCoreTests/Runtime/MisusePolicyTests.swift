@@ -1,0 +1,202 @@
+import Foundation
+import GuardCore
+import XCTest
+
+/// The process-wide misuse policy (`.report`, `.log`; `.trap` is in TrapPolicyTests), counters and records.
+final class MisusePolicyTests: XCTestCase {
+    override func setUp() {
+        super.setUp()
+        KVORuntime.resetMisuseRecords()
+    }
+
+    override func tearDown() {
+        KVORuntime.resetMisuseRecords()
+        super.tearDown()
+    }
+
+    /// Causes one misuse of every kind, in `KVOMisuse.Kind.allCases` order, and returns what to expect.
+    private func causeOneMisuseOfEachKind() -> [KVOMisuse] {
+        var person: Person? = Person()
+        let personAddress = address(of: person!)
+        let stranger = Recorder()
+        person!.removeObserver(stranger, forKeyPath: "age")
+        person!.didChangeValue(forKey: "score")
+
+        var observerAddress: UInt = 0
+        do {
+            let doomed = Recorder()
+            observerAddress = address(of: doomed)
+            person!.addObserver(doomed, forKeyPath: "age")
+        }
+        person!.age = 1
+
+        var observed: Person? = Person()
+        let observedAddress = address(of: observed!)
+        observed!.addObserver(stranger, forKeyPath: "name")
+        observed = nil
+
+        _ = person!.value(forKey: "nope")
+        let expected = [
+            Expected.notRegistered(observer: stranger, object: person!, keyPath: "age"),
+            Expected.unpairedDidChange(object: person!, key: "score"),
+            Expected.observerDeallocated(
+                observerType: "Recorder", observerAddress: observerAddress, object: person!, keyPath: "age"),
+            Expected.deallocatedWhileObserved(
+                objectType: "Person", objectAddress: observedAddress,
+                observanceLines: [
+                    observanceLine(
+                        observerAddress: address(of: stranger), observerType: "Recorder", keyPath: "name",
+                        options: "<New: NO, Old: NO, Prior: NO>")
+                ],
+                keyPaths: ["name"], firstObserver: rendered(stranger)),
+            Expected.unknownKey(object: person!, key: "nope"),
+        ]
+        // The person still holds the dead observer's registration: letting it go is one more misuse.
+        KVORuntime.withMisusePolicy(.report) {
+            let countBefore = KVORuntime.misuseCount
+            person = nil
+            XCTAssertEqual(KVORuntime.misuseCount, countBefore + 1)
+            XCTAssertEqual(KVORuntime.reportedMisuses.last?.kind, .deallocatedWhileObserved)
+            XCTAssertEqual(KVORuntime.reportedMisuses.last?.object, "<Person: \(renderedAddress(personAddress))>")
+        }
+        return expected
+    }
+
+    func testReportRecordsEveryKindWithFoundationsExceptionNamesAndContinues() {
+        var expected: [KVOMisuse] = []
+        var reachedTheEnd = false
+        KVORuntime.withMisusePolicy(.report) {
+            expected = causeOneMisuseOfEachKind()
+            reachedTheEnd = true
+        }
+        XCTAssertTrue(reachedTheEnd)
+        XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
+        XCTAssertEqual(Array(KVORuntime.reportedMisuses.prefix(5)), expected)
+        XCTAssertEqual(
+            expected.map(\.exceptionName),
+            [
+                "NSRangeException", "NSInternalInconsistencyException", "EXC_BAD_ACCESS",
+                "NSInternalInconsistencyException", "NSUnknownKeyException",
+            ])
+        // Plus the deallocatedWhileObserved of the person the helper let go.
+        XCTAssertEqual(KVORuntime.misuseCount, 6)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .notRegistered), 1)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .unpairedDidChange), 1)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .observerDeallocated), 1)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .deallocatedWhileObserved), 2)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .unknownKey), 1)
+        XCTAssertEqual(
+            KVORuntime.misuseCountsByKind,
+            [
+                .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
+                .unknownKey: 1,
+            ])
+    }
+
+    func testLogWritesOneLinePerMisuseCountsRecordsAndContinues() {
+        let person = Person()
+        let recorder = Recorder()
+        var reachedTheEnd = false
+        let log = capturingStandardError {
+            KVORuntime.withMisusePolicy(.log) {
+                person.addObserver(recorder, forKeyPath: "age")
+                person.removeObserver(recorder, forKeyPath: "age")
+                person.removeObserver(recorder, forKeyPath: "age")
+                person.didChangeValue(forKey: "age")
+                reachedTheEnd = true
+            }
+        }
+        XCTAssertTrue(reachedTheEnd)
+        let expected = [
+            Expected.notRegistered(observer: recorder, object: person, keyPath: "age"),
+            Expected.unpairedDidChange(object: person, key: "age"),
+        ]
+        XCTAssertEqual(log, expected.map { "KVOGuard runtime misuse: \($0.description)\n" }.joined())
+        XCTAssertEqual(
+            log.components(separatedBy: "\n").first,
+            "KVOGuard runtime misuse: *** Terminating app due to uncaught exception 'NSRangeException', reason: "
+                + "'Cannot remove an observer \(rendered(recorder)) for the key path \"age\" from \(rendered(person)) "
+                + "because it is not registered as an observer.'")
+        XCTAssertEqual(KVORuntime.misuseCount, 2)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .notRegistered), 1)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .unpairedDidChange), 1)
+        XCTAssertEqual(KVORuntime.reportedMisuses, expected)
+    }
+
+    func testReportWritesNothingToStandardError() {
+        let person = Person()
+        let recorder = Recorder()
+        let log = capturingStandardError {
+            KVORuntime.withMisusePolicy(.report) { person.removeObserver(recorder, forKeyPath: "age") }
+        }
+        XCTAssertEqual(log, "")
+        XCTAssertEqual(KVORuntime.misuseCount, 1)
+    }
+
+    func testResetMisuseRecordsZeroesEverythingButKeepsThePolicy() {
+        let person = Person()
+        let recorder = Recorder()
+        KVORuntime.withMisusePolicy(.report) {
+            person.removeObserver(recorder, forKeyPath: "age")
+            person.didChangeValue(forKey: "age")
+            XCTAssertEqual(KVORuntime.misuseCount, 2)
+            KVORuntime.resetMisuseRecords()
+            XCTAssertEqual(KVORuntime.misuseCount, 0)
+            XCTAssertEqual(KVORuntime.misuseCount(of: .notRegistered), 0)
+            XCTAssertEqual(KVORuntime.misuseCountsByKind, [:])
+            XCTAssertEqual(KVORuntime.reportedMisuses, [])
+            XCTAssertEqual(KVORuntime.misusePolicy, .report)
+            person.removeObserver(recorder, forKeyPath: "age")
+            XCTAssertEqual(KVORuntime.misuseCount, 1, "counting resumes from zero")
+        }
+    }
+
+    func testWithMisusePolicyNestsAndRestoresEvenWhenTheBodyThrows() throws {
+        struct Failure: Error {}
+        let original = KVORuntime.misusePolicy
+        try KVORuntime.withMisusePolicy(.report) {
+            XCTAssertEqual(KVORuntime.misusePolicy, .report)
+            let result = KVORuntime.withMisusePolicy(.log) { () -> Int in
+                XCTAssertEqual(KVORuntime.misusePolicy, .log)
+                return 42
+            }
+            XCTAssertEqual(result, 42)
+            XCTAssertEqual(KVORuntime.misusePolicy, .report)
+            XCTAssertThrowsError(try KVORuntime.withMisusePolicy(.log) { throw Failure() })
+            XCTAssertEqual(KVORuntime.misusePolicy, .report)
+        }
+        XCTAssertEqual(KVORuntime.misusePolicy, original)
+    }
+
+    func testTheSetterChangesThePolicyForTheWholeProcess() {
+        let original = KVORuntime.misusePolicy
+        defer { KVORuntime.misusePolicy = original }
+        KVORuntime.misusePolicy = .report
+        let person = Person()
+        let recorder = Recorder()
+        let (seenThere, _) = onAnotherThread { () -> MisusePolicy in
+            person.removeObserver(recorder, forKeyPath: "age")
+            return KVORuntime.misusePolicy
+        }
+        XCTAssertEqual(seenThere, .report)
+        XCTAssertEqual(KVORuntime.misuseCount, 1)
+        XCTAssertEqual(KVORuntime.reportedMisuses.first?.kind, .notRegistered)
+    }
+
+    func testReportedMisusesKeepTheMostRecentUpToTheLimitWhileCountsKeepEverything() {
+        let model = ManualModel()
+        let total = KVORuntime.reportedMisuseLimit + 1
+        KVORuntime.withMisusePolicy(.report) {
+            for index in 0..<total { model.didChangeValue(forKey: "k\(index)") }
+        }
+        XCTAssertEqual(KVORuntime.reportedMisuseLimit, 10_000)
+        XCTAssertEqual(KVORuntime.misuseCount, total)
+        XCTAssertEqual(KVORuntime.misuseCount(of: .unpairedDidChange), total)
+        // At the limit, the oldest tenth is dropped to make room.
+        let kept = KVORuntime.reportedMisuses
+        XCTAssertEqual(kept.count, total - KVORuntime.reportedMisuseLimit / 10)
+        XCTAssertEqual(kept.first?.keyPath, "k\(KVORuntime.reportedMisuseLimit / 10)")
+        XCTAssertEqual(kept.last?.keyPath, "k\(total - 1)")
+        XCTAssertEqual(kept.last, Expected.unpairedDidChange(object: model, key: "k\(total - 1)"))
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import GuardCore
+import XCTest
+
+/// Keys a class does not have: Foundation's `NSUnknownKeyException`, our misuse `unknownKey`.
+final class UnknownKeyTests: XCTestCase {
+    func testAddingAnObserverForAnUnknownKeyIsMisuseAndRegistersNothing() throws {
+        let person = Person()
+        let recorder = Recorder()
+        let baseline = KVORuntime.liveObservanceCount
+        let misuses = recordingMisuse {
+            person.addObserver(recorder, forKeyPath: "nope", options: [.initial, .new])
+        }
+        XCTAssertEqual(misuses, [Expected.unknownKey(object: person, key: "nope")])
+        let misuse = try XCTUnwrap(misuses.first)
+        XCTAssertEqual(
+            misuse.message,
+            "[\(rendered(person)) valueForUndefinedKey:]: this class is not key value coding-compliant for the key nope.")
+        XCTAssertEqual(
+            misuse.description,
+            "*** Terminating app due to uncaught exception 'NSUnknownKeyException', reason: '\(misuse.message)'")
+        XCTAssertEqual(recorder.notes, [], "no initial notification for a key that does not exist")
+        XCTAssertEqual(person.observationCount, 0)
+        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        // Nothing was registered, so removing is not-registered.
+        let removal = recordingMisuse { person.removeObserver(recorder, forKeyPath: "nope") }
+        XCTAssertEqual(removal, [Expected.notRegistered(observer: recorder, object: person, keyPath: "nope")])
+    }
+
+    func testUnknownKeysOnASubclassAndMalformedKeyPaths() {
+        let student = Student()
+        let person = Person()
+        let recorder = Recorder()
+        let misuses = recordingMisuse {
+            student.addObserver(recorder, forKeyPath: "age")
+            person.addObserver(recorder, forKeyPath: "")
+            person.addObserver(recorder, forKeyPath: "account..balance")
+            person.addObserver(recorder, forKeyPath: ".age")
+            person.addObserver(recorder, forKeyPath: "age.")
+        }
+        XCTAssertEqual(
+            misuses,
+            [
+                Expected.unknownKey(object: student, key: "age"),
+                Expected.unknownKey(object: person, key: ""),
+                Expected.unknownKey(object: person, key: "account..balance"),
+                Expected.unknownKey(object: person, key: ".age"),
+                Expected.unknownKey(object: person, key: "age."),
+            ])
+        XCTAssertEqual(student.observationCount + person.observationCount, 0)
+    }
+
+    func testKnownKeysOfEveryKindRegisterWithoutMisuse() {
+        let person = Person()
+        let student = Student()
+        let recorder = Recorder()
+        let keys = ["age", "plainNote", "fullName", "greeting", "account", "account.balance", "wallet.balance"]
+        assertNoMisuse {
+            for key in keys { person.addObserver(recorder, forKeyPath: key) }
+            student.addObserver(recorder, forKeyPath: "id")
+            student.addObserver(recorder, forKeyPath: "school")
+            XCTAssertEqual(person.observedKeyPaths, keys.sorted())
+            XCTAssertEqual(student.observedKeyPaths, ["id", "school"])
+            for key in keys { person.removeObserver(recorder, forKeyPath: key) }
+            student.removeObserver(recorder, forKeyPath: "id")
+            student.removeObserver(recorder, forKeyPath: "school")
+        }
+    }
+
+    func testValueForAnUnknownKeyIsMisuseAndNil() {
+        let person = Person()
+        var value: Any? = "sentinel"
+        let misuses = recordingMisuse { value = person.value(forKey: "nope") }
+        XCTAssertNil(value)
+        XCTAssertEqual(misuses, [Expected.unknownKey(object: person, key: "nope")])
+    }
+
+    func testValueForKeyPathWithAnUnknownKeyDeeperDownIsReportedByTheObjectThatLacksIt() {
+        let person = Person()
+        let savings = Account()
+        person.account = savings
+        var value: Any? = "sentinel"
+        let misuses = recordingMisuse { value = person.value(forKeyPath: "account.nope") }
+        XCTAssertNil(value)
+        XCTAssertEqual(misuses, [Expected.unknownKey(object: savings, key: "nope")])
+    }
+
+    func testValueForKeyPathThroughAValueThatIsNotAnObservableObjectIsUnknown() {
+        let person = Person()
+        var value: Any? = "sentinel"
+        let misuses = recordingMisuse { value = person.value(forKeyPath: "plainNote.count") }
+        XCTAssertNil(value)
+        XCTAssertEqual(misuses, [Expected.unknownKey(object: person, key: "plainNote.count")])
+    }
+
+    func testAComputedPropertyKeyPathHasNoNameAndIsUnknown() {
+        let person = Person()
+        let recorder = Recorder()
+        let keyPath = \Person.fullName
+        let misuses = recordingMisuse {
+            person.addObserver(recorder, forKeyPath: keyPath, options: [.initial])
+            person.removeObserver(recorder, forKeyPath: keyPath)
+            person.removeObserver(recorder, forKeyPath: keyPath, context: Contexts.first)
+        }
+        // The key is the key path as Swift prints it: there is no name to be had.
+        let expected = Expected.unknownKey(object: person, key: String(describing: keyPath))
+        XCTAssertEqual(misuses, [expected, expected, expected])
+        XCTAssertTrue(expected.keyPath.hasPrefix("\\Person."), expected.keyPath)
+        XCTAssertEqual(recorder.notes, [])
+        XCTAssertEqual(person.observationCount, 0)
+    }
+
+    func testAReadOnlyAliasOfAnObservedPropertyHasNoName() {
+        let person = Person()
+        let student = Student()
+        let recorder = Recorder()
+        let misuses = recordingMisuse {
+            person.addObserver(recorder, forKeyPath: \.ageAlias)
+            student.addObserver(recorder, forKeyPath: \.idAlias)
+        }
+        XCTAssertEqual(
+            misuses,
+            [
+                Expected.unknownKey(object: person, key: String(describing: \Person.ageAlias)),
+                Expected.unknownKey(object: student, key: String(describing: \Student.idAlias)),
+            ])
+        XCTAssertEqual(person.observationCount + student.observationCount, 0)
+    }
+
+    func testAnOptionalChainHasNoNameAndIsUnknownWhetherOrNotTheIntermediateIsThere() {
+        let person = Person()
+        let recorder = Recorder()
+        let keyPath = \Person.account?.balance
+        let savings = Account()
+        let misuses = recordingMisuse {
+            person.addObserver(recorder, forKeyPath: keyPath)
+            person.account = savings
+            person.addObserver(recorder, forKeyPath: keyPath, options: [.new])
+            savings.balance = 3
+        }
+        let expected = Expected.unknownKey(object: person, key: String(describing: keyPath))
+        XCTAssertEqual(misuses, [expected, expected])
+        XCTAssertEqual(person.observationCount + savings.observationCount, 0)
+        XCTAssertEqual(recorder.notes, [])
+    }
+
+    func testUnknownKeyMisuseUnderLogContinuesAndCounts() {
+        let person = Person()
+        let recorder = Recorder()
+        KVORuntime.resetMisuseRecords()
+        let log = capturingStandardError {
+            KVORuntime.withMisusePolicy(.log) {
+                person.addObserver(recorder, forKeyPath: "nope")
+                XCTAssertNil(person.value(forKey: "nope"))
+            }
+        }
+        XCTAssertEqual(KVORuntime.misuseCount(of: .unknownKey), 2)
+        let expected = Expected.unknownKey(object: person, key: "nope")
+        XCTAssertEqual(log, String(repeating: "KVOGuard runtime misuse: \(expected.description)\n", count: 2))
+        KVORuntime.resetMisuseRecords()
+    }
+}
