@@ -5,6 +5,6 @@ public enum MisusePolicy: String, Sendable, Hashable, CaseIterable {
     /// Record the misuse (see ``KVORuntime/reportedMisuses``), count it, and continue. The stress harness uses this to
     /// count the crashes that would have happened.
     case report
-    /// Write one line to standard error, count it, and continue.
+    /// Write one line to standard error, count and record it (like ``report``), and continue.
     case log
 }
