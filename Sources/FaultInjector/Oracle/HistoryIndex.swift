@@ -44,8 +44,20 @@ struct HistoryIndex {
     private(set) var unobserves: [Triple: [OperationRecord]] = [:]
     private(set) var objectUnobserves: [Pair: [OperationRecord]] = [:]
     private(set) var allUnobserves: [Int: [OperationRecord]] = [:]
+    /// Without guard semantics: controller id → every controller id of the same observer. Raw KVO removes by
+    /// observer (`removeObserver(_:forKeyPath:)` drops that observer's most recent registration), so a removal made
+    /// through one controller may end a registration made through another controller of the same observer (after a
+    /// release-controller). Keying removals by controller alone reported false missing deliveries for raw targets.
+    private var controllersSharingObserver: [Int: [Int]] = [:]
 
     init(_ history: History, guardSemantics: Bool) {
+        if !guardSemantics {
+            var byObserver: [Int: [Int]] = [:]
+            for (controller, observer) in history.controllerObservers { byObserver[observer, default: []].append(controller) }
+            for controllers in byObserver.values {
+                for controller in controllers { controllersSharingObserver[controller] = controllers }
+            }
+        }
         for record in history.operations where record.outcome != .skipped {
             operations[record.id] = record
             switch record.kind {
@@ -81,9 +93,11 @@ struct HistoryIndex {
     /// Calls that may remove registrations of (controller, object, key), with whether their result says they
     /// removed something (`nil`: no result, as for bulk removals and raw KVO).
     func removals(controller: Int, object: Int, key: StressKey) -> [OperationRecord] {
-        (unobserves[Triple(controller: controller, object: object, key: key)] ?? [])
-            + (objectUnobserves[Pair(controller: controller, object: object)] ?? [])
-            + (allUnobserves[controller] ?? [])
+        (controllersSharingObserver[controller] ?? [controller]).flatMap { controller in
+            (unobserves[Triple(controller: controller, object: object, key: key)] ?? [])
+                + (objectUnobserves[Pair(controller: controller, object: object)] ?? [])
+                + (allUnobserves[controller] ?? [])
+        }
     }
 
     private func bounded(_ window: Window, history: History, guardSemantics: Bool) -> Window {

@@ -1,0 +1,329 @@
+@testable import FaultInjector
+import GuardCore
+import XCTest
+
+/// The oracle on hand-built histories: a clean one passes; each rule fires on a history that breaks exactly it.
+final class OracleTests: XCTestCase {
+    private let guardOracle = Oracle(checksGuardSemantics: true)
+    private let rawOracle = Oracle(checksGuardSemantics: false)
+
+    /// The clean base: observe k0 [new,old] (10–20) → registered; mutate k0 0→1 (30–40), heard at 35;
+    /// unobserve k0 (50–60) → removed; mutate k0 1→2 (70–80), not heard.
+    private struct Base {
+        var builder = HistoryBuilder()
+        let observe: OperationRecord
+        let firstChange: OperationRecord
+        let unobserve: OperationRecord
+        let secondChange: OperationRecord
+
+        init(options: StressOptions = [.new, .old], deliverFirstChange: Bool = true) {
+            observe = builder.observe(.k0, options: options, at: 10, returning: 20)
+            firstChange = builder.mutate(.k0, from: 0, to: 1, at: 30, returning: 40)
+            unobserve = builder.unobserve(.k0, at: 50, returning: 60)
+            secondChange = builder.mutate(.k0, from: 1, to: 2, at: 70, returning: 80)
+            if deliverFirstChange { builder.deliver(firstChange, to: observe, at: 35) }
+        }
+
+        var history: History { builder.history }
+    }
+
+    /// Asserts that `report` failed with exactly one violation, of `kind`, whose message contains `phrase`.
+    private func assertOnly(
+        _ kind: Violation.Kind, in report: OracleReport, mentioning phrase: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertFalse(report.passed, file: file, line: line)
+        XCTAssertEqual(report.violationCounts, [kind: 1], report.violations.map(\.message).joined(separator: " | "), file: file, line: line)
+        XCTAssertEqual(report.signature, kind.rawValue, file: file, line: line)
+        XCTAssertEqual(report.violations.count, 1, file: file, line: line)
+        XCTAssertEqual(report.violations.first?.kind, kind, file: file, line: line)
+        XCTAssertTrue(
+            report.violations.first?.message.contains(phrase) ?? false,
+            "\"\(report.violations.first?.message ?? "")\" does not mention \"\(phrase)\"", file: file, line: line)
+    }
+
+    // MARK: Clean histories
+
+    func testCleanHistoryPasses() {
+        let base = Base()
+        for oracle in [guardOracle, rawOracle] {
+            let report = oracle.evaluate(base.history, facts: Oracle.Facts())
+            XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
+            XCTAssertEqual(report.signature, "")
+            XCTAssertEqual(report.totalViolations, 0)
+            XCTAssertEqual(report.checks["a live registration hears every change"], 1)
+            XCTAssertEqual(report.checks["notification values"], 1)
+        }
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        XCTAssertEqual(report.checks["observe/unobserve results linearizable"], 1)
+        XCTAssertNil(rawOracle.evaluate(base.history, facts: Oracle.Facts()).checks["observe/unobserve results linearizable"])
+    }
+
+    func testCleanHistoryWithInitialPriorAndDependentKeyPasses() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k1, options: [.initial, .new, .old, .prior], at: 10, returning: 20, initialValue: 0)
+        builder.deliverInitial(to: observe, at: 15)
+        let sum = builder.observe(.sum, options: [.new, .old], at: 21, returning: 25)
+        let change = builder.mutate(.k1, from: 0, to: 7, sum: 4, at: 30, returning: 40)
+        builder.deliver(change, to: observe, at: 31, prior: true)
+        builder.deliver(change, to: sum, at: 32)
+        builder.deliver(change, to: observe, at: 33)
+        // k2 does not affect sum or k1: nobody hears it.
+        builder.mutate(.k2, from: 0, to: 9, sum: 11, at: 45, returning: 46)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
+        XCTAssertEqual(report.checks["initial exactly once"], 1)
+        XCTAssertEqual(report.checks["a live registration hears every change"], 2)
+    }
+
+    // MARK: Each rule
+
+    func testMissingDeliveryToARegistrationLiveThroughoutAChange() {
+        let base = Base(deliverFirstChange: false)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.missingDelivery, in: report, mentioning: "was live throughout")
+    }
+
+    /// A change that overlaps the unobserve may or may not be heard: no missing delivery then.
+    func testChangeOverlappingTheRemovalNeedNotBeHeard() {
+        var builder = HistoryBuilder()
+        builder.observe(.k0, at: 10, returning: 20)
+        builder.mutate(.k0, from: 0, to: 1, at: 45, returning: 55)
+        builder.unobserve(.k0, at: 50, returning: 60)
+        XCTAssertTrue(guardOracle.evaluate(builder.history, facts: Oracle.Facts()).passed)
+    }
+
+    /// Raw KVO removes by observer: after a release-controller, an unobserve through the observer's new controller
+    /// may remove the registration made through the old one, so a change after it need not be heard. (The oracle
+    /// used to key removals by controller only and reported a missing delivery here.)
+    func testRawRemovalThroughAnotherControllerOfTheSameObserverMayEndARegistration() {
+        var builder = HistoryBuilder()
+        let sibling = 101
+        builder.history.controllerObservers[sibling] = HistoryBuilder.observer
+        builder.observe(.k0, at: 10, returning: 20, outcome: .unknown)
+        builder.unobserve(.k0, at: 30, returning: 40, outcome: .unknown, controller: sibling)
+        builder.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
+        let report = rawOracle.evaluate(builder.history, facts: Oracle.Facts())
+        XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
+
+        // A controller of another observer removes nothing of ours: the change must be heard.
+        var other = HistoryBuilder()
+        other.history.controllerObservers[sibling] = HistoryBuilder.observer + 1
+        other.observe(.k0, at: 10, returning: 20, outcome: .unknown)
+        other.unobserve(.k0, at: 30, returning: 40, outcome: .unknown, controller: sibling)
+        other.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
+        assertOnly(.missingDelivery, in: rawOracle.evaluate(other.history, facts: Oracle.Facts()), mentioning: "was live throughout")
+    }
+
+    /// The guard keys registrations by controller: another controller's unobserve leaves ours live.
+    func testGuardRemovalThroughAnotherControllerDoesNotEndARegistration() {
+        var builder = HistoryBuilder()
+        let sibling = 101
+        builder.history.controllerObservers[sibling] = HistoryBuilder.observer
+        builder.observe(.k0, at: 10, returning: 20)
+        builder.unobserve(.k0, at: 30, returning: 40, outcome: .notRegistered, controller: sibling)
+        builder.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.missingDelivery, in: report, mentioning: "was live throughout")
+    }
+
+    func testDuplicateDelivery() {
+        var base = Base()
+        base.builder.deliver(base.firstChange, to: base.observe, at: 36)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.duplicateDelivery, in: report, mentioning: "2 times")
+    }
+
+    func testDeliveryOfAChangeMadeAfterUnobserveReturned() {
+        var base = Base()
+        base.builder.deliver(base.secondChange, to: base.observe, at: 75)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.deliveryOutsideRegistration, in: report, mentioning: "after the registration was surely gone")
+        // Raw KVO promises no such thing (its removals give no result): the raw oracle does not flag it.
+        XCTAssertTrue(rawOracle.evaluate(base.history, facts: Oracle.Facts()).passed)
+    }
+
+    func testDeliveryToADuplicateRegistration() {
+        var base = Base()
+        let duplicate = base.builder.observe(.k0, at: 22, returning: 25, outcome: .duplicate)
+        base.builder.deliver(base.firstChange, to: duplicate, at: 36)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.unexpectedDelivery, in: report, mentioning: "reported duplicate")
+    }
+
+    func testWrongNewValue() {
+        var base = Base(deliverFirstChange: false)
+        base.builder.deliver(base.firstChange, to: base.observe, at: 35, new: 5)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.valueMismatch, in: report, mentioning: "new 5 instead of 1")
+    }
+
+    func testWrongOldValue() {
+        var base = Base(deliverFirstChange: false)
+        base.builder.deliver(base.firstChange, to: base.observe, at: 35, old: 7)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.valueMismatch, in: report, mentioning: "old 7 instead of 0")
+    }
+
+    func testWrongSumValueForADependentKey() {
+        var builder = HistoryBuilder()
+        let sum = builder.observe(.sum, options: [.new], at: 10, returning: 20)
+        let change = builder.mutate(.k0, from: 2, to: 5, sum: 10, at: 30, returning: 40)
+        builder.deliver(change, to: sum, at: 35, new: 5)  // the k0 value, not the sum (13)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.valueMismatch, in: report, mentioning: "new 5 instead of 13")
+    }
+
+    func testPriorAfterItsChange() {
+        var base = Base(options: [.new, .old, .prior], deliverFirstChange: false)
+        base.builder.deliver(base.firstChange, to: base.observe, at: 35)
+        base.builder.deliver(base.firstChange, to: base.observe, at: 36, prior: true)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.priorOrder, in: report, mentioning: "after the change")
+    }
+
+    func testPriorMissing() {
+        let base = Base(options: [.new, .old, .prior])
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.priorOrder, in: report, mentioning: "without the prior notification")
+    }
+
+    func testInitialMissing() {
+        var builder = HistoryBuilder()
+        builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.initialNotExactlyOnce, in: report, mentioning: "without its initial notification")
+    }
+
+    /// A removal overlapping the observe call may legitimately swallow `.initial`.
+    func testInitialMayBeMissingWhenARemovalOverlapsTheObserve() {
+        var builder = HistoryBuilder()
+        builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20)
+        builder.unobserve(.k2, at: 15, returning: 25)
+        XCTAssertTrue(guardOracle.evaluate(builder.history, facts: Oracle.Facts()).passed)
+    }
+
+    func testInitialTwice() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20, initialValue: 3)
+        builder.deliverInitial(to: observe, at: 12)
+        builder.deliverInitial(to: observe, at: 14)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.initialNotExactlyOnce, in: report, mentioning: "got 2 initial notifications")
+    }
+
+    func testInitialWithTheWrongValue() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20, initialValue: 3)
+        var initial = builder.deliverInitial(to: observe, at: 12)
+        builder.history.deliveries.removeAll()
+        initial.newValue = 4
+        builder.add(initial)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.valueMismatch, in: report, mentioning: "new 4 instead of 3")
+    }
+
+    func testMisroutedDeliveryNamingAnotherObserver() {
+        var base = Base(deliverFirstChange: false)
+        var delivery = base.builder.deliver(base.firstChange, to: base.observe, at: 35)
+        base.builder.history.deliveries.removeAll()
+        delivery.observer = 999
+        base.builder.add(delivery)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.misroutedDelivery, in: report, mentioning: "named observer 999")
+    }
+
+    func testRegisteredTwiceWithoutRemovalIsNotLinearizable() {
+        var builder = HistoryBuilder()
+        builder.observe(.k0, at: 10, returning: 20)
+        builder.observe(.k0, at: 30, returning: 40)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.nonLinearizable, in: report, mentioning: "controller 100, object 300, k0")
+        XCTAssertTrue(rawOracle.evaluate(builder.history, facts: Oracle.Facts()).passed)
+    }
+
+    func testNotRegisteredAfterRemovalIsNotLinearizable() {
+        var base = Base()
+        base.builder.unobserve(.k0, at: 90, returning: 95, outcome: .notRegistered)
+        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        assertOnly(.nonLinearizable, in: report, mentioning: "notRegistered")
+    }
+
+    func testInvalidResultIsUnexpected() {
+        var builder = HistoryBuilder()
+        builder.observe(.k0, at: 10, returning: 20, outcome: .invalid)
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        assertOnly(.unexpectedResult, in: report, mentioning: "reported invalid")
+    }
+
+    // MARK: Facts
+
+    func testRuntimeMisuseInFacts() {
+        var facts = Oracle.Facts()
+        facts.misuses = [.notRegistered: 3]
+        let report = guardOracle.evaluate(Base().history, facts: facts)
+        XCTAssertFalse(report.passed)
+        XCTAssertEqual(report.violationCounts, [.runtimeMisuse: 1])
+        XCTAssertEqual(report.runtimeMisuses, [.notRegistered: 3])
+        XCTAssertEqual(report.signature, "runtime-misuse(notRegistered)")
+        XCTAssertEqual(report.violations.first?.message, "3 × notRegistered reached the runtime")
+    }
+
+    func testSeveralMisuseKindsShareOneSignatureEntry() {
+        var facts = Oracle.Facts()
+        facts.misuses = [.observerDeallocated: 1, .notRegistered: 2, .deallocatedWhileObserved: 0]
+        let report = rawOracle.evaluate(History(), facts: facts)
+        XCTAssertEqual(report.violationCounts, [.runtimeMisuse: 2])
+        XCTAssertEqual(report.runtimeMisuses, [.notRegistered: 2, .observerDeallocated: 1], "a zero count is no misuse")
+        XCTAssertEqual(report.signature, "runtime-misuse(notRegistered,observerDeallocated)")
+    }
+
+    func testLeakInFacts() {
+        var facts = Oracle.Facts()
+        facts.survivors = ["observer": 1]
+        let report = guardOracle.evaluate(Base().history, facts: facts)
+        assertOnly(.leak, in: report, mentioning: "1 released observer is still alive")
+
+        var tables = Oracle.Facts()
+        tables.liveObservancesAfterTeardown = 2
+        assertOnly(.leak, in: guardOracle.evaluate(Base().history, facts: tables), mentioning: "the runtime still holds 2 registrations")
+    }
+
+    func testDeadlockInFactsSkipsTheHistoryChecks() {
+        var facts = Oracle.Facts()
+        facts.deadlock = "no worker finished an operation for 20 s: worker 3 stuck"
+        // The history would also miss a delivery, but a deadlocked run's history is not checked.
+        let report = guardOracle.evaluate(Base(deliverFirstChange: false).history, facts: facts)
+        assertOnly(.deadlock, in: report, mentioning: "worker 3 stuck")
+        XCTAssertNil(report.checks["a live registration hears every change"])
+    }
+
+    func testCombinedSignatureIsSortedByKind() {
+        var facts = Oracle.Facts()
+        facts.misuses = [.notRegistered: 1]
+        facts.survivors = ["object": 2]
+        let report = guardOracle.evaluate(Base(deliverFirstChange: false).history, facts: facts)
+        XCTAssertEqual(report.violationCounts, [.runtimeMisuse: 1, .leak: 1, .missingDelivery: 1])
+        XCTAssertEqual(report.signature, "leak+missing-delivery+runtime-misuse(notRegistered)")
+    }
+
+    // MARK: Report bookkeeping
+
+    func testReportKeepsTheFirstFiveOfAKindAndCountsAll() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k0, at: 10, returning: 20)
+        var changes: [OperationRecord] = []
+        for index in 0..<7 {
+            let start = UInt64(100 + 20 * index)
+            changes.append(builder.mutate(.k0, from: index, to: index + 1, at: start, returning: start + 10))
+        }
+        for change in changes {
+            builder.deliver(change, to: observe, at: change.call + 1)
+            builder.deliver(change, to: observe, at: change.call + 2)
+        }
+        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        XCTAssertEqual(report.violationCounts, [.duplicateDelivery: 7])
+        XCTAssertEqual(report.totalViolations, 7)
+        XCTAssertEqual(report.violations.count, OracleReport.keptPerKind)
+    }
+}

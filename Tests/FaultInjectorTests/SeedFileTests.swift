@@ -1,0 +1,280 @@
+@testable import FaultInjector
+import Foundation
+import GuardCore
+import XCTest
+
+final class SeedFileTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory("fi-seeds")
+    }
+
+    override func tearDown() {
+        directory?.remove()
+        directory = nil
+    }
+
+    // MARK: Writing, reading, replaying
+
+    func testSeedFileFromAFailingRawRunRoundTrips() throws {
+        let result = RunFixtures.rawFailure
+        XCTAssertFalse(result.passed)
+        let written = SeedFile(result: result, toolVersion: ToolVersion.current)
+        XCTAssertEqual(written.format, "kvoguard-seed")
+        XCTAssertEqual(written.version, 1)
+        XCTAssertEqual(written.target, "raw")
+        XCTAssertEqual(written.runner, "chaos")
+        XCTAssertNil(written.strategy)
+        XCTAssertEqual(written.seed, "5")
+        XCTAssertEqual(written.scenario, result.scenario.configuration)
+        XCTAssertEqual(written.failure.signature, result.report.signature)
+        XCTAssertGreaterThan(written.failure.runtimeMisuses["notRegistered"] ?? 0, 0)
+        XCTAssertFalse(written.failure.examples.isEmpty)
+        XCTAssertEqual(written.operations?.count, result.scenario.configuration.workers)
+
+        let path = try SeedFileStore.write(written, into: directory.path)
+        XCTAssertEqual((path as NSString).lastPathComponent, "seed-raw-5.json")
+        let read = try SeedFileStore.read(path)
+        XCTAssertEqual(read, written)
+        XCTAssertEqual(try read.makeScenario(), result.scenario)
+
+        // A second write never overwrites the first.
+        let second = try SeedFileStore.write(written, into: directory.path)
+        XCTAssertEqual((second as NSString).lastPathComponent, "seed-raw-5-2.json")
+        XCTAssertEqual(try directory.contents(), ["seed-raw-5-2.json", "seed-raw-5.json"])
+    }
+
+    func testSeedFileIsReadableJSONWithTheOperationTexts() throws {
+        let data = try RunFixtures.rawSeedFileData()
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        XCTAssertEqual(object["format"] as? String, "kvoguard-seed")
+        XCTAssertEqual(object["version"] as? Int, 1)
+        XCTAssertEqual(object["seed"] as? String, "5")
+        let operations = try XCTUnwrap(object["operations"] as? [[String]])
+        XCTAssertEqual(operations.first?.first, RunFixtures.scenario.operations[0][0].description)
+    }
+
+    func testSeedFileWithoutOperationsRegeneratesThemFromTheSeed() throws {
+        let data = try RunFixtures.editedRawSeedFile { $0["operations"] = NSNull() }
+        let path = try directory.write(data, to: "regenerated.json")
+        let file = try SeedFileStore.read(path)
+        XCTAssertNil(file.operations)
+        XCTAssertEqual(try file.makeScenario(), RunFixtures.scenario)
+    }
+
+    func testReplayerReproducesTheRawFailure() throws {
+        let path = try SeedFileStore.write(SeedFile(result: RunFixtures.rawFailure, toolVersion: ToolVersion.current), into: directory.path)
+        let replayer = try Replayer(file: SeedFileStore.read(path))
+        XCTAssertEqual(replayer.target.name, "raw")
+        let outcome = try replayer.replay(runs: 2)
+        XCTAssertEqual(outcome.runs, 2)
+        XCTAssertGreaterThan(outcome.violatedRuns, 0)
+        XCTAssertTrue(outcome.reproduced)
+        XCTAssertEqual(outcome.signatures.count, 2)
+        XCTAssertTrue(outcome.signatures.allSatisfy { $0.contains("runtime-misuse(") }, "\(outcome.signatures)")
+        XCTAssertGreaterThan(outcome.lastViolation?.runtimeMisuses[.notRegistered] ?? 0, 0)
+        XCTAssertLessThanOrEqual(outcome.sameSignatureRuns, outcome.violatedRuns)
+    }
+
+    func testReplayOfAGuardSeedFilePasses() throws {
+        let result = RunFixtures.guardPass
+        XCTAssertTrue(result.passed)
+        let path = try SeedFileStore.write(SeedFile(result: result, toolVersion: ToolVersion.current), into: directory.path)
+        let file = try SeedFileStore.read(path)
+        XCTAssertEqual(file.target, "guard")
+        XCTAssertEqual(file.failure.signature, "")
+        let outcome = try Replayer(file: file).replay(runs: 2)
+        XCTAssertEqual(outcome.runs, 2)
+        XCTAssertEqual(outcome.violatedRuns, 0, "\(outcome.signatures)")
+        XCTAssertFalse(outcome.reproduced)
+        XCTAssertEqual(outcome.signatures, ["", ""])
+        XCTAssertNil(outcome.lastViolation)
+    }
+
+    func testReplayingTheRawFileAgainstTheGuardPasses() throws {
+        let path = try SeedFileStore.write(SeedFile(result: RunFixtures.rawFailure, toolVersion: ToolVersion.current), into: directory.path)
+        let replayer = try Replayer(file: SeedFileStore.read(path), target: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+        let outcome = try replayer.replay(runs: 1)
+        XCTAssertEqual(outcome.violatedRuns, 0, "\(outcome.signatures)")
+    }
+
+    // MARK: Every bad file gets its own error
+
+    private func readError(_ path: String, file: StaticString = #filePath, line: UInt = #line) -> SeedFileError? {
+        do {
+            let read = try SeedFileStore.read(path)
+            XCTFail("\(path) was accepted: \(read.target) \(read.seed)", file: file, line: line)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func readEdited(_ edit: (inout [String: Any]) -> Void, file: StaticString = #filePath, line: UInt = #line) throws -> (SeedFileError?, String) {
+        let path = try directory.write(RunFixtures.editedRawSeedFile(edit), to: "edited.json")
+        return (readError(path, file: file, line: line), path)
+    }
+
+    private func scenarioField(_ name: String, _ value: Any?) -> (inout [String: Any]) -> Void {
+        { object in
+            var scenario = object["scenario"] as? [String: Any] ?? [:]
+            scenario[name] = value
+            object["scenario"] = scenario
+        }
+    }
+
+    /// Asserts `error` is `.nonsensical` and its reason mentions `phrase`.
+    private func assertNonsensical(_ error: SeedFileError?, mentioning phrase: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard case .nonsensical(let reason) = error else {
+            return XCTFail("expected .nonsensical, got \(String(describing: error))", file: file, line: line)
+        }
+        XCTAssertTrue(reason.contains(phrase), "\"\(reason)\" does not mention \"\(phrase)\"", file: file, line: line)
+    }
+
+    /// Asserts `error` is `.malformed` for `path` and its reason mentions `phrase`.
+    private func assertMalformed(
+        _ error: SeedFileError?, path: String, mentioning phrase: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard case .malformed(let errorPath, let reason) = error else {
+            return XCTFail("expected .malformed, got \(String(describing: error))", file: file, line: line)
+        }
+        XCTAssertEqual(errorPath, path, file: file, line: line)
+        XCTAssertTrue(reason.contains(phrase), "\"\(reason)\" does not mention \"\(phrase)\"", file: file, line: line)
+    }
+
+    func testMissingFile() {
+        let path = directory.file("absent.json")
+        XCTAssertEqual(readError(path), .unreadable(path: path, reason: "no such file"))
+        XCTAssertEqual(readError(directory.path), .unreadable(path: directory.path, reason: "it cannot be read"), "a directory")
+    }
+
+    func testEmptyFile() throws {
+        let path = try directory.write("", to: "empty.json")
+        XCTAssertEqual(readError(path), .empty(path: path))
+        let blank = try directory.write("  \n\t\n", to: "blank.json")
+        XCTAssertEqual(readError(blank), .empty(path: blank))
+    }
+
+    func testTruncatedFile() throws {
+        let data = try RunFixtures.rawSeedFileData()
+        let path = try directory.write(data.prefix(data.count / 2), to: "truncated.json")
+        XCTAssertEqual(readError(path), .truncated(path: path))
+    }
+
+    func testNotJSON() throws {
+        let path = try directory.write("this is not a seed file\n", to: "prose.json")
+        guard case .notJSON(let errorPath, _) = readError(path) else { return XCTFail("expected .notJSON") }
+        XCTAssertEqual(errorPath, path)
+    }
+
+    func testJSONThatIsNotAnObject() throws {
+        let path = try directory.write("[1, 2, 3]\n", to: "array.json")
+        assertMalformed(readError(path), path: path, mentioning: "top level must be a JSON object")
+    }
+
+    func testWrongFormat() throws {
+        let (error, path) = try readEdited { $0["format"] = "someone-elses-seed" }
+        XCTAssertEqual(error, .wrongFormat(path: path, found: "someone-elses-seed"))
+        let (missing, missingPath) = try readEdited { $0["format"] = nil }
+        guard case .wrongFormat(let errorPath, _) = missing else { return XCTFail("expected .wrongFormat, got \(String(describing: missing))") }
+        XCTAssertEqual(errorPath, missingPath)
+    }
+
+    func testWrongVersion() throws {
+        let (error, path) = try readEdited { $0["version"] = 2 }
+        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 2, supported: 1))
+    }
+
+    /// A newer version may have other fields: the version is checked before anything else is decoded.
+    func testVersionIsCheckedBeforeOtherFields() throws {
+        let (error, path) = try readEdited { object in
+            object["version"] = 2
+            object["scenario"] = nil
+            object["seed"] = 12
+            object["target"] = "planted-mutant-7"
+            object["runner"] = "controlled"
+        }
+        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 2, supported: 1))
+    }
+
+    func testMissingField() throws {
+        let (error, path) = try readEdited(scenarioField("workers", nil))
+        assertMalformed(error, path: path, mentioning: "\"scenario.workers\" is missing")
+    }
+
+    func testFieldWithTheWrongType() throws {
+        let (error, path) = try readEdited(scenarioField("workers", "many"))
+        assertMalformed(error, path: path, mentioning: "\"scenario.workers\" has the wrong type")
+        let (seedError, seedPath) = try readEdited { $0["seed"] = 5 }
+        assertMalformed(seedError, path: seedPath, mentioning: "\"seed\" has the wrong type")
+    }
+
+    func testUnknownTarget() throws {
+        let (error, _) = try readEdited { $0["target"] = "planted-mutant-7" }
+        XCTAssertEqual(error, .unknownTarget("planted-mutant-7"))
+        XCTAssertTrue(error?.description.contains("guard, raw") ?? false)
+    }
+
+    func testUnknownRunner() throws {
+        let (error, _) = try readEdited { $0["runner"] = "controlled" }
+        XCTAssertEqual(error, .unknownRunner("controlled"))
+    }
+
+    func testSeedThatIsNotANumber() throws {
+        let (error, _) = try readEdited { $0["seed"] = "twelve" }
+        assertNonsensical(error, mentioning: "the seed \"twelve\" is not a whole number")
+        let (negative, _) = try readEdited { $0["seed"] = "-1" }
+        assertNonsensical(negative, mentioning: "the seed \"-1\"")
+        let (tooLarge, _) = try readEdited { $0["seed"] = "18446744073709551616" }
+        assertNonsensical(tooLarge, mentioning: "is not a whole number")
+    }
+
+    func testOperationTextThatDoesNotParse() throws {
+        let (error, _) = try readEdited { object in
+            var operations = object["operations"] as? [[String]] ?? []
+            operations[1][2] = "mutate o1 sum"
+            object["operations"] = operations
+        }
+        assertNonsensical(error, mentioning: "worker 1 operation 2 \"mutate o1 sum\" is not an operation")
+    }
+
+    func testOperationNamingASlotBeyondTheConfiguration() throws {
+        let (error, _) = try readEdited { object in
+            var operations = object["operations"] as? [[String]] ?? []
+            operations[0][0] = "release-object o6"  // the configuration has 6 objects: o0 to o5
+            object["operations"] = operations
+        }
+        assertNonsensical(error, mentioning: "worker 0 operation 0 (release-object o6) names a slot beyond")
+    }
+
+    func testWorkerCountThatDoesNotMatchTheOperationLists() throws {
+        let (error, _) = try readEdited { object in
+            var operations = object["operations"] as? [[String]] ?? []
+            operations.removeLast()
+            object["operations"] = operations
+        }
+        assertNonsensical(error, mentioning: "lists 11 workers but its configuration has 12")
+    }
+
+    func testConfigurationProblems() throws {
+        let (error, _) = try readEdited(scenarioField("workers", 0))
+        assertNonsensical(error, mentioning: "workers must be between 1 and 4096 (is 0)")
+        let (probability, _) = try readEdited(scenarioField("optionProbability", 2))
+        assertNonsensical(probability, mentioning: "optionProbability must be between 0 and 1")
+    }
+
+    func testEveryErrorReadsAsOneLine() {
+        let errors: [SeedFileError] = [
+            .unreadable(path: "/x", reason: "no such file"), .empty(path: "/x"), .truncated(path: "/x"),
+            .notJSON(path: "/x", reason: "r"), .wrongFormat(path: "/x", found: "f"),
+            .unsupportedVersion(path: "/x", found: 2, supported: 1), .malformed(path: "/x", reason: "r"),
+            .nonsensical("r"), .unknownTarget("t"), .unknownRunner("r"),
+        ]
+        XCTAssertEqual(Set(errors.map(\.description)).count, errors.count)
+        for error in errors {
+            XCTAssertFalse(error.description.contains("\n"), error.description)
+            XCTAssertFalse(error.description.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+@testable import FaultInjector
+import Foundation
+import GuardCore
+
+/// Small chaos runs shared by the tests (each is made once per test process; the runner serializes runs).
+enum RunFixtures {
+    /// 12 queues × 150 operations with the default mix and faults.
+    static func configuration(workers: Int = 12, operations: Int = 150) -> ScenarioConfiguration {
+        var configuration = ScenarioConfiguration()
+        configuration.workers = workers
+        configuration.operationsPerWorker = operations
+        return configuration
+    }
+
+    static let scenario = Scenario(configuration: configuration(), seed: 5)
+
+    /// The raw runtime on ``scenario``: removals of unregistered observers reach the runtime.
+    static let rawFailure: RunResult = ChaosRunner().run(scenario, against: RawRuntimeTarget())
+
+    /// The guard on ``scenario``.
+    static let guardPass: RunResult = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+
+    /// ``rawFailure`` as seed file JSON (pretty-printed, as `SeedFileStore` writes it).
+    static func rawSeedFileData() throws -> Data {
+        let directory = try TemporaryDirectory("fi-fixture")
+        defer { directory.remove() }
+        let path = try SeedFileStore.write(SeedFile(result: rawFailure, toolVersion: ToolVersion.current), into: directory.path)
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// ``rawSeedFileData()`` decoded as a JSON object, edited by `edit`, and encoded again.
+    static func editedRawSeedFile(_ edit: (inout [String: Any]) -> Void) throws -> Data {
+        guard var object = try JSONSerialization.jsonObject(with: rawSeedFileData()) as? [String: Any] else {
+            throw CocoaError(.coderReadCorrupt)
+        }
+        edit(&object)
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+}
