@@ -44,8 +44,11 @@ extension ObservationController {
                 callSite: .init(file: file, line: line))
             return .invalid(.unobservableKeyPath)
         }
+        // A nil object has no name to resolve: report the key path as written, not as "" (which reads as an empty
+        // key path in the `.nilObject` diagnostic).
         return register(
-            object, keyPath: name, options: options, context: nil, file: file, line: line,
+            object, keyPath: object == nil ? String(describing: keyPath) : name, options: options, context: nil,
+            file: file, line: line,
             handler: { observer, object, change in
                 handler(
                     unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self),
@@ -65,7 +68,8 @@ extension ObservationController {
                 callSite: .init(file: file, line: line))
             return .invalid(.unobservableKeyPath)
         }
-        return unobserve(object, keyPath: name, file: file, line: line)
+        // As in `observe`: a nil object's diagnostic names the key path as written rather than "".
+        return unobserve(object, keyPath: object == nil ? String(describing: keyPath) : name, file: file, line: line)
     }
 
     private static func erase<Object: KVOObject>(
