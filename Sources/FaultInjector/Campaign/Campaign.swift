@@ -23,6 +23,19 @@ public struct Campaign: Sendable {
 
         /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard.
         public init() {}
+
+        /// The scenario of round `round`, after `operationsDone` operations: its own seed, and fewer operations per
+        /// worker when the operation budget is nearly used up.
+        public func scenario(forRound round: Int, operationsDone: Int = 0) -> Scenario {
+            var configuration = scenario
+            if let operationBudget {
+                let remaining = max(0, operationBudget - operationsDone)
+                let perWorker = (remaining + configuration.workers - 1) / configuration.workers
+                configuration.operationsPerWorker = min(configuration.operationsPerWorker, max(1, perWorker))
+            }
+            return Scenario(
+                configuration: configuration, seed: StreamSeeds.seed(run: seed, purpose: .rounds, index: round))
+        }
     }
 
     /// Where a campaign stands, after each round.
@@ -54,14 +67,9 @@ public struct Campaign: Sendable {
             let elapsed = Double(MonotonicClock.now - start) / 1e9
             if round > 0, elapsed >= settings.duration { break }
             if let budget = settings.operationBudget, summary.operations >= budget { break }
-            var configuration = settings.scenario
-            if let budget = settings.operationBudget {
-                let remaining = budget - summary.operations
-                let perWorker = (remaining + configuration.workers - 1) / configuration.workers
-                configuration.operationsPerWorker = min(configuration.operationsPerWorker, max(1, perWorker))
-            }
-            let roundSeed = StreamSeeds.seed(run: settings.seed, purpose: .rounds, index: round)
-            let scenario = Scenario(configuration: configuration, seed: roundSeed)
+            let scenario = settings.scenario(forRound: round, operationsDone: summary.operations)
+            let roundSeed = scenario.seed
+            if round == 0 { summary.scenario = scenario.configuration }
             let result = ChaosRunner().run(scenario, against: target)
             summary.add(result)
             if !result.passed {

@@ -12,7 +12,8 @@ public struct CampaignSummary: Sendable {
 
     public let target: String
     public let seed: UInt64
-    public let scenario: ScenarioConfiguration
+    /// The first round's configuration (later rounds differ only in seed, and the last perhaps in length).
+    public internal(set) var scenario: ScenarioConfiguration
     public internal(set) var rounds = 0
     public internal(set) var operations = 0
     public internal(set) var deliveries = 0

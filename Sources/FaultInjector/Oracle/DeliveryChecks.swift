@@ -200,6 +200,7 @@ struct DeliveryChecks {
         let candidates = index.removals(controller: observe.controller, object: observe.object, key: observe.key!)
         return candidates.contains { $0.call < observe.ret && $0.ret > observe.call }
             || history.observerDeinitTimes[observe.observer].map { $0 < observe.ret } ?? false
+            || (index.observerReleases[observe.observer] ?? []).contains { $0.call < observe.ret }
             || history.controllerEndStartTimes[observe.controller].map { $0 < observe.ret } ?? false
     }
 

@@ -20,10 +20,10 @@ struct HistoryIndex {
     /// When a registration surely and possibly existed.
     ///
     /// It possibly existed from its observe's call (`mayStart`) and surely from its return (`sureStart`). It
-    /// possibly ended at the first call that could have removed it, or when its controller began to go away, or
-    /// its observer went away (`mayEnd`). It surely ended when a call that started after it surely existed
-    /// returned, or when its controller finished going away, or its observer was gone (`sureEnd`). Releasing a
-    /// controller or observer ends nothing by itself: an operation still holding it keeps it working.
+    /// possibly ended at the first call that could have removed it, when its controller began to go away, or when
+    /// the slot let go of its observer (`mayEnd`). It surely ended when a call that started after it surely
+    /// existed returned, when its controller finished going away, or when its observer was gone (`sureEnd`).
+    /// Releasing a controller ends nothing by itself: an operation still holding it keeps it working.
     struct Window {
         let observe: OperationRecord
         var mayStart: UInt64 { observe.call }
@@ -44,6 +44,10 @@ struct HistoryIndex {
     private(set) var unobserves: [Triple: [OperationRecord]] = [:]
     private(set) var objectUnobserves: [Pair: [OperationRecord]] = [:]
     private(set) var allUnobserves: [Int: [OperationRecord]] = [:]
+    /// Operations that dropped the slot's reference to an observer, by observer id. The observer may be gone any
+    /// time after such a call begins: its weak references clear the moment the last strong one goes, which can be
+    /// well before its deinit records the time (the thread may be preempted in between).
+    private(set) var observerReleases: [Int: [OperationRecord]] = [:]
     /// Without guard semantics: controller id → every controller id of the same observer. Raw KVO removes by
     /// observer (`removeObserver(_:forKeyPath:)` drops that observer's most recent registration), so a removal made
     /// through one controller may end a registration made through another controller of the same observer (after a
@@ -77,7 +81,9 @@ struct HistoryIndex {
                 objectUnobserves[Pair(controller: record.controller, object: record.object), default: []].append(record)
             case .unobserveAll:
                 allUnobserves[record.controller, default: []].append(record)
-            case .releaseController, .releaseObserver, .releaseObject:
+            case .releaseObserver:
+                if record.observer >= 0 { observerReleases[record.observer, default: []].append(record) }
+            case .releaseController, .releaseObject:
                 break
             }
         }
@@ -125,6 +131,9 @@ struct HistoryIndex {
             if let finished = history.controllerEndTimes[observe.controller] {
                 window.sureEnd = min(window.sureEnd, finished)
             }
+        }
+        for release in observerReleases[observe.observer] ?? [] {
+            window.mayEnd = min(window.mayEnd, release.call)
         }
         if let gone = history.observerDeinitTimes[observe.observer] {
             window.mayEnd = min(window.mayEnd, gone)

@@ -23,6 +23,9 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
     public init() {}
 
+    /// The most operations one scenario may hold (they are all drawn up front).
+    public static let operationLimit = 50_000_000
+
     /// Whether controller slot `index` holds its objects weakly.
     public func holdsWeakly(controller index: Int) -> Bool {
         weakHoldingEvery > 0 && index % weakHoldingEvery == weakHoldingEvery - 1
@@ -34,6 +37,10 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         if !(1...4_096).contains(workers) { problems.append("workers must be between 1 and 4096 (is \(workers))") }
         if !(0...10_000_000).contains(operationsPerWorker) {
             problems.append("operationsPerWorker must be between 0 and 10000000 (is \(operationsPerWorker))")
+        }
+        if workers * operationsPerWorker > Self.operationLimit {
+            problems.append(
+                "workers × operationsPerWorker must be at most \(Self.operationLimit) (is \(workers * operationsPerWorker))")
         }
         if !(1...1_024).contains(objects) { problems.append("objects must be between 1 and 1024 (is \(objects))") }
         if !(1...1_024).contains(controllers) {

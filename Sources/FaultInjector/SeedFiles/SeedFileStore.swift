@@ -26,8 +26,11 @@ public enum SeedFileStore {
             throw .wrongFormat(path: path, found: String(describing: header["format"] ?? "nothing"))
         }
         guard format == SeedFile.formatName else { throw .wrongFormat(path: path, found: format) }
-        guard let version = header["version"] as? Int else {
+        guard let versionNumber = header["version"] as? NSNumber else {
             throw .malformed(path: path, reason: "the field \"version\" is missing or not a number")
+        }
+        guard let version = Int(exactly: versionNumber.doubleValue) else {
+            throw .malformed(path: path, reason: "the field \"version\" must be a whole number, not \(versionNumber)")
         }
         guard version == SeedFile.currentVersion else {
             throw .unsupportedVersion(path: path, found: version, supported: SeedFile.currentVersion)
@@ -65,8 +68,10 @@ public enum SeedFileStore {
         return path
     }
 
-    /// JSON that parses up to its end but leaves objects or arrays open.
+    /// Text that starts like a JSON object or array and leaves one open (or a string unterminated) at its end.
     private static func looksTruncated(_ data: Data) -> Bool {
+        let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return false }
         var depth = 0
         var inString = false
         var escaped = false

@@ -61,13 +61,7 @@ enum RunCommand {
         print(SummaryPrinter.campaign(summary, cores: cores))
 
         if settings.target == "guard", !arguments.has("--no-compare"), !summary.deadlocked {
-            var scenario = settings.scenario
-            if let budget = settings.operationBudget {
-                scenario.operationsPerWorker = min(scenario.operationsPerWorker, max(1, budget / scenario.workers))
-            }
-            let firstRound = Scenario(
-                configuration: scenario, seed: StreamSeeds.seed(run: settings.seed, purpose: .rounds, index: 0))
-            let raw = ChaosRunner().run(firstRound, against: RawRuntimeTarget())
+            let raw = ChaosRunner().run(settings.scenario(forRound: 0), against: RawRuntimeTarget())
             print("")
             print(SummaryPrinter.rawComparison(raw))
         }
