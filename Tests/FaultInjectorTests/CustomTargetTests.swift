@@ -1,0 +1,145 @@
+import FaultInjector
+import Foundation
+import GuardCore
+import XCTest
+
+/// Systems under test that users bring: anything conforming to `SystemUnderTest` runs under the same oracle.
+final class CustomTargetTests: XCTestCase {
+    /// An app's own facade in front of the guard (adds nothing but an extra layer): it must pass like the guard.
+    struct FacadeTarget: SystemUnderTest {
+        let name = "app-facade"
+        let promisesGuardSemantics = true
+
+        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+            Facade(controller: ObservationController(
+                observer: observer, retainsObservedObjects: retainsObjects, diagnosticSink: CountingSink(keepsEvents: false)))
+        }
+
+        final class Facade: StressController, @unchecked Sendable {
+            let controller: ObservationController<StressObserver>
+            init(controller: ObservationController<StressObserver>) { self.controller = controller }
+
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
+                switch controller.observe(object, keyPath: keyPath, options: options, handler: { observer, object, change in
+                    sink.deliver(observer: observer, object: object, change: change)
+                }) {
+                case .registered: return .registered
+                case .duplicate: return .duplicate
+                case .invalid: return .invalid
+                }
+            }
+
+            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
+                Self.outcome(controller.unobserve(object, keyPath: keyPath))
+            }
+
+            func unobserve(_ object: StressObject) -> UnobserveOutcome {
+                Self.outcome(controller.unobserve(object))
+            }
+
+            func unobserveAll() { controller.unobserveAll() }
+
+            static func outcome(_ result: UnobserveResult) -> UnobserveOutcome {
+                switch result {
+                case .removed: return .removed
+                case .alreadyRemoved: return .alreadyRemoved
+                case .notRegistered: return .notRegistered
+                case .invalid: return .invalid
+                }
+            }
+        }
+    }
+
+    /// A wrapper with a planted bug: its key-path unobserve reports success but forgets to remove.
+    struct ForgetfulTarget: SystemUnderTest {
+        let name = "forgetful"
+        let promisesGuardSemantics = true
+
+        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+            Forgetful(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects))
+        }
+
+        final class Forgetful: StressController, @unchecked Sendable {
+            let inner: any StressController
+            init(inner: any StressController) { self.inner = inner }
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
+                inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            }
+            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { .removed }
+            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
+            func unobserveAll() { inner.unobserveAll() }
+        }
+    }
+
+    /// A wrapper whose unobserve-all takes a semaphore and returns early without signalling it (the singleton
+    /// controller of the reference material): the second caller blocks for good.
+    struct SemaphoreLeakTarget: SystemUnderTest {
+        let name = "semaphore-leak"
+        let promisesGuardSemantics = true
+        let semaphore = DispatchSemaphore(value: 1)
+
+        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+            Leaky(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects), semaphore: semaphore)
+        }
+
+        final class Leaky: StressController, @unchecked Sendable {
+            let inner: any StressController
+            let semaphore: DispatchSemaphore
+            init(inner: any StressController, semaphore: DispatchSemaphore) {
+                self.inner = inner
+                self.semaphore = semaphore
+            }
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
+                inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            }
+            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath) }
+            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
+            func unobserveAll() {
+                semaphore.wait()
+                inner.unobserveAll()
+                // The early return that never signals.
+            }
+        }
+    }
+
+    private var configuration: ScenarioConfiguration {
+        var configuration = ScenarioConfiguration()
+        configuration.workers = 12
+        configuration.operationsPerWorker = 150
+        return configuration
+    }
+
+    func testAUsersFacadeOverTheGuardPassesTheOracle() {
+        let result = ChaosRunner().run(Scenario(configuration: configuration, seed: 31), against: FacadeTarget())
+        XCTAssertTrue(result.passed, result.report.signature)
+        XCTAssertEqual(result.targetName, "app-facade")
+        XCTAssertGreaterThan(result.report.checks["observe/unobserve results linearizable", default: 0], 0)
+    }
+
+    func testAWrapperThatForgetsToRemoveIsCaught() {
+        let result = ChaosRunner().run(Scenario(configuration: configuration, seed: 32), against: ForgetfulTarget())
+        XCTAssertFalse(result.passed)
+        // It claims removals that never happened: later results contradict them, and changes still arrive.
+        XCTAssertGreaterThan(result.report.violationCounts[.nonLinearizable, default: 0], 0, result.report.signature)
+        XCTAssertGreaterThan(
+            result.report.violationCounts[.deliveryOutsideRegistration, default: 0], 0, result.report.signature)
+    }
+
+    func testAWrapperThatNeverReleasesItsSemaphoreIsReportedAsADeadlock() {
+        var runner = ChaosRunner()
+        runner.deadlockTimeout = 1
+        var configuration = configuration
+        configuration.mix.unobserveAll = 20
+        let start = Date()
+        let result = runner.run(Scenario(configuration: configuration, seed: 33), against: SemaphoreLeakTarget())
+        XCTAssertTrue(result.abandoned, "the run should have been abandoned as deadlocked")
+        XCTAssertEqual(result.report.violationCounts[.deadlock], 1, result.report.signature)
+        let message = result.report.violations.first { $0.kind == .deadlock }?.message ?? ""
+        XCTAssertTrue(message.contains("stuck"), message)
+        XCTAssertTrue(message.contains("unobserve-all"), "the report names what the stuck workers were doing: \(message)")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30, "the watchdog took too long")
+        // The harness is still usable after abandoning a deadlocked run.
+        let after = ChaosRunner().run(Scenario(configuration: configuration, seed: 34), against: FacadeTarget())
+        XCTAssertTrue(after.passed, after.report.signature)
+    }
+}
