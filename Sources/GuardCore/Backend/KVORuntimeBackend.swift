@@ -3,16 +3,20 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// Creates the backend; it has no state of its own.
     public init() {}
 
-    /// Registers through the runtime. Returns `nil` for objects that are not ``KVOObject``s, for malformed key
-    /// paths, and for key paths the object does not know (checking them along the current chain of a dotted path),
-    /// all without reporting a runtime misuse.
+    /// `true` for a ``KVOObject`` and a well-formed key path whose keys it knows (checked along the current chain
+    /// of a dotted path), without reporting a runtime misuse.
+    public func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
+        guard let object = object as? KVOObject, KeyPathSyntax.isWellFormed(keyPath) else { return false }
+        return object.isKnownKeyPathAlongCurrentChain(keyPath)
+    }
+
+    /// Registers through the runtime. Returns `nil`, without reporting a runtime misuse, when
+    /// ``canObserve(_:forKeyPath:)`` says no.
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendObservation)? {
-        guard let object = object as? KVOObject, KeyPathSyntax.isWellFormed(keyPath),
-            object.isKnownKeyPathAlongCurrentChain(keyPath)
-        else { return nil }
+        guard canObserve(object, forKeyPath: keyPath), let object = object as? KVOObject else { return nil }
         let bridge = RuntimeObserverBridge(receiver: receiver)
         let onDeinit: (@Sendable () -> Void)? =
             dropsWithObject ? { @Sendable [weak bridge] in bridge?.objectDidDeinit() ?? () } : nil

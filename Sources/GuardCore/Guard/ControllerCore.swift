@@ -38,6 +38,9 @@ final class ControllerCore: @unchecked Sendable {
         guard KeyPathSyntax.isWellFormed(keyPath) else {
             return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
+        guard backend.canObserve(object, forKeyPath: keyPath) else {
+            return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+        }
         let registration = GuardedObservation(
             object: object, keyPath: keyPath, options: options, context: context, retainsObject: retainsObjects,
             handler: handler, callSite: callSite, core: self)
@@ -62,6 +65,8 @@ final class ControllerCore: @unchecked Sendable {
         SchedulePoints.reach(.guardAfterRegister)
 
         guard let observation else {
+            // Rare: the key path stopped being observable between the check and the add (a dotted path's middle
+            // object was replaced meanwhile).
             lock.withLock {
                 if registrations[key.object]?[keyPath] === registration {
                     dropFromTable(key)

@@ -4,6 +4,11 @@
 /// behind the same protocol without any change to the guard. A backend must deliver notifications synchronously on
 /// the thread that made the change, call receivers outside its own locks, and hold receivers weakly.
 public protocol KeyValueObservingBackend: Sendable {
+    /// Whether `object` can be observed for `keyPath` at all (an observable object, a well-formed key path, known
+    /// keys). Must have no side effects and never count as misuse. The guard asks before it reserves a
+    /// registration, so an invalid call never looks registered to a concurrent one.
+    func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool
+
     /// Registers `receiver` for `keyPath` on `object`, Foundation's `addObserver(_:forKeyPath:options:context:)`.
     ///
     /// With `.initial`, the initial notification must reach the receiver before this returns. Returns a handle for

@@ -98,6 +98,19 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
         core.observedKeyPaths(of: object)
     }
 
+    /// Observes `keyPath` on any object the backend understands, with an untyped object in the handler. The typed
+    /// overloads (for ``KVOObject``s, in an extension) are usually what you want; this one serves other backends.
+    @discardableResult
+    public func observe(
+        object: AnyObject?, keyPath: String, options: KeyValueObservingOptions = [],
+        file: String = #fileID, line: UInt = #line,
+        handler: @escaping @Sendable (_ observer: Observer, _ object: AnyObject, _ change: KeyValueChange) -> Void
+    ) -> ObserveResult {
+        register(
+            object, keyPath: keyPath, options: options, context: nil, file: file, line: line,
+            handler: { observer, object, change in handler(unsafeDowncast(observer, to: Observer.self), object, change) })
+    }
+
     /// Registers a type-erased handler; the typed `observe` overloads build on this.
     func register(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
