@@ -1,58 +1,63 @@
 import Foundation
 import GuardCore
 
-/// One object slot: the object currently in it, and the lock that serializes mutations of that slot's objects
-/// (concurrent sets of one Swift property are a data race in any program; the harness models correct callers).
-final class ObjectSlot: @unchecked Sendable {
-    let index: Int
-    /// Held around every mutation and every observe that reads the value for `.initial` + `.new`. Recursive, so
-    /// a handler may mutate the object whose change it is handling.
-    let mutationLock = NSRecursiveLock()
+/// A place that holds one instance at a time, shared by all workers: reading it gives a strong reference to the
+/// current instance, replacing it hands the previous one back for the caller to drop.
+final class Slot<Instance: AnyObject>: @unchecked Sendable {
     private let lock = Lock()
-    private var current: StressObject?
+    private var current: Instance?
 
-    init(index: Int, object: StressObject) {
-        self.index = index
-        self.current = object
+    init(_ instance: Instance) {
+        current = instance
     }
 
-    var object: StressObject? {
+    var instance: Instance? {
         lock.withLock { current }
     }
 
-    /// Puts `object` in the slot and returns the previous one (for the caller to drop).
-    func replace(with object: StressObject?) -> StressObject? {
+    /// Puts `instance` in the slot and returns the previous one.
+    func replace(with instance: Instance?) -> Instance? {
         lock.withLock {
             let previous = current
-            current = object
+            current = instance
             return previous
         }
     }
 }
 
-/// One controller slot: the observer currently in it (which owns its controller).
+/// One object slot, and the lock that serializes mutations of the objects in it (concurrent sets of one Swift
+/// property are a data race in any program; the harness models correct callers).
+final class ObjectSlot: @unchecked Sendable {
+    let index: Int
+    /// Held around every mutation and every observe that reads the value for `.initial` + `.new`. Recursive, so
+    /// a handler may mutate the object whose change it is handling.
+    let mutationLock = NSRecursiveLock()
+    let slot: Slot<StressObject>
+
+    init(index: Int, object: StressObject) {
+        self.index = index
+        self.slot = Slot(object)
+    }
+
+    var object: StressObject? { slot.instance }
+
+    func replace(with object: StressObject?) -> StressObject? { slot.replace(with: object) }
+}
+
+/// One controller slot: the observer currently in it (which owns its controller), and how its controllers hold
+/// objects.
 final class ControllerSlot: @unchecked Sendable {
     let index: Int
     let holdsWeakly: Bool
-    private let lock = Lock()
-    private var current: StressObserver?
+    let slot: Slot<StressObserver>
 
     init(index: Int, holdsWeakly: Bool, observer: StressObserver) {
         self.index = index
         self.holdsWeakly = holdsWeakly
-        self.current = observer
+        self.slot = Slot(observer)
     }
 
-    var observer: StressObserver? {
-        lock.withLock { current }
-    }
+    var observer: StressObserver? { slot.instance }
 
-    /// Puts `observer` in the slot and returns the previous one (for the caller to drop).
-    func replace(with observer: StressObserver?) -> StressObserver? {
-        lock.withLock {
-            let previous = current
-            current = observer
-            return previous
-        }
-    }
+    func replace(with observer: StressObserver?) -> StressObserver? { slot.replace(with: observer) }
 }

@@ -8,7 +8,8 @@ public enum GuardDiagnostics {
         set { current.withValue { $0 = newValue } }
     }
 
-    /// Runs `body` with `sink` as the process-wide sink, then restores the previous one.
+    /// Runs `body` with `sink` as the process-wide sink, then restores the previous one. Meant for tests: two
+    /// threads doing this at once can restore each other's sink.
     public static func withSink<Result>(_ sink: any DiagnosticSink, _ body: () throws -> Result) rethrows -> Result {
         let previous = current.withValue { current -> any DiagnosticSink in
             let previous = current

@@ -37,18 +37,11 @@ extension ObservationController {
         file: String = #fileID, line: UInt = #line,
         handler: @escaping @Sendable (_ observer: Observer, _ object: Object, _ change: ObservedChange<Value>) -> Void
     ) -> ObserveResult {
-        let name = object.flatMap { $0.keyPathString(for: keyPath) } ?? ""
-        guard object == nil || !name.isEmpty else {
-            core.emit(
-                .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
-                callSite: .init(file: file, line: line))
+        guard let name = keyPathName(keyPath, of: object, file: file, line: line) else {
             return .invalid(.unobservableKeyPath)
         }
-        // A nil object has no name to resolve: report the key path as written, not as "" (which reads as an empty
-        // key path in the `.nilObject` diagnostic).
         return register(
-            object, keyPath: object == nil ? String(describing: keyPath) : name, options: options, context: nil,
-            file: file, line: line,
+            object, keyPath: name, options: options, context: nil, file: file, line: line,
             handler: { observer, object, change in
                 handler(
                     unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self),
@@ -61,15 +54,24 @@ extension ObservationController {
     public func unobserve<Object: KVOObject, Value>(
         _ object: Object?, _ keyPath: KeyPath<Object, Value>, file: String = #fileID, line: UInt = #line
     ) -> UnobserveResult {
-        let name = object.flatMap { $0.keyPathString(for: keyPath) } ?? ""
-        guard object == nil || !name.isEmpty else {
-            core.emit(
-                .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
-                callSite: .init(file: file, line: line))
+        guard let name = keyPathName(keyPath, of: object, file: file, line: line) else {
             return .invalid(.unobservableKeyPath)
         }
-        // As in `observe`: a nil object's diagnostic names the key path as written rather than "".
-        return unobserve(object, keyPath: object == nil ? String(describing: keyPath) : name, file: file, line: line)
+        return unobserve(object, keyPath: name, file: file, line: line)
+    }
+
+    /// The string key path for `keyPath`, or `nil` after emitting the invalid-argument event when it has none. A
+    /// nil object has nothing to resolve against: the key path is named as written, so the `.nilObject` event that
+    /// follows does not read like an empty key path.
+    private func keyPathName<Object: KVOObject, Value>(
+        _ keyPath: KeyPath<Object, Value>, of object: Object?, file: String, line: UInt
+    ) -> String? {
+        guard let object else { return String(describing: keyPath) }
+        if let name = object.keyPathString(for: keyPath) { return name }
+        core.emit(
+            .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
+            callSite: .init(file: file, line: line))
+        return nil
     }
 
     private static func erase<Object: KVOObject>(

@@ -19,7 +19,7 @@ enum KeyNameProbe {
 
     private static let activeProbes = Atomic<Int>(0)
     private static let threadState = ThreadLocal { ThreadState() }
-    private static let cache = Protected<[AnyKeyPath: String]>([:])
+    private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
     /// Whether the calling thread is probing; costs one relaxed atomic load when nobody probes.
     @inline(__always)
@@ -35,13 +35,12 @@ enum KeyNameProbe {
 
     /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.
     static func keyPathString<Root: KVOObject, Value>(for keyPath: KeyPath<Root, Value>, on object: Root) -> String? {
-        if let cached = cache.withValue({ $0[keyPath] }) { return cached }
-        let steps = recordSteps { _ = object[keyPath: keyPath] }
-        // Every `@Observed` chain is settable; a read-only key path can only be some computed property.
-        let isSettable = keyPath is ReferenceWritableKeyPath<Root, Value>
-        let name = name(from: steps, matching: keyPath, isSettable: isSettable) ?? plainStoredName(of: keyPath)
-        if let name { cache.withValue { $0[keyPath] = name } }
-        return name
+        cache.valueIfPossible(for: keyPath) {
+            let steps = recordSteps { _ = object[keyPath: keyPath] }
+            // Every `@Observed` chain is settable; a read-only key path can only be some computed property.
+            let isSettable = keyPath is ReferenceWritableKeyPath<Root, Value>
+            return name(from: steps, matching: keyPath, isSettable: isSettable) ?? plainStoredName(of: keyPath)
+        }
     }
 
     private static func recordSteps(_ body: () -> Void) -> [Step] {

@@ -6,7 +6,7 @@ enum ObservedClassInfo {
         let key: String
     }
 
-    private static let triggers = Protected<[ClassKey: [String]]>([:])
+    private static let triggers = ReadMostlyCache<ClassKey, [String]>()
     private static let computedKeys = Protected<Set<ClassKey>>([])
 
     /// The keys whose change must announce `keyPath`: its first key, then every key that affects it
@@ -14,22 +14,21 @@ enum ObservedClassInfo {
     /// first key).
     static func triggerKeys(for keyPath: String, of type: KVOObject.Type) -> [String] {
         let first = firstKey(of: keyPath)
-        let cacheKey = ClassKey(type: ObjectIdentifier(type), key: first)
-        if let cached = triggers.withValue({ $0[cacheKey] }) { return cached }
-        var ordered = [first]
-        var seen: Set<String> = [first]
-        var queue = [first]
-        while let key = queue.popLast() {
-            for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sorted() {
-                let trigger = firstKey(of: affecting)
-                if seen.insert(trigger).inserted {
-                    ordered.append(trigger)
-                    queue.append(trigger)
+        return triggers.value(for: ClassKey(type: ObjectIdentifier(type), key: first)) {
+            var ordered = [first]
+            var seen: Set<String> = [first]
+            var queue = [first]
+            while let key = queue.popLast() {
+                for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sorted() {
+                    let trigger = firstKey(of: affecting)
+                    if seen.insert(trigger).inserted {
+                        ordered.append(trigger)
+                        queue.append(trigger)
+                    }
                 }
             }
+            return ordered
         }
-        triggers.withValue { $0[cacheKey] = ordered }
-        return ordered
     }
 
     static func isKnownComputedKey(_ key: String, of type: KVOObject.Type) -> Bool {

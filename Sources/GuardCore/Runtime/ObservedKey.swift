@@ -3,19 +3,18 @@ struct ObservedKey: Sendable {
     let name: String
     let bit: UInt64
 
-    private static let cache = Protected<[AnyKeyPath: ObservedKey]>([:])
+    private static let cache = ReadMostlyCache<AnyKeyPath, ObservedKey>()
 
     /// The key of the property whose storage is at `storage` (`\Person._age` gives `age`).
     static func resolve(storage: AnyKeyPath) -> ObservedKey {
-        if let cached = cache.withValue({ $0[storage] }) { return cached }
-        guard let name = storageName(of: storage) else {
-            fatalError(
-                "KVOGuard: cannot learn the name of the @Observed property behind \(storage); GuardCore needs the "
-                    + "type's reflection metadata (do not build with -disable-reflection-metadata).")
+        cache.value(for: storage) {
+            guard let name = storageName(of: storage) else {
+                fatalError(
+                    "KVOGuard: cannot learn the name of the @Observed property behind \(storage); GuardCore needs the "
+                        + "type's reflection metadata (do not build with -disable-reflection-metadata).")
+            }
+            return ObservedKey(name: name, bit: KeyBit.of(name))
         }
-        let key = ObservedKey(name: name, bit: KeyBit.of(name))
-        cache.withValue { $0[storage] = key }
-        return key
     }
 
     /// `age` for a key path printed as `\Module.Person._age`; `nil` if the rendering has no property name.

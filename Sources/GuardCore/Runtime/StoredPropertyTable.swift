@@ -32,18 +32,11 @@ final class StoredPropertyTable: Sendable {
         Set(properties.keys)
     }
 
-    private static let cache = Protected<[ObjectIdentifier: StoredPropertyTable]>([:])
+    private static let cache = ReadMostlyCache<ObjectIdentifier, StoredPropertyTable>()
 
-    /// The table of `type`, built on first use.
+    /// The table of `type`, built on first use; later lookups take no process-wide lock.
     static func `for`(_ type: KVOObject.Type) -> StoredPropertyTable {
-        let id = ObjectIdentifier(type)
-        if let cached = cache.withValue({ $0[id] }) { return cached }
-        let table = build(for: type)
-        return cache.withValue { cache in
-            if let raced = cache[id] { return raced }
-            cache[id] = table
-            return table
-        }
+        cache.value(for: ObjectIdentifier(type)) { build(for: type) }
     }
 
     /// Offsets of the stored properties `KVOObject` itself declares; they are runtime state, not keys.
