@@ -40,13 +40,19 @@ public struct Campaign: Sendable {
 
     /// Where a campaign stands, after each round.
     public struct Progress: Sendable {
+        /// Rounds finished.
         public let rounds: Int
+        /// Operations performed so far.
         public let operations: Int
+        /// Notifications received so far.
         public let deliveries: Int
+        /// Oracle violations so far.
         public let violations: Int
+        /// Seconds since the campaign started.
         public let elapsed: Double
     }
 
+    /// What this campaign runs.
     public let settings: Settings
 
     /// Creates a campaign.

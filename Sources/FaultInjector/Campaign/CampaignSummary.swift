@@ -5,18 +5,27 @@ import GuardCore
 public struct CampaignSummary: Sendable {
     /// A round whose oracle failed.
     public struct FailedRound: Sendable {
+        /// The round's index, from 0.
         public let round: Int
+        /// The round's own seed (the one its seed file names).
         public let seed: UInt64
+        /// The round's failure signature.
         public let signature: String
     }
 
+    /// The system under test's name.
     public let target: String
+    /// The campaign seed.
     public let seed: UInt64
     /// The first round's configuration (later rounds differ only in seed, and the last perhaps in length).
     public internal(set) var scenario: ScenarioConfiguration
+    /// Rounds run.
     public internal(set) var rounds = 0
+    /// Operations performed, handler actions included.
     public internal(set) var operations = 0
+    /// Notifications received.
     public internal(set) var deliveries = 0
+    /// Pauses injected.
     public internal(set) var faultsInjected = 0
     /// Seconds the whole campaign took (oracle checks included).
     public internal(set) var seconds = 0.0
@@ -26,8 +35,11 @@ public struct CampaignSummary: Sendable {
     public internal(set) var report = OracleReport()
     /// Mistakes the guard absorbed, by kind (empty for targets without diagnostics).
     public internal(set) var preventedMisuses: [GuardDiagnostic.Kind: Int] = [:]
+    /// Rounds whose oracle failed.
     public internal(set) var failures: [FailedRound] = []
+    /// Paths of the seed files written.
     public internal(set) var seedFiles: [String] = []
+    /// Seed files that could not be written, as sentences.
     public internal(set) var writeErrors: [String] = []
     /// True if a round deadlocked (its workers were abandoned).
     public internal(set) var deadlocked = false

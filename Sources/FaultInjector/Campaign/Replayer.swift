@@ -23,7 +23,9 @@ public struct Replayer: Sendable {
         public var reproduced: Bool { violatedRuns > 0 }
     }
 
+    /// The seed file being replayed.
     public let file: SeedFile
+    /// The system the operations run against.
     public let target: any SystemUnderTest
 
     /// A replay of `file` against `target` (by default the target the file names).

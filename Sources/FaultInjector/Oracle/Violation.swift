@@ -29,10 +29,13 @@ public struct Violation: Sendable, Hashable, Codable {
         /// Something released was still alive at the end, or the runtime's tables were not empty.
         case leak
 
+        /// Orders kinds by their names.
         public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// Which rule was broken.
     public let kind: Kind
+    /// What happened, naming the operations involved.
     public let message: String
 
     /// Creates a violation.

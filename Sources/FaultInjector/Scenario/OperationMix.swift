@@ -1,14 +1,24 @@
 /// Relative weights of the operations a worker draws. Zero switches an operation off.
 public struct OperationMix: Codable, Hashable, Sendable {
+    /// Observe without `.initial`.
     public var observe = 20
+    /// Observe with `.initial`.
     public var observeInitial = 10
+    /// Unobserve one key path.
     public var unobserve = 14
+    /// Unobserve one key path twice in a row.
     public var doubleUnobserve = 3
+    /// Unobserve every key path of an object.
     public var unobserveObject = 3
+    /// Unobserve everything of a controller.
     public var unobserveAll = 2
+    /// Set a stored key.
     public var mutate = 40
+    /// Replace a slot's observer (and its controller).
     public var releaseObserver = 1
+    /// Replace a slot's controller.
     public var releaseController = 2
+    /// Replace a slot's object.
     public var releaseObject = 2
 
     /// The default mix: observe-heavy churn with mutations, every kind of removal and release.
@@ -25,11 +35,17 @@ public struct OperationMix: Codable, Hashable, Sendable {
 
 /// Relative weights of the actions a handler performs on its first notification.
 public struct HandlerActionMix: Codable, Hashable, Sendable {
+    /// Do nothing.
     public var none = 70
+    /// Unobserve the notified key path.
     public var unobserveSelf = 12
+    /// Unobserve everything of the notified controller.
     public var unobserveAll = 3
+    /// Release the notified controller.
     public var releaseController = 2
+    /// Mutate an object key.
     public var mutate = 8
+    /// Observe another key path.
     public var observe = 5
 
     /// The default mix.

@@ -3,6 +3,7 @@ import GuardCore
 /// The observing options an operation asks for, kept as a small value type with a stable text form
 /// (`[initial,new,old,prior]`).
 public struct StressOptions: OptionSet, Hashable, Codable, Sendable {
+    /// The option bits.
     public let rawValue: UInt8
 
     /// Creates options from bits.
@@ -10,9 +11,13 @@ public struct StressOptions: OptionSet, Hashable, Codable, Sendable {
         self.rawValue = rawValue
     }
 
+    /// `.new`.
     public static let new = StressOptions(rawValue: 1 << 0)
+    /// `.old`.
     public static let old = StressOptions(rawValue: 1 << 1)
+    /// `.initial`.
     public static let initial = StressOptions(rawValue: 1 << 2)
+    /// `.prior`.
     public static let prior = StressOptions(rawValue: 1 << 3)
 
     private static let names: [(StressOptions, String)] = [

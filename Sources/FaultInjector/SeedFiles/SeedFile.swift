@@ -29,7 +29,9 @@ public struct SeedFile: Codable, Sendable, Equatable {
         public var examples: [String]
     }
 
+    /// Always ``formatName``.
     public var format: String
+    /// The format version (``currentVersion`` for files this build writes).
     public var version: Int
     /// The guard-stress version that wrote the file.
     public var toolVersion: String

@@ -21,6 +21,7 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The runner the file names is unknown to this build.
     case unknownRunner(String)
 
+    /// One sentence saying what is wrong.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): return "cannot read seed file \(path): \(reason)"

@@ -2,7 +2,9 @@ import GuardCore
 
 /// The system under test that KVOGuard ships: an ``ObservationController`` per observer.
 public struct GuardTarget: SystemUnderTest {
+    /// `guard`.
     public let name = "guard"
+    /// The guard promises exact results, linearizability and nothing delivered after removal.
     public let promisesGuardSemantics = true
     /// Where the controllers' diagnostics go (a counting sink in the harness).
     public let diagnostics: any DiagnosticSink
@@ -12,6 +14,7 @@ public struct GuardTarget: SystemUnderTest {
         self.diagnostics = diagnostics
     }
 
+    /// An ``ObservationController`` for `observer`, wrapped for the harness.
     public func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
         GuardStressController(
             ObservationController(

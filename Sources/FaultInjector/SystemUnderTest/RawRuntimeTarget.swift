@@ -4,12 +4,15 @@ import GuardCore
 /// `addObserver`, every unobserve a `removeObserver` (most recent registration, no bookkeeping), nothing is removed
 /// on teardown. Running a scenario against it counts the crashes the guard prevents.
 public struct RawRuntimeTarget: SystemUnderTest {
+    /// `raw`.
     public let name = "raw"
+    /// Raw KVO promises none of the guard's semantics.
     public let promisesGuardSemantics = false
 
     /// Creates the target.
     public init() {}
 
+    /// A bookkeeping-free stand-in that calls the runtime directly.
     public func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
         RawStressController(observer: observer)
     }

@@ -3,8 +3,11 @@ import GuardCore
 /// The object every stress operation observes and mutates: three stored integer keys and `sum = k0 + k1`, a
 /// dependent key, so changes fan out to dependent registrations too.
 public final class StressObject: KVOObject, @unchecked Sendable {
+    /// Stored key `k0`; `sum` depends on it.
     @Observed public var k0 = 0
+    /// Stored key `k1`; `sum` depends on it.
     @Observed public var k1 = 0
+    /// Stored key `k2`, independent of the others.
     @Observed public var k2 = 0
     /// Unique within a process; names the object in histories and reports.
     public let id: Int

@@ -39,14 +39,26 @@ public protocol DeliverySink: AnyObject, Sendable {
 
 /// What an observe call reported.
 public enum ObserveOutcome: UInt8, Sendable, Codable {
-    case registered, duplicate, invalid
+    /// A new registration was made.
+    case registered
+    /// The registration existed already; nothing changed.
+    case duplicate
+    /// The arguments were rejected; nothing changed.
+    case invalid
     /// The system gives no result (raw KVO).
     case unknown
 }
 
 /// What an unobserve call reported.
 public enum UnobserveOutcome: UInt8, Sendable, Codable {
-    case removed, alreadyRemoved, notRegistered, invalid
+    /// A registration was removed.
+    case removed
+    /// Nothing to remove: it was removed before.
+    case alreadyRemoved
+    /// Nothing to remove: it never existed.
+    case notRegistered
+    /// The arguments were rejected.
+    case invalid
     /// The system gives no result (raw KVO).
     case unknown
 }

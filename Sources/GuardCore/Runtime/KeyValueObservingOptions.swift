@@ -1,5 +1,6 @@
 /// What a key-value observer wants to receive, with Foundation's `NSKeyValueObservingOptions` values.
 public struct KeyValueObservingOptions: OptionSet, Sendable, Hashable {
+    /// Foundation's option bits.
     public let rawValue: UInt
 
     /// Creates options from Foundation's raw bits.
