@@ -20,6 +20,9 @@ public struct Campaign: Sendable {
         public var outputDirectory = "stress-seeds"
         /// Stop at the first failing round.
         public var stopAtFirstFailure = false
+        /// Write seed files for at most this many failing rounds (a long campaign against a broken target would
+        /// otherwise fill the disk with near-identical files); later failures are still counted.
+        public var maximumSeedFiles = 10
 
         /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard.
         public init() {}
@@ -79,14 +82,9 @@ public struct Campaign: Sendable {
             let result = ChaosRunner().run(scenario, against: target)
             summary.add(result)
             if !result.passed {
-                summary.failures.append(CampaignSummary.FailedRound(round: round, seed: roundSeed, signature: result.report.signature))
-                do {
-                    let path = try SeedFileStore.write(
-                        SeedFile(result: result, toolVersion: ToolVersion.current), into: settings.outputDirectory)
-                    summary.seedFiles.append(path)
-                } catch {
-                    summary.writeErrors.append("could not write a seed file into \(settings.outputDirectory): \(error.localizedDescription)")
-                }
+                summary.failures.append(
+                    CampaignSummary.FailedRound(round: round, seed: roundSeed, signature: result.report.signature))
+                keepSeedFile(of: result, in: &summary)
             }
             round += 1
             progress(
@@ -98,5 +96,20 @@ public struct Campaign: Sendable {
         summary.seconds = Double(MonotonicClock.now - start) / 1e9
         summary.preventedMisuses = diagnostics.counts
         return summary
+    }
+
+    /// Writes the seed file of a failing round, unless the campaign already wrote as many as it may.
+    private func keepSeedFile(of result: RunResult, in summary: inout CampaignSummary) {
+        guard summary.seedFiles.count < settings.maximumSeedFiles else {
+            summary.unwrittenSeedFiles += 1
+            return
+        }
+        do {
+            let file = SeedFile(result: result, toolVersion: ToolVersion.current)
+            summary.seedFiles.append(try SeedFileStore.write(file, into: settings.outputDirectory))
+        } catch {
+            summary.writeErrors.append(
+                "could not write a seed file into \(settings.outputDirectory): \(error.localizedDescription)")
+        }
     }
 }

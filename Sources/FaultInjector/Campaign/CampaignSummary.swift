@@ -39,6 +39,8 @@ public struct CampaignSummary: Sendable {
     public internal(set) var failures: [FailedRound] = []
     /// Paths of the seed files written.
     public internal(set) var seedFiles: [String] = []
+    /// Failing rounds left without a seed file because the campaign's limit was reached.
+    public internal(set) var unwrittenSeedFiles = 0
     /// Seed files that could not be written, as sentences.
     public internal(set) var writeErrors: [String] = []
     /// True if a round deadlocked (its workers were abandoned).

@@ -9,7 +9,7 @@ enum RunCommand {
             words,
             options: [
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
-                "--out",
+                "--out", "--max-seed-files",
             ],
             flags: ["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"])
         if arguments.has("--help") || arguments.has("-h") {
@@ -30,6 +30,7 @@ enum RunCommand {
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
+        settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
         if let target = arguments.string("--target") {
             guard TargetCatalog.names.contains(target) else {
                 throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(target)'")
