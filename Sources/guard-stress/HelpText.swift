@@ -39,7 +39,8 @@ enum HelpText {
           --objects N          shared objects per round (default 6)
           --controllers N      shared controllers per round (default 8)
           --out DIR            where seed files of failing rounds go (default ./stress-seeds)
-          --max-seed-files N   write seed files for at most N failing rounds (default 10; the rest are counted)
+          --max-seed-files N   write at most N seed files (default 10), plus one for each failure signature not
+                               seen before; the other failing rounds are counted
           --no-faults          do not inject yields, spins or sleeps
           --no-compare         skip the raw-runtime comparison after a guard campaign
           --stop-at-first-failure

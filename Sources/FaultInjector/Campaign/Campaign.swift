@@ -21,7 +21,8 @@ public struct Campaign: Sendable {
         /// Stop at the first failing round.
         public var stopAtFirstFailure = false
         /// Write seed files for at most this many failing rounds (a long campaign against a broken target would
-        /// otherwise fill the disk with near-identical files); later failures are still counted.
+        /// otherwise fill the disk with near-identical files). A failure with a signature not seen before in the
+        /// campaign is always written; repeats beyond the limit are only counted.
         public var maximumSeedFiles = 10
 
         /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard.
@@ -98,9 +99,11 @@ public struct Campaign: Sendable {
         return summary
     }
 
-    /// Writes the seed file of a failing round, unless the campaign already wrote as many as it may.
+    /// Writes the seed file of a failing round, unless its failure is a repeat and the campaign already wrote as
+    /// many as it may.
     private func keepSeedFile(of result: RunResult, in summary: inout CampaignSummary) {
-        guard summary.seedFiles.count < settings.maximumSeedFiles else {
+        let isNewFailure = !summary.failures.dropLast().contains { $0.signature == result.report.signature }
+        guard isNewFailure || summary.seedFiles.count < settings.maximumSeedFiles else {
             summary.unwrittenSeedFiles += 1
             return
         }

@@ -31,7 +31,7 @@ enum SummaryPrinter {
             if summary.seedFiles.count > 10 { lines.append("    … and \(summary.seedFiles.count - 10) more") }
         }
         if summary.unwrittenSeedFiles > 0 {
-            lines.append("    \(Format.count(summary.unwrittenSeedFiles)) more failing rounds not written (limit reached; see --max-seed-files)")
+            lines.append("    \(Format.count(summary.unwrittenSeedFiles)) more failing rounds with a failure already written were not written (see --max-seed-files)")
         }
         lines.append(contentsOf: summary.writeErrors.map { "  ERROR: \($0)" })
         if summary.deadlocked { lines.append("  a round DEADLOCKED; its workers were abandoned") }
