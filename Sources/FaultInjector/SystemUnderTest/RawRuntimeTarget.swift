@@ -73,9 +73,3 @@ final class RawStressController: StressController, @unchecked Sendable {
         }
     }
 }
-
-/// A weak reference in a collection.
-final class WeakObject: @unchecked Sendable {
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-}

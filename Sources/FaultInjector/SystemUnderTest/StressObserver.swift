@@ -49,37 +49,3 @@ public final class StressObserver: KeyValueObserver, @unchecked Sendable {
         sink.deliver(observer: self, object: object, change: change)
     }
 }
-
-/// The harness's handle on one controller of the system under test. When the handle goes away it releases the
-/// controller and records when that release started and finished (the guard unregisters everything in its
-/// deinit, so registrations end in between).
-final class ControllerHandle: @unchecked Sendable {
-    let id: Int
-    let observerID: Int
-    let holdsWeakly: Bool
-    private var controller: (any StressController)?
-    private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
-
-    init(
-        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController,
-        onEnd: @escaping @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
-    ) {
-        self.id = id
-        self.observerID = observerID
-        self.holdsWeakly = holdsWeakly
-        self.controller = controller
-        self.onEnd = onEnd
-    }
-
-    /// Runs `body` with the controller while this handle is guaranteed alive, so the controller cannot outlive
-    /// the handle's recorded end; `nil` if the handle has no controller.
-    func perform<Result>(_ body: (any StressController) -> Result) -> Result? {
-        withExtendedLifetime(self) { controller.map(body) }
-    }
-
-    deinit {
-        let started = MonotonicClock.now
-        controller = nil
-        onEnd(id, started, MonotonicClock.now)
-    }
-}

@@ -86,12 +86,3 @@ final class ChangePlan {
         return indexes.filter { $0 < array.count }.map { array[$0] }
     }
 }
-
-/// A present-but-nil value as the change carries it: a boxed `Optional<Any>.none`, so that `nil` keeps meaning
-/// "not requested".
-func boxNil(_ value: Any?) -> Any? {
-    switch value {
-    case .some(let value): return value
-    case .none: return Optional<Any>.none as Any
-    }
-}

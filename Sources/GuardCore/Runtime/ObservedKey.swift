@@ -28,25 +28,3 @@ struct ObservedKey: Sendable {
         return String(component.dropFirst())
     }
 }
-
-/// `nil` for a value that is an `Optional.none` (at any depth), else the value itself.
-func flattenOptional(_ value: Any) -> Any? {
-    if let optional = value as? any OptionalProtocol {
-        return optional.flattened
-    }
-    return value
-}
-
-/// Lets ``flattenOptional(_:)`` see through `Optional` without knowing its `Wrapped` type.
-protocol OptionalProtocol {
-    var flattened: Any? { get }
-}
-
-extension Optional: OptionalProtocol {
-    var flattened: Any? {
-        switch self {
-        case .none: return nil
-        case .some(let wrapped): return flattenOptional(wrapped)
-        }
-    }
-}

@@ -1,0 +1,30 @@
+/// `nil` for a value that is an `Optional.none` (at any depth), else the value itself.
+func flattenOptional(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalProtocol {
+        return optional.flattened
+    }
+    return value
+}
+
+/// Lets ``flattenOptional(_:)`` see through `Optional` without knowing its `Wrapped` type.
+protocol OptionalProtocol {
+    var flattened: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    var flattened: Any? {
+        switch self {
+        case .none: return nil
+        case .some(let wrapped): return flattenOptional(wrapped)
+        }
+    }
+}
+
+/// A present-but-nil value as the change carries it: a boxed `Optional<Any>.none`, so that `nil` keeps meaning
+/// "not requested".
+func boxNil(_ value: Any?) -> Any? {
+    switch value {
+    case .some(let value): return value
+    case .none: return Optional<Any>.none as Any
+    }
+}
