@@ -2,21 +2,29 @@ import Foundation
 
 /// Runs changes of observed keys: prior notifications, the store, then change notifications, with dependent and
 /// dotted key paths included.
+@usableFromInline
 enum ChangeAnnouncer {
     /// An automatic notification for a set through an ``Observed`` property whose key bit is in the object's mask.
-    static func announceSetting<Value>(
-        of key: String, on object: KVOObject, currentValue: () -> Value, newValue: Value, store: () -> Void
+    /// `currentValue` reads the value before the store; values of optional type are flattened as key-value coding
+    /// reads them, others are passed as they are.
+    @usableFromInline
+    static func announceSetting(
+        of key: ObservedKey, on object: KVOObject, currentValue: () -> Any, newValue: Any, store: () -> Void
     ) {
-        guard type(of: object).automaticallyNotifiesObservers(forKey: key),
-            !ManualChanges.isSilenced(object: object, key: key),
-            let plan = ChangePlan(object: object, key: key, kind: .setting, indexes: nil)
+        guard type(of: object).automaticallyNotifiesObservers(forKey: key.name),
+            !ManualChanges.isSilenced(object: object, key: key.name),
+            var plan = ChangePlan(object: object, key: key.name, kind: .setting, indexes: nil)
         else {
             store()
             return
         }
-        plan.begin(readOwnValue: { flattenOptional(currentValue()) })
+        if key.valueIsOptional {
+            plan.begin(readOwnValue: { flattenOptional(currentValue()) })
+        } else {
+            plan.begin(readOwnValue: currentValue)
+        }
         SchedulePoints.reach(.runtimeBeforeStore)
         store()
-        plan.end(readOwnValue: { flattenOptional(newValue) })
+        plan.end(readOwnValue: { key.valueIsOptional ? flattenOptional(newValue) : newValue })
     }
 }

@@ -20,7 +20,7 @@ import Synchronization
 /// and expose computed keys.
 open class KVOObject {
     /// The ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
-    let announcedKeys = Atomic<UInt64>(0)
+    @usableFromInline let announcedKeys = Atomic<UInt64>(0)
     /// The object's ``ObservationTable``, created on first registration.
     private let tableStorage = Atomic<Unmanaged<ObservationTable>?>(nil)
 

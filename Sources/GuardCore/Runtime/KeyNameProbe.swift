@@ -6,6 +6,7 @@ import Synchronization
 /// recording which ``Observed`` accessors run; a key path that is exactly a chain of `@Observed` properties gets
 /// their names joined by dots. A plain stored property is recognised by its printed form. Anything else (a
 /// computed property, an optional chain) has no name to be had, and resolution returns `nil`. Results are cached.
+@usableFromInline
 enum KeyNameProbe {
     private struct Step {
         let wrapped: AnyKeyPath
@@ -17,20 +18,16 @@ enum KeyNameProbe {
         var steps: [Step] = []
     }
 
-    private static let activeProbes = Atomic<Int>(0)
+    /// How many probes run anywhere; `Observed`'s inlined getter checks it before anything else.
+    @usableFromInline static let activeProbes = Atomic<Int>(0)
     private static let threadState = ThreadLocal { ThreadState() }
     private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
-    /// Whether the calling thread is probing; costs one relaxed atomic load when nobody probes.
-    @inline(__always)
-    static var isRecording: Bool {
-        guard activeProbes.load(ordering: .relaxed) > 0 else { return false }
-        return threadState.valueIfCreated?.isRecording ?? false
-    }
-
-    /// Called by `Observed`'s getter while recording.
-    static func record(wrapped: AnyKeyPath, storage: AnyKeyPath) {
-        threadState.value.steps.append(Step(wrapped: wrapped, storage: storage))
+    /// Called by `Observed`'s getter while some thread probes: records the step if this thread is the one.
+    @usableFromInline
+    static func recordIfProbing(wrapped: AnyKeyPath, storage: AnyKeyPath) {
+        guard let state = threadState.valueIfCreated, state.isRecording else { return }
+        state.steps.append(Step(wrapped: wrapped, storage: storage))
     }
 
     /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.

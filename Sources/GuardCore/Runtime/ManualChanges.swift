@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The changes each thread has begun with `willChangeValue` and not yet ended with `didChangeValue`.
 ///
@@ -8,8 +9,7 @@ enum ManualChanges {
     private struct Pending {
         let object: ObjectIdentifier
         let key: String
-        let plan: ChangePlan?
-        let readsElements: Bool
+        var plan: ChangePlan?
     }
 
     private final class ThreadState {
@@ -19,13 +19,16 @@ enum ManualChanges {
     }
 
     private static let threadState = ThreadLocal { ThreadState() }
+    /// How many silenced spans are open on all threads; lets ``isSilenced(object:key:)`` skip the thread-local
+    /// lookup in the common case of none.
+    private static let openSilences = Atomic<Int>(0)
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
     static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
-        let plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
+        var plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
         plan?.begin(readOwnValue: { object.value(forKey: key) })
         threadState.value.pending.append(
-            Pending(object: ObjectIdentifier(object), key: key, plan: plan, readsElements: indexes != nil))
+            Pending(object: ObjectIdentifier(object), key: key, plan: plan))
     }
 
     /// Ends the most recent pending change of `key` on this thread, or reports
@@ -37,7 +40,7 @@ enum ManualChanges {
             KVORuntime.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
             return
         }
-        let pending = state.pending.remove(at: index)
+        var pending = state.pending.remove(at: index)
         pending.plan?.end(readOwnValue: { object.value(forKey: key) })
     }
 
@@ -46,12 +49,19 @@ enum ManualChanges {
     static func silently<Result>(object: KVOObject, key: String, _ body: () throws -> Result) rethrows -> Result {
         let state = threadState.value
         state.silenced.append((ObjectIdentifier(object), key))
-        defer { state.silenced.removeLast() }
+        openSilences.add(1, ordering: .relaxed)
+        defer {
+            openSilences.subtract(1, ordering: .relaxed)
+            state.silenced.removeLast()
+        }
         return try body()
     }
 
     /// Whether automatic notifications for `key` of `object` are suppressed on this thread right now.
     static func isSilenced(object: KVOObject, key: String) -> Bool {
+        // Only the silencing thread itself can see its own span, and it incremented the count before, so a zero
+        // read here means this thread has none open.
+        guard openSilences.load(ordering: .relaxed) != 0 else { return false }
         guard let state = threadState.valueIfCreated, !state.silenced.isEmpty else { return false }
         let identity = ObjectIdentifier(object)
         return state.silenced.contains { $0.0 == identity && $0.1 == key }

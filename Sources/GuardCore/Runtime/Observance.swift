@@ -28,6 +28,7 @@ final class Observance: @unchecked Sendable {
         self.observerType = type(of: observer)
         self.observerAddress = ObjectDescription.address(of: observer)
         self.keyPath = keyPath
+        self.isDotted = keyPath.utf8.contains(UInt8(ascii: "."))
         self.options = options
         self.context = context
         self.dropsWithObject = dropsWithObject
@@ -43,9 +44,8 @@ final class Observance: @unchecked Sendable {
         active.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    var isDotted: Bool {
-        keyPath.utf8.contains(UInt8(ascii: "."))
-    }
+    /// Whether the key path has more than one key (computed once: deliveries ask for every change).
+    let isDotted: Bool
 
     /// Sends `change` to the observer, or drops it if the observance was removed meanwhile, or reports
     /// ``KVOMisuse/Kind/observerDeallocated`` if the observer is gone but still registered.

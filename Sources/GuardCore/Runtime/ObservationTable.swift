@@ -17,6 +17,9 @@ final class ObservationTable: @unchecked Sendable {
     private var announcedKeyPaths: [String: [String]] = [:]
     /// For each registered key path, the keys that trigger it (see ``ObservedClassInfo/triggerKeys(for:of:)``).
     private var triggersByKeyPath: [String: [String]] = [:]
+    /// ``targets(forChangeOf:)`` results, kept until the next registration or removal, so a change usually costs
+    /// one dictionary lookup and no allocation.
+    private var targetsByChangedKey: [String: [Target]] = [:]
     private var count = 0
 
     /// Adds `observance` after the observances already registered for its key path and publishes the new key mask
@@ -36,6 +39,7 @@ final class ObservationTable: @unchecked Sendable {
             }
             observancesByKeyPath[keyPath, default: []].append(observance)
             count += 1
+            targetsByChangedKey.removeAll(keepingCapacity: true)
             object.publish(mask: mask())
         }
     }
@@ -56,6 +60,7 @@ final class ObservationTable: @unchecked Sendable {
             let observance = list.remove(at: index)
             _ = observance.deactivate()
             count -= 1
+            targetsByChangedKey.removeAll(keepingCapacity: true)
             if list.isEmpty {
                 observancesByKeyPath[keyPath] = nil
                 forgetKeyPath(keyPath)
@@ -77,6 +82,7 @@ final class ObservationTable: @unchecked Sendable {
             list.remove(at: index)
             _ = observance.deactivate()
             count -= 1
+            targetsByChangedKey.removeAll(keepingCapacity: true)
             if list.isEmpty {
                 observancesByKeyPath[observance.keyPath] = nil
                 forgetKeyPath(observance.keyPath)
@@ -99,6 +105,7 @@ final class ObservationTable: @unchecked Sendable {
             observancesByKeyPath = [:]
             announcedKeyPaths = [:]
             triggersByKeyPath = [:]
+            targetsByChangedKey = [:]
             count = 0
             return all
         }
@@ -107,10 +114,13 @@ final class ObservationTable: @unchecked Sendable {
     /// The observances to notify when `key` changes, grouped by the key path they registered for. Empty if none.
     func targets(forChangeOf key: String) -> [Target] {
         lock.withLock {
+            if let cached = targetsByChangedKey[key] { return cached }
             guard let keyPaths = announcedKeyPaths[key] else { return [] }
-            return keyPaths.compactMap { keyPath in
+            let targets = keyPaths.compactMap { keyPath in
                 observancesByKeyPath[keyPath].map { Target(keyPath: keyPath, observances: $0) }
             }
+            targetsByChangedKey[key] = targets
+            return targets
         }
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Marks a stored property of a ``KVOObject`` subclass as key-value observable under its own name.
 ///
 /// ```swift
@@ -15,8 +17,8 @@
 /// with Foundation): serialize them yourself. Observation bookkeeping, by contrast, is fully thread-safe.
 @propertyWrapper
 public struct Observed<Value> {
-    var value: Value
-    var key: ObservedKey?
+    @usableFromInline var value: Value
+    @usableFromInline var key: ObservedKey?
 
     /// Creates the storage with an initial value.
     public init(wrappedValue: Value) {
@@ -25,20 +27,27 @@ public struct Observed<Value> {
     }
 
     /// The accessors Swift uses for `@Observed` properties of classes: reads are plain (plus a probe check for
-    /// typed key path resolution); writes announce the change when someone observes the key.
+    /// typed key path resolution); writes announce the change when someone observes the key. Inlinable, so the
+    /// unobserved path compiles down to a field access and one atomic load in the declaring module.
+    @inlinable
     public static subscript<Object: KVOObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if KeyNameProbe.isRecording {
-                KeyNameProbe.record(wrapped: wrappedKeyPath, storage: storageKeyPath)
+            if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0 {
+                KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storageKeyPath)
             }
             return object[keyPath: storageKeyPath].value
         }
         set {
-            if object.announcedKeys.load(ordering: .acquiring) == 0 {
+            let announced = object.announcedKeys.load(ordering: .acquiring)
+            if announced == 0 {
+                object[keyPath: storageKeyPath].value = newValue
+                return
+            }
+            if let key = object[keyPath: storageKeyPath].key, announced & key.bit == 0 {
                 object[keyPath: storageKeyPath].value = newValue
                 return
             }
@@ -53,25 +62,32 @@ public struct Observed<Value> {
         set { fatalError("unreachable") }
     }
 
-    private static func setAnnouncing<Object: KVOObject>(
+    /// The observed path of a set: resolve the key once, then announce if the key's bit is in the mask. Inlinable
+    /// so the storage accesses are specialized in the declaring module; the announcing itself is not generic.
+    @inlinable
+    static func setAnnouncing<Object: KVOObject>(
         _ newValue: Value, on object: Object, storage: ReferenceWritableKeyPath<Object, Self>
     ) {
-        let key: ObservedKey
-        if let resolved = object[keyPath: storage].key {
-            key = resolved
-        } else {
-            key = ObservedKey.resolve(storage: storage)
-            object[keyPath: storage].key = key
-        }
+        let key = object[keyPath: storage].key ?? resolveKey(on: object, storage: storage)
         guard object.announcedKeys.load(ordering: .acquiring) & key.bit != 0 else {
             object[keyPath: storage].value = newValue
             return
         }
         ChangeAnnouncer.announceSetting(
-            of: key.name, on: object,
+            of: key, on: object,
             currentValue: { object[keyPath: storage].value },
             newValue: newValue,
             store: { object[keyPath: storage].value = newValue })
+    }
+
+    /// Learns the property's key (cached per class) and remembers it in the property itself.
+    @usableFromInline
+    static func resolveKey<Object: KVOObject>(
+        on object: Object, storage: ReferenceWritableKeyPath<Object, Self>
+    ) -> ObservedKey {
+        let key = ObservedKey.resolve(storage: storage, valueIsOptional: Value.self is any OptionalProtocol.Type)
+        object[keyPath: storage].key = key
+        return key
     }
 }
 

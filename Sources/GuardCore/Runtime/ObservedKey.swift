@@ -1,19 +1,22 @@
 /// The key of an ``Observed`` property and its ``KeyBit``, cached in the property after the first observed set.
+@usableFromInline
 struct ObservedKey: Sendable {
     let name: String
-    let bit: UInt64
+    @usableFromInline let bit: UInt64
+    /// Whether the property's type is an `Optional`, whose `nil` must be flattened like key-value coding does.
+    let valueIsOptional: Bool
 
     private static let cache = ReadMostlyCache<AnyKeyPath, ObservedKey>()
 
     /// The key of the property whose storage is at `storage` (`\Person._age` gives `age`).
-    static func resolve(storage: AnyKeyPath) -> ObservedKey {
+    static func resolve(storage: AnyKeyPath, valueIsOptional: Bool) -> ObservedKey {
         cache.value(for: storage) {
             guard let name = storageName(of: storage) else {
                 fatalError(
                     "KVOGuard: cannot learn the name of the @Observed property behind \(storage); GuardCore needs the "
                         + "type's reflection metadata (do not build with -disable-reflection-metadata).")
             }
-            return ObservedKey(name: name, bit: KeyBit.of(name))
+            return ObservedKey(name: name, bit: KeyBit.of(name), valueIsOptional: valueIsOptional)
         }
     }
 
