@@ -169,19 +169,11 @@ final class CommandLineTests: XCTestCase {
     }
 
     private func editedOperations(_ name: String, _ edit: (inout [[String]]) -> Void) throws -> String {
-        try edited(name) { object in
-            var operations = object["operations"] as? [[String]] ?? []
-            edit(&operations)
-            object["operations"] = operations
-        }
+        try edited(name) { RunFixtures.editOperations(in: &$0, edit) }
     }
 
     private func editedScenario(_ name: String, _ field: String, _ value: Any?) throws -> String {
-        try edited(name) { object in
-            var scenario = object["scenario"] as? [String: Any] ?? [:]
-            scenario[field] = value
-            object["scenario"] = scenario
-        }
+        try edited(name) { RunFixtures.setScenarioField(field, to: value, in: &$0) }
     }
 
     func testReplayOfAMissingFile() throws {

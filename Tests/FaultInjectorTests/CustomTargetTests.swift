@@ -102,12 +102,8 @@ final class CustomTargetTests: XCTestCase {
         }
     }
 
-    private var configuration: ScenarioConfiguration {
-        var configuration = ScenarioConfiguration()
-        configuration.workers = 12
-        configuration.operationsPerWorker = 150
-        return configuration
-    }
+    /// 12 queues × 150 operations with the default mix and faults.
+    private var configuration: ScenarioConfiguration { RunFixtures.configuration() }
 
     func testAUsersFacadeOverTheGuardPassesTheOracle() {
         let result = ChaosRunner().run(Scenario(configuration: configuration, seed: 31), against: FacadeTarget())

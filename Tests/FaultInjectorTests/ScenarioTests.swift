@@ -3,10 +3,7 @@ import XCTest
 
 final class ScenarioTests: XCTestCase {
     private func configuration(workers: Int = 8, operations: Int = 300) -> ScenarioConfiguration {
-        var configuration = ScenarioConfiguration()
-        configuration.workers = workers
-        configuration.operationsPerWorker = operations
-        return configuration
+        RunFixtures.configuration(workers: workers, operations: operations)
     }
 
     func testSameConfigurationAndSeedGiveIdenticalOperations() {

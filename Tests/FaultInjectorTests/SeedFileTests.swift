@@ -117,11 +117,7 @@ final class SeedFileTests: XCTestCase {
     }
 
     private func scenarioField(_ name: String, _ value: Any?) -> (inout [String: Any]) -> Void {
-        { object in
-            var scenario = object["scenario"] as? [String: Any] ?? [:]
-            scenario[name] = value
-            object["scenario"] = scenario
-        }
+        { RunFixtures.setScenarioField(name, to: value, in: &$0) }
     }
 
     /// Asserts `error` is `.nonsensical` and its reason mentions `phrase`.
@@ -232,27 +228,22 @@ final class SeedFileTests: XCTestCase {
 
     func testOperationTextThatDoesNotParse() throws {
         let (error, _) = try readEdited { object in
-            var operations = object["operations"] as? [[String]] ?? []
-            operations[1][2] = "mutate o1 sum"
-            object["operations"] = operations
+            RunFixtures.editOperations(in: &object) { $0[1][2] = "mutate o1 sum" }
         }
         assertNonsensical(error, mentioning: "worker 1 operation 2 \"mutate o1 sum\" is not an operation")
     }
 
     func testOperationNamingASlotBeyondTheConfiguration() throws {
         let (error, _) = try readEdited { object in
-            var operations = object["operations"] as? [[String]] ?? []
-            operations[0][0] = "release-object o6"  // the configuration has 6 objects: o0 to o5
-            object["operations"] = operations
+            // The configuration has 6 objects: o0 to o5.
+            RunFixtures.editOperations(in: &object) { $0[0][0] = "release-object o6" }
         }
         assertNonsensical(error, mentioning: "worker 0 operation 0 (release-object o6) names a slot beyond")
     }
 
     func testWorkerCountThatDoesNotMatchTheOperationLists() throws {
         let (error, _) = try readEdited { object in
-            var operations = object["operations"] as? [[String]] ?? []
-            operations.removeLast()
-            object["operations"] = operations
+            RunFixtures.editOperations(in: &object) { $0.removeLast() }
         }
         assertNonsensical(error, mentioning: "lists 11 workers but its configuration has 12")
     }

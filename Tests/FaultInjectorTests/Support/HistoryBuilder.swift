@@ -21,9 +21,24 @@ struct HistoryBuilder {
         return nextID
     }
 
-    private mutating func append(_ record: OperationRecord) {
+    /// A new operation of `kind` on `key` of `object`, called at `call` and returned at `ret`.
+    private mutating func operation(
+        _ kind: OperationRecord.Kind, _ key: StressKey, object: Int, at call: UInt64, returning ret: UInt64, worker: Int
+    ) -> OperationRecord {
+        let id = makeID()
+        var record = OperationRecord(id: id, worker: worker, index: id, kind: kind)
+        record.object = object
+        record.key = key
+        record.call = call
+        record.ret = ret
+        return record
+    }
+
+    /// Appends `record`, keeping operations in call order, and returns it.
+    private mutating func append(_ record: OperationRecord) -> OperationRecord {
         history.operations.append(record)
         history.operations.sort { $0.call < $1.call }
+        return record
     }
 
     /// An observe through the builder's controller.
@@ -32,19 +47,13 @@ struct HistoryBuilder {
         _ key: StressKey, options: StressOptions = [.new, .old], at call: UInt64, returning ret: UInt64,
         outcome: OperationRecord.Outcome = .registered, object: Int = object, initialValue: Int = 0, worker: Int = 0
     ) -> OperationRecord {
-        let id = makeID()
-        var record = OperationRecord(id: id, worker: worker, index: id, kind: .observe)
+        var record = operation(.observe, key, object: object, at: call, returning: ret, worker: worker)
         record.controller = Self.controller
         record.observer = Self.observer
-        record.object = object
-        record.key = key
         record.options = options
         record.outcome = outcome
-        record.call = call
-        record.ret = ret
         record.newValue = initialValue
-        append(record)
-        return record
+        return append(record)
     }
 
     /// An unobserve of one key through the builder's controller.
@@ -53,17 +62,11 @@ struct HistoryBuilder {
         _ key: StressKey, at call: UInt64, returning ret: UInt64, outcome: OperationRecord.Outcome = .removed,
         object: Int = object, controller: Int = controller, worker: Int = 0
     ) -> OperationRecord {
-        let id = makeID()
-        var record = OperationRecord(id: id, worker: worker, index: id, kind: .unobserve)
+        var record = operation(.unobserve, key, object: object, at: call, returning: ret, worker: worker)
         record.controller = controller
         record.observer = Self.observer
-        record.object = object
-        record.key = key
         record.outcome = outcome
-        record.call = call
-        record.ret = ret
-        append(record)
-        return record
+        return append(record)
     }
 
     /// A mutation of a stored key from `old` to `new`; `sum` moves by the same amount for `k0` and `k1`.
@@ -72,18 +75,12 @@ struct HistoryBuilder {
         _ key: StressKey, from old: Int, to new: Int, sum oldSum: Int = 0, at call: UInt64, returning ret: UInt64,
         object: Int = object, worker: Int = 0
     ) -> OperationRecord {
-        let id = makeID()
-        var record = OperationRecord(id: id, worker: worker, index: id, kind: .mutate)
-        record.object = object
-        record.key = key
+        var record = operation(.mutate, key, object: object, at: call, returning: ret, worker: worker)
         record.oldValue = old
         record.newValue = new
         record.oldSum = oldSum
         record.newSum = key == .k2 ? oldSum : oldSum - old + new
-        record.call = call
-        record.ret = ret
-        append(record)
-        return record
+        return append(record)
     }
 
     /// The notification `registration` should get for `change`, as the guard would send it.

@@ -36,4 +36,18 @@ enum RunFixtures {
         edit(&object)
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     }
+
+    /// Sets the field `name` of a seed file object's `scenario` to `value` (`nil` removes it).
+    static func setScenarioField(_ name: String, to value: Any?, in object: inout [String: Any]) {
+        var scenario = object["scenario"] as? [String: Any] ?? [:]
+        scenario[name] = value
+        object["scenario"] = scenario
+    }
+
+    /// Edits the operation texts of a seed file object (one list per worker).
+    static func editOperations(in object: inout [String: Any], _ edit: (inout [[String]]) -> Void) {
+        var operations = object["operations"] as? [[String]] ?? []
+        edit(&operations)
+        object["operations"] = operations
+    }
 }

@@ -7,21 +7,16 @@ import XCTest
 final class GuardDeduplicationTests: XCTestCase {
     func testDuplicateKeepsTheFirstRegistrationsOptionsAndHandler() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var line = 0
         assertNoMisuse {
             XCTAssertEqual(
-                controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("first", observer, object, change)
-                }, .registered)
+                controller.observe(person, keyPath: "age", options: .new, handler: log.recording("first")), .registered)
             line = #line + 1
-            let second = controller.observe(person, keyPath: "age", options: [.initial, .old, .prior]) {
-                observer, object, change in
-                log.record("second", observer, object, change)
-            }
+            let second = controller.observe(
+                person, keyPath: "age", options: [.initial, .old, .prior], handler: log.recording("second"))
             XCTAssertEqual(second, .duplicate)
             XCTAssertEqual(log.all, [], "the duplicate's .initial must not run")
             person.age = 1
@@ -41,15 +36,12 @@ final class GuardDeduplicationTests: XCTestCase {
 
     func testEveryDuplicateIsOneEventAndOneRemovalUndoesTheSingleRegistration() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var lines: [Int] = []
         assertNoMisuse {
-            controller.observe(person, keyPath: "name", options: .new) { observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            controller.observe(person, keyPath: "name", options: .new, handler: log.recording("h"))
             for _ in 0..<3 {
                 lines.append(#line + 1)
                 let result = controller.observe(person, keyPath: "name") { _, _, _ in XCTFail("duplicate handler ran") }
@@ -68,8 +60,7 @@ final class GuardDeduplicationTests: XCTestCase {
 
     func testForwardingDuplicateKeepsTheFirstContext() {
         let recorder = Recorder()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: recorder, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: recorder)
         let person = Person()
         var line = 0
         assertNoMisuse {
@@ -93,8 +84,7 @@ final class GuardDeduplicationTests: XCTestCase {
 
     func testTypedAndStringKeyPathsShareTheDedupKey() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var line = 0
@@ -115,20 +105,16 @@ final class GuardDeduplicationTests: XCTestCase {
 
     func testSameKeyPathOnTwoObjectsIsTwoIndependentRegistrations() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let first = Person()
         let second = Person()
         let log = HandlerLog()
         assertNoMisuse {
             XCTAssertEqual(
-                controller.observe(first, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("first", observer, object, change)
-                }, .registered)
+                controller.observe(first, keyPath: "age", options: .new, handler: log.recording("first")), .registered)
             XCTAssertEqual(
-                controller.observe(second, keyPath: "age", options: [.new, .old]) { observer, object, change in
-                    log.record("second", observer, object, change)
-                }, .registered)
+                controller.observe(second, keyPath: "age", options: [.new, .old], handler: log.recording("second")),
+                .registered)
             first.age = 1
             second.age = 2
             XCTAssertEqual(controller.unobserve(first, keyPath: "age"), .removed)
@@ -151,22 +137,17 @@ final class GuardDeduplicationTests: XCTestCase {
     func testTwoControllersOnOneObjectAreIndependent() {
         let observerA = GuardTestObserver("a")
         let observerB = GuardTestObserver("b")
-        let sinkA = CountingSink()
-        let sinkB = CountingSink()
-        let controllerA = ObservationController(observer: observerA, diagnosticSink: sinkA)
-        let controllerB = ObservationController(observer: observerB, diagnosticSink: sinkB)
+        let (sinkA, controllerA) = makeController(for: observerA)
+        let (sinkB, controllerB) = makeController(for: observerB)
         let person = Person()
         let log = HandlerLog()
         var line = 0
         assertNoMisuse {
             XCTAssertEqual(
-                controllerA.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("a", observer, object, change)
-                }, .registered)
+                controllerA.observe(person, keyPath: "age", options: .new, handler: log.recording("a")), .registered)
             XCTAssertEqual(
-                controllerB.observe(person, keyPath: "age", options: .old) { observer, object, change in
-                    log.record("b", observer, object, change)
-                }, .registered, "another controller's registration is not a duplicate")
+                controllerB.observe(person, keyPath: "age", options: .old, handler: log.recording("b")), .registered,
+                "another controller's registration is not a duplicate")
             XCTAssertEqual(person.observationCount(forKeyPath: "age"), 2)
             person.age = 1
             line = #line + 1
@@ -194,10 +175,7 @@ final class GuardDeduplicationTests: XCTestCase {
     }
 
     func testDuplicateObserveInsideTheFirstRegistrationsInitialHandler() {
-        let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
-        observer.controller = controller
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let innerResult = LockedBox<ObserveResult?>(nil)
@@ -208,10 +186,8 @@ final class GuardDeduplicationTests: XCTestCase {
                 log.record("outer", observer, object, change)
                 guard innerResult.value == nil else { return }
                 innerLine.value = #line + 1
-                innerResult.value = observer.controller?.observe(object, keyPath: "age", options: .new) {
-                    observer, object, change in
-                    log.record("inner", observer, object, change)
-                }
+                innerResult.value = observer.controller?.observe(
+                    object, keyPath: "age", options: .new, handler: log.recording("inner"))
             }
             XCTAssertEqual(result, .registered)
             person.age = 1

@@ -212,8 +212,7 @@ final class GuardDiagnosticsTests: XCTestCase {
 
     func testInvalidArgumentSummariesNameTheReason() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         assertNoMisuse {
             controller.observe(Person?.none, keyPath: "age") { _, _, change in
@@ -251,13 +250,9 @@ final class GuardDiagnosticsTests: XCTestCase {
             GuardDiagnostics.withSink(global) {
                 let controller = ObservationController(observer: observer, diagnosticSink: own)
                 let withoutSink = ObservationController(observer: observer)
-                controller.observe(person, keyPath: "age", options: [.initial, .new, .old, .prior]) {
-                    observer, object, change in
-                    log.record("own", observer, object, change)
-                }
-                withoutSink.observe(person, keyPath: "age", options: [.initial, .new]) { observer, object, change in
-                    log.record("global", observer, object, change)
-                }
+                controller.observe(
+                    person, keyPath: "age", options: [.initial, .new, .old, .prior], handler: log.recording("own"))
+                withoutSink.observe(person, keyPath: "age", options: [.initial, .new], handler: log.recording("global"))
                 for value in 1...100 { person.age = value }
                 controller.unobserve(person, keyPath: "age")
                 withoutSink.unobserveAll()

@@ -101,6 +101,37 @@ final class HandlerLog: @unchecked Sendable {
     var all: [HandlerCall] { lock.withLock { calls } }
     var threads: [Thread] { lock.withLock { callThreads } }
     var count: Int { lock.withLock { calls.count } }
+
+    /// A handler that does nothing but record each call under `tag`.
+    func recording<Observer: AnyObject, Object: AnyObject>(
+        _ tag: String
+    ) -> @Sendable (Observer, Object, KeyValueChange) -> Void {
+        { observer, object, change in self.record(tag, observer, object, change) }
+    }
+}
+
+// MARK: - Controllers
+
+/// What most guard tests start from: a controller for `observer` and the counting sink it reports its diagnostics to.
+///
+/// The controller holds its observer weakly: the test keeps `observer` alive in a local of its own.
+func makeController<Observer: AnyObject>(
+    for observer: Observer, retainsObservedObjects: Bool = true
+) -> (CountingSink, ObservationController<Observer>) {
+    let sink = CountingSink()
+    let controller = ObservationController(
+        observer: observer, retainsObservedObjects: retainsObservedObjects, diagnosticSink: sink)
+    return (sink, controller)
+}
+
+/// ``makeController(for:retainsObservedObjects:)`` for a fresh observer that owns the controller (the FBKVOController
+/// shape), so a handler can reach the controller through the observer it receives. Tests drop the observer's reference
+/// with `observer.controller = nil` when done.
+func makeOwnedController() -> (GuardTestObserver, CountingSink, ObservationController<GuardTestObserver>) {
+    let observer = GuardTestObserver()
+    let (sink, controller) = makeController(for: observer)
+    observer.controller = controller
+    return (observer, sink, controller)
 }
 
 // MARK: - Observers
@@ -249,6 +280,18 @@ final class SchedulePause: @unchecked Sendable {
     func resume() { resumeSignal.signal() }
 
     func uninstall() { SchedulePoints.uninstall() }
+
+    /// Runs `body` on a new thread of a queue labelled `label`, armed to pause here, and returns once that thread is
+    /// paused. Wait on the returned group for `body` to finish (after ``resume()``).
+    func runOnPausedThread(label: String, _ body: @escaping @Sendable () -> Void) -> DispatchGroup {
+        let group = DispatchGroup()
+        DispatchQueue(label: label).async(group: group) {
+            self.armForCurrentThread()
+            body()
+        }
+        reached.wait()
+        return group
+    }
 
     private func hit(_ reachedPoint: SchedulePoint) {
         guard reachedPoint == point else { return }

@@ -8,8 +8,7 @@ import XCTest
 final class GuardInitialTests: XCTestCase {
     func testInitialIsDeliveredOnceBeforeObserveReturnsOnTheCallingThread() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         person.age = 41
         let log = HandlerLog()
@@ -39,18 +38,15 @@ final class GuardInitialTests: XCTestCase {
 
     func testInitialFromABackgroundThreadRunsOnThatThread() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         let callingThread = LockedBox<Thread?>(nil)
         assertNoMisuse {
             let outcome = onOtherThread { () -> (ObserveResult, Int) in
                 callingThread.value = Thread.current
-                let result = controller.observe(person, keyPath: "name", options: [.initial, .new]) {
-                    observer, object, change in
-                    log.record("h", observer, object, change)
-                }
+                let result = controller.observe(
+                    person, keyPath: "name", options: [.initial, .new], handler: log.recording("h"))
                 return (result, log.count)
             }
             XCTAssertEqual(outcome?.0, .registered)
@@ -64,10 +60,7 @@ final class GuardInitialTests: XCTestCase {
     }
 
     func testUnobserveInsideTheInitialHandlerIsACleanRemoval() {
-        let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
-        observer.controller = controller
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let innerResults = LockedBox<[UnobserveResult]>([])
@@ -102,10 +95,7 @@ final class GuardInitialTests: XCTestCase {
     func testUnobserveThenObserveAgainInsideTheInitialHandler() {
         // Inside its own initial callback the registration is removed and a new one for the same key is made (whose
         // own initial callback runs nested). The first observe must then take out only its own runtime registration.
-        let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
-        observer.controller = controller
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let inner = LockedBox<[String]>([])
@@ -117,10 +107,8 @@ final class GuardInitialTests: XCTestCase {
                     log.record("first", observer, object, change)
                     guard let controller = observer.controller else { return }
                     let removal = controller.unobserve(object, keyPath: "age")
-                    let again = controller.observe(object, keyPath: "age", options: [.initial, .new, .old]) {
-                        observer, object, change in
-                        log.record("second", observer, object, change)
-                    }
+                    let again = controller.observe(
+                        object, keyPath: "age", options: [.initial, .new, .old], handler: log.recording("second"))
                     inner.mutate { $0 += ["\(removal)", "\(again)"] }
                 }
                 XCTAssertEqual(result, .registered)
@@ -146,22 +134,15 @@ final class GuardInitialTests: XCTestCase {
 
     func testUnobserveObjectAndUnobserveAllInsideTheInitialHandler() {
         for useUnobserveAll in [false, true] {
-            let observer = GuardTestObserver()
-            let sink = CountingSink()
-            let controller = ObservationController(observer: observer, diagnosticSink: sink)
-            observer.controller = controller
+            let (observer, sink, controller) = makeOwnedController()
             let person = Person()
             let other = Person()
             let log = HandlerLog()
             let baseline = liveObservances
             withDeadlockWatchdog("unobserve(object) / unobserveAll inside .initial") {
                 assertNoMisuse {
-                    controller.observe(person, keyPath: "name", options: .new) { observer, object, change in
-                        log.record("name", observer, object, change)
-                    }
-                    controller.observe(other, keyPath: "age", options: .new) { observer, object, change in
-                        log.record("other", observer, object, change)
-                    }
+                    controller.observe(person, keyPath: "name", options: .new, handler: log.recording("name"))
+                    controller.observe(other, keyPath: "age", options: .new, handler: log.recording("other"))
                     let result = controller.observe(person, keyPath: "age", options: [.initial, .new]) {
                         observer, object, change in
                         log.record("age", observer, object, change)
@@ -227,8 +208,7 @@ final class GuardInitialTests: XCTestCase {
     /// Another thread unobserves while the observing thread is parked inside its initial handler.
     func testUnobserveFromAnotherThreadWhileTheInitialHandlerRuns() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         let inInitial = DispatchSemaphore(value: 0)
@@ -278,10 +258,7 @@ final class GuardInitialTests: XCTestCase {
     /// with the registration already cancelled by an unobserve inside the initial callback. A change made by another
     /// thread in that window reaches the runtime registration and must be dropped by the guard.
     func testChangeInTheWindowAfterRuntimeInsertOfACancelledRegistrationIsDropped() {
-        let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
-        observer.controller = controller
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let pause = SchedulePause(at: .guardAfterRegister)
@@ -291,9 +268,7 @@ final class GuardInitialTests: XCTestCase {
         let observeResult = LockedBox<ObserveResult?>(nil)
         withDeadlockWatchdog("change during the post-register window") {
             assertNoMisuse {
-                let observing = DispatchGroup()
-                DispatchQueue(label: "guard-tests.paused-observer").async(group: observing) {
-                    pause.armForCurrentThread()
+                let observing = pause.runOnPausedThread(label: "guard-tests.paused-observer") {
                     observeResult.value = controller.observe(person, keyPath: "age", options: [.initial, .new]) {
                         observer, object, change in
                         log.record("h", observer, object, change)
@@ -302,7 +277,6 @@ final class GuardInitialTests: XCTestCase {
                         }
                     }
                 }
-                pause.reached.wait()
                 XCTAssertEqual(person.observationCount, 1, "the runtime holds the registration during the window")
                 person.age = 5  // reaches the runtime registration; the guard must drop it
                 pause.resume()
@@ -322,8 +296,7 @@ final class GuardInitialTests: XCTestCase {
     /// Same window, but the unobserve comes from another thread after the initial callback finished.
     func testUnobserveFromAnotherThreadInThePostRegisterWindow() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         let pause = SchedulePause(at: .guardAfterRegister)
@@ -332,15 +305,10 @@ final class GuardInitialTests: XCTestCase {
         let observeResult = LockedBox<ObserveResult?>(nil)
         withDeadlockWatchdog("cross-thread unobserve during the post-register window") {
             assertNoMisuse {
-                let observing = DispatchGroup()
-                DispatchQueue(label: "guard-tests.paused-observer").async(group: observing) {
-                    pause.armForCurrentThread()
-                    observeResult.value = controller.observe(person, keyPath: "age", options: [.initial, .new]) {
-                        observer, object, change in
-                        log.record("h", observer, object, change)
-                    }
+                let observing = pause.runOnPausedThread(label: "guard-tests.paused-observer") {
+                    observeResult.value = controller.observe(
+                        person, keyPath: "age", options: [.initial, .new], handler: log.recording("h"))
                 }
-                pause.reached.wait()
                 person.age = 3  // the registration is live (pending): this change must be delivered, once
                 XCTAssertEqual(controller.unobserve(person, keyPath: "age"), .removed)
                 person.age = 4  // after unobserve returned: never delivered
@@ -365,8 +333,7 @@ final class GuardInitialTests: XCTestCase {
     func testRepeatedInitialUnobserveRaceWithAnotherThread() {
         // Many rounds of: thread A observes with .initial and parks in the callback; thread B unobserves.
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let log = HandlerLog()
         let baseline = liveObservances
         let rounds = 200

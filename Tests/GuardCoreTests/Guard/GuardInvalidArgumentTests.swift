@@ -16,8 +16,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testNilObjectForObserveAndBothUnobserves() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let nobody: Person? = nil
         var lines: [Int] = []
         assertNoMisuse {
@@ -44,8 +43,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testAWeakReferenceWhoseObjectIsGoneIsANilObject() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         weak var gone: Person?
         do {
             let person = Person()
@@ -63,8 +61,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testEmptyAndMalformedKeyPaths() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let malformed = ["", "a..b", "age.", ".age", "wallet..balance", "."]
         var expected: [DiagnosticRecord] = []
@@ -92,8 +89,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testUnknownKeysAreUnobservableWithoutRuntimeMisuse() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         // "nope": no such key; "wallet.nope": unknown deeper in the chain; "plainNote.count": the intermediate value is
         // not an observable object.
@@ -130,8 +126,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testAnInvalidObserveLeavesNoTraceInTheRemovalHistoryOrTheDedupTable() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var lines: [Int] = []
@@ -145,9 +140,8 @@ final class GuardInvalidArgumentTests: XCTestCase {
             let (removal, line3) = (controller.unobserve(person, keyPath: "nope"), #line)
             XCTAssertEqual(removal, .notRegistered, "not a double removal")
             XCTAssertEqual(
-                controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("h", observer, object, change)
-                }, .registered, "a valid observe afterwards works")
+                controller.observe(person, keyPath: "age", options: .new, handler: log.recording("h")), .registered,
+                "a valid observe afterwards works")
             person.age = 2
             lines = [line1, line2, line3]
         }
@@ -165,8 +159,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testTypedKeyPathWithoutANameIsUnobservable() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         var lines: [Int] = []
         let computed: KeyPath<Person, String> = \.fullName
@@ -195,8 +188,7 @@ final class GuardInvalidArgumentTests: XCTestCase {
 
     func testTypedKeyPathWithANilObject() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let nobody: Person? = nil
         var lines: [Int] = []
         assertNoMisuse {

@@ -19,12 +19,9 @@ final class GuardLifetimeTests: XCTestCase {
             do {
                 let controller = ObservationController(observer: observer, diagnosticSink: sink)
                 weakController = controller
-                controller.observe(first, keyPaths: ["age", "name"], options: .new) { observer, object, change in
-                    log.record("first", observer, object, change)
-                }
-                controller.observe(second, keyPath: "fullName", options: [.new, .prior]) { observer, object, change in
-                    log.record("second", observer, object, change)
-                }
+                controller.observe(first, keyPaths: ["age", "name"], options: .new, handler: log.recording("first"))
+                controller.observe(
+                    second, keyPath: "fullName", options: [.new, .prior], handler: log.recording("second"))
                 XCTAssertEqual(liveObservances, baseline + 3)
                 first.age = 1
             }
@@ -78,13 +75,9 @@ final class GuardLifetimeTests: XCTestCase {
                 weakObserver = observer
                 controller = ObservationController(observer: observer, diagnosticSink: sink)
                 lines.append(#line + 1)
-                controller?.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("age", observer, object, change)
-                }
+                controller?.observe(person, keyPath: "age", options: .new, handler: log.recording("age"))
                 lines.append(#line + 1)
-                controller?.observe(person, keyPath: "name", options: [.old, .prior]) { observer, object, change in
-                    log.record("name", observer, object, change)
-                }
+                controller?.observe(person, keyPath: "name", options: [.old, .prior], handler: log.recording("name"))
                 XCTAssertTrue(controller?.observer === observer)
             }
             XCTAssertNil(weakObserver)
@@ -126,9 +119,7 @@ final class GuardLifetimeTests: XCTestCase {
                 let observer = GuardTestObserver()
                 controller = ObservationController(observer: observer, diagnosticSink: sink)
                 line = #line + 1
-                controller?.observe(person, keyPath: "age", options: [.initial, .new]) { observer, object, change in
-                    log.record("h", observer, object, change)
-                }
+                controller?.observe(person, keyPath: "age", options: [.initial, .new], handler: log.recording("h"))
                 expected = [expectedCall("h", observer: observer, object: person, keyPath: "age", new: 0)]
             }
             person.age = 1
@@ -170,8 +161,7 @@ final class GuardLifetimeTests: XCTestCase {
 
     func testDefaultControllerKeepsObjectsAliveUntilUnobserve() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         XCTAssertTrue(controller.retainsObservedObjects)
         weak var weakPerson: Person?
         assertNoMisuse {
@@ -194,8 +184,7 @@ final class GuardLifetimeTests: XCTestCase {
 
     func testDefaultControllerReleasesObjectsAfterUnobserveObjectAndUnobserveAll() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         weak var first: Person?
         weak var second: Person?
         weak var third: Person?
@@ -229,8 +218,7 @@ final class GuardLifetimeTests: XCTestCase {
     func testWeakControllerDropsTheRegistrationsOfADeinitializedObject() {
         // FBKVOController issue #140, in its plainest form: the only observed object goes away while observed.
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, retainsObservedObjects: false, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer, retainsObservedObjects: false)
         let log = HandlerLog()
         let baseline = liveObservances
         weak var weakPerson: Person?
@@ -240,9 +228,8 @@ final class GuardLifetimeTests: XCTestCase {
                 let person = Person()
                 weakPerson = person
                 XCTAssertEqual(
-                    controller.observe(person, keyPath: "age", options: [.initial, .new]) { observer, object, change in
-                        log.record("h", observer, object, change)
-                    }, .registered)
+                    controller.observe(person, keyPath: "age", options: [.initial, .new], handler: log.recording("h")),
+                    .registered)
                 person.age = 1
                 expected = [
                     expectedCall("h", observer: observer, object: person, keyPath: "age", new: 0),
@@ -264,24 +251,20 @@ final class GuardLifetimeTests: XCTestCase {
     func testWeakControllerLetsAnObservedObjectDeinitializeCleanly() {
         // FBKVOController issue #140: an object observed without retention deallocates while observed.
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, retainsObservedObjects: false, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer, retainsObservedObjects: false)
         XCTAssertFalse(controller.retainsObservedObjects)
         let survivor = Person()
         let log = HandlerLog()
         let baseline = liveObservances
         weak var weakPerson: Person?
         let misuses = recordingMisuse {
-            controller.observe(survivor, keyPath: "age", options: .new) { observer, object, change in
-                log.record("survivor", observer, object, change)
-            }
+            controller.observe(survivor, keyPath: "age", options: .new, handler: log.recording("survivor"))
             do {
                 let person = Person()
                 weakPerson = person
-                controller.observe(person, keyPaths: ["age", "name", "fullName", "wallet.balance"], options: .new) {
-                    observer, object, change in
-                    log.record("doomed", observer, object, change)
-                }
+                controller.observe(
+                    person, keyPaths: ["age", "name", "fullName", "wallet.balance"], options: .new,
+                    handler: log.recording("doomed"))
                 person.age = 1
                 XCTAssertEqual(controller.registrationCount, 5)
                 XCTAssertEqual(liveObservances, baseline + 6, "five registrations and the dotted path's forwarder")
@@ -307,17 +290,15 @@ final class GuardLifetimeTests: XCTestCase {
 
     func testWeakControllerObjectGoneThenANewObjectIsAFreshRegistration() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, retainsObservedObjects: false, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer, retainsObservedObjects: false)
         let log = HandlerLog()
         assertNoMisuse {
             for round in 0..<50 {
                 // A new object may reuse the old one's address: it must never count as a duplicate or a double removal.
                 let person = Person()
                 XCTAssertEqual(
-                    controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                        log.record("r", observer, object, change)
-                    }, .registered, "round \(round)")
+                    controller.observe(person, keyPath: "age", options: .new, handler: log.recording("r")), .registered,
+                    "round \(round)")
                 person.age = round
                 if round.isMultiple(of: 2) {
                     XCTAssertEqual(controller.unobserve(person, keyPath: "age"), .removed)

@@ -6,15 +6,12 @@ import XCTest
 final class GuardMultipleKeyPathsTests: XCTestCase {
     func testSeveralKeyPathsRegisterEachInOrderAndAllFire() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
-            let results = controller.observe(person, keyPaths: ["name", "age", "nickname"], options: .new) {
-                observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            let results = controller.observe(
+                person, keyPaths: ["name", "age", "nickname"], options: .new, handler: log.recording("h"))
             XCTAssertEqual(results, [.registered, .registered, .registered])
             person.age = 1
             person.nickname = "N"
@@ -36,17 +33,14 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testInitialForSeveralKeyPathsArrivesInListOrderBeforeReturn() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         person.name = "Iris"
         person.age = 30
         let log = HandlerLog()
         assertNoMisuse {
-            let results = controller.observe(person, keyPaths: ["age", "name"], options: [.initial, .new]) {
-                observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            let results = controller.observe(
+                person, keyPaths: ["age", "name"], options: [.initial, .new], handler: log.recording("h"))
             XCTAssertEqual(results, [.registered, .registered])
             XCTAssertEqual(
                 log.all,
@@ -60,17 +54,14 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testDuplicatesAndInvalidEntriesInTheListGetTheirOwnResultAndEvent() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var line = 0
         assertNoMisuse {
             line = #line + 1
-            let results = controller.observe(person, keyPaths: ["name", "nope", "name", "a..b", "age"], options: .new) {
-                observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            let results = controller.observe(
+                person, keyPaths: ["name", "nope", "name", "a..b", "age"], options: .new, handler: log.recording("h"))
             XCTAssertEqual(
                 results,
                 [.registered, .invalid(.unobservableKeyPath), .duplicate, .invalid(.emptyKeyPath), .registered])
@@ -96,17 +87,14 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testEmptyListIsAnInvalidArgumentWithNoResults() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var line = 0
         assertNoMisuse {
             line = #line + 1
-            let results = controller.observe(person, keyPaths: [], options: [.initial, .new]) {
-                observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            let results = controller.observe(
+                person, keyPaths: [], options: [.initial, .new], handler: log.recording("h"))
             XCTAssertEqual(results, [])
             person.name = "x"
         }
@@ -120,8 +108,7 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testEmptyListWithANilObjectIsStillOneEmptyListEvent() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let nobody: Person? = nil
         var line = 0
         assertNoMisuse {
@@ -138,8 +125,7 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testNilObjectWithSeveralKeyPathsGivesOneInvalidResultPerKeyPath() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let nobody: Person? = nil
         var line = 0
         assertNoMisuse {
@@ -161,8 +147,7 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testForwardingVariantWithSeveralKeyPathsAndContext() {
         let recorder = Recorder()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: recorder, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: recorder)
         let person = Person()
         var line = 0
         assertNoMisuse {
@@ -188,8 +173,7 @@ final class GuardMultipleKeyPathsTests: XCTestCase {
 
     func testForwardingVariantWithAnEmptyListIsAnInvalidArgument() {
         let recorder = Recorder()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: recorder, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: recorder)
         let person = Person()
         var line = 0
         assertNoMisuse {

@@ -7,14 +7,11 @@ import XCTest
 final class GuardOptionsTests: XCTestCase {
     func testNoOptionsDeliversBareSettingsAndNoInitial() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
-            let result = controller.observe(person, keyPath: "name") { observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            let result = controller.observe(person, keyPath: "name", handler: log.recording("h"))
             XCTAssertEqual(result, .registered)
             XCTAssertEqual(log.all, [], "no .initial notification without the option")
             person.name = "Ann"
@@ -35,15 +32,12 @@ final class GuardOptionsTests: XCTestCase {
 
     func testNewOptionDeliversNewValuesOnly() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
             XCTAssertEqual(
-                controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("h", observer, object, change)
-                }, .registered)
+                controller.observe(person, keyPath: "age", options: .new, handler: log.recording("h")), .registered)
             person.age = 1
             person.age = 2
             person.age = 2  // setting the same value still notifies, as in Foundation
@@ -60,16 +54,13 @@ final class GuardOptionsTests: XCTestCase {
 
     func testAllOptionsDeliverInitialThenPriorAndChangeInOrder() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         person.age = 4
         let log = HandlerLog()
         assertNoMisuse {
-            let result = controller.observe(person, keyPath: "age", options: [.initial, .new, .old, .prior]) {
-                observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            let result = controller.observe(
+                person, keyPath: "age", options: [.initial, .new, .old, .prior], handler: log.recording("h"))
             XCTAssertEqual(result, .registered)
             XCTAssertEqual(
                 log.all, [expectedCall("h", observer: observer, object: person, keyPath: "age", new: 4)],
@@ -91,15 +82,12 @@ final class GuardOptionsTests: XCTestCase {
 
     func testAllOptionsOnAnOptionalPropertyReportNilAsPresent() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
-            controller.observe(person, keyPath: "nickname", options: [.initial, .new, .old, .prior]) {
-                observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            controller.observe(
+                person, keyPath: "nickname", options: [.initial, .new, .old, .prior], handler: log.recording("h"))
             person.nickname = "Bo"
             person.nickname = nil
         }
@@ -117,17 +105,12 @@ final class GuardOptionsTests: XCTestCase {
 
     func testOldWithoutNewAndPriorWithoutOld() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
-            controller.observe(person, keyPath: "age", options: .old) { observer, object, change in
-                log.record("old", observer, object, change)
-            }
-            controller.observe(person, keyPath: "name", options: [.prior, .initial]) { observer, object, change in
-                log.record("prior", observer, object, change)
-            }
+            controller.observe(person, keyPath: "age", options: .old, handler: log.recording("old"))
+            controller.observe(person, keyPath: "name", options: [.prior, .initial], handler: log.recording("prior"))
             person.age = 3
             person.name = "Cy"
         }
@@ -144,15 +127,12 @@ final class GuardOptionsTests: XCTestCase {
 
     func testHandlerRunsSynchronouslyOnTheChangingThread() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         let workerThread = LockedBox<Thread?>(nil)
         assertNoMisuse {
-            controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            controller.observe(person, keyPath: "age", options: .new, handler: log.recording("h"))
             person.age = 1
             XCTAssertEqual(log.count, 1, "delivered before the setter returned")
             _ = onOtherThread {
@@ -179,8 +159,7 @@ final class GuardOptionsTests: XCTestCase {
 
     func testForwardingVariantCallsObserveValueWithTheCallersContext() {
         let recorder = Recorder()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: recorder, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: recorder)
         let person = Person()
         person.name = "Di"
         assertNoMisuse {
@@ -209,8 +188,7 @@ final class GuardOptionsTests: XCTestCase {
 
     func testForwardingVariantWithAllOptionsDeliversPriorAndInitial() {
         let recorder = Recorder()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: recorder, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: recorder)
         let person = Person()
         assertNoMisuse {
             controller.observe(
@@ -233,15 +211,12 @@ final class GuardOptionsTests: XCTestCase {
 
     func testToManyChangesPassKindIndexesAndValuesThrough() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         person.items = ["a", "b"]
         let log = HandlerLog()
         assertNoMisuse {
-            controller.observe(person, keyPath: "items", options: [.old, .new]) { observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            controller.observe(person, keyPath: "items", options: [.old, .new], handler: log.recording("h"))
             person.insert(["x"], at: IndexSet(integer: 1), into: \.items)
             person.replaceElements(at: IndexSet(integer: 0), with: ["A"], in: \.items)
             person.removeElements(at: IndexSet(integer: 2), from: \.items)
@@ -267,17 +242,12 @@ final class GuardOptionsTests: XCTestCase {
 
     func testDependentAndDottedKeyPathsThroughTheGuard() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
-            controller.observe(person, keyPath: "fullName", options: [.old, .new]) { observer, object, change in
-                log.record("full", observer, object, change)
-            }
-            controller.observe(person, keyPath: "wallet.balance", options: .new) { observer, object, change in
-                log.record("wallet", observer, object, change)
-            }
+            controller.observe(person, keyPath: "fullName", options: [.old, .new], handler: log.recording("full"))
+            controller.observe(person, keyPath: "wallet.balance", options: .new, handler: log.recording("wallet"))
             person.firstName = "Al"
             person.lastName = "Bo"
             person.wallet.balance = 10

@@ -9,6 +9,20 @@ final class GuardOrderingTests: XCTestCase {
         case keyPath, object, all, controllerRelease
     }
 
+    /// Ends the registration for `person`'s `age` the way `removal` says; a controller release sets `controller` to
+    /// `nil`.
+    private func remove(
+        _ removal: Removal, _ person: Person, from controller: inout ObservationController<GuardTestObserver>?,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        switch removal {
+        case .keyPath: XCTAssertEqual(controller?.unobserve(person, keyPath: "age"), .removed, file: file, line: line)
+        case .object: XCTAssertEqual(controller?.unobserve(person), .removed, file: file, line: line)
+        case .all: controller?.unobserveAll()
+        case .controllerRelease: controller = nil
+        }
+    }
+
     /// One mutator thread sets `age` = 1, 2, 3, ... and notes, before each set, whether the test thread's removal had
     /// already returned. No set that started after that may be delivered.
     func testChangesFromAnotherThreadAfterRemovalReturnedNeverArrive() {
@@ -48,12 +62,7 @@ final class GuardOrderingTests: XCTestCase {
                         }
                     }
                     enoughDelivered.wait()
-                    switch removal {
-                    case .keyPath: XCTAssertEqual(controller?.unobserve(person, keyPath: "age"), .removed)
-                    case .object: XCTAssertEqual(controller?.unobserve(person), .removed)
-                    case .all: controller?.unobserveAll()
-                    case .controllerRelease: controller = nil
-                    }
+                    remove(removal, person, from: &controller)
                     removalReturned.value = true
                     mutator.wait()
                 }
@@ -87,21 +96,9 @@ final class GuardOrderingTests: XCTestCase {
             defer { pause.uninstall() }
             withDeadlockWatchdog("parked delivery (\(removal))") {
                 assertNoMisuse {
-                    controller?.observe(person, keyPath: "age", options: .new) { observer, object, change in
-                        log.record("h", observer, object, change)
-                    }
-                    let mutator = DispatchGroup()
-                    DispatchQueue(label: "guard-tests.parked-mutator").async(group: mutator) {
-                        pause.armForCurrentThread()
-                        person.age = 1
-                    }
-                    pause.reached.wait()
-                    switch removal {
-                    case .keyPath: XCTAssertEqual(controller?.unobserve(person, keyPath: "age"), .removed)
-                    case .object: XCTAssertEqual(controller?.unobserve(person), .removed)
-                    case .all: controller?.unobserveAll()
-                    case .controllerRelease: controller = nil
-                    }
+                    controller?.observe(person, keyPath: "age", options: .new, handler: log.recording("h"))
+                    let mutator = pause.runOnPausedThread(label: "guard-tests.parked-mutator") { person.age = 1 }
+                    remove(removal, person, from: &controller)
                     pause.resume()
                     mutator.wait()
                     person.age = 2
@@ -116,14 +113,11 @@ final class GuardOrderingTests: XCTestCase {
 
     func testChangesOnTheSameThreadAfterRemovalNeverArrive() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
-            controller.observe(person, keyPaths: ["age", "name"], options: [.new, .prior]) { observer, object, change in
-                log.record("h", observer, object, change)
-            }
+            controller.observe(person, keyPaths: ["age", "name"], options: [.new, .prior], handler: log.recording("h"))
             person.age = 1
             controller.unobserve(person, keyPath: "age")
             person.age = 2

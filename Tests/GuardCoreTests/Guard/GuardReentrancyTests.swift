@@ -5,18 +5,8 @@ import XCTest
 /// Handlers that call back into their controller: observe, unobserve, unobserveAll, mutate, release the controller.
 /// Handlers run outside every guard lock, so none of this may deadlock (a watchdog turns a hang into a failure).
 final class GuardReentrancyTests: XCTestCase {
-    private func makeOwnedController(
-        sink: CountingSink
-    ) -> (GuardTestObserver, ObservationController<GuardTestObserver>) {
-        let observer = GuardTestObserver()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
-        observer.controller = controller
-        return (observer, controller)
-    }
-
     func testObservingAnotherKeyPathInsideAHandler() {
-        let sink = CountingSink()
-        let (observer, controller) = makeOwnedController(sink: sink)
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let innerResults = LockedBox<[ObserveResult]>([])
@@ -24,10 +14,8 @@ final class GuardReentrancyTests: XCTestCase {
             assertNoMisuse {
                 controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
                     log.record("age", observer, object, change)
-                    let result = observer.controller?.observe(object, keyPath: "name", options: [.initial, .new]) {
-                        observer, object, change in
-                        log.record("name", observer, object, change)
-                    }
+                    let result = observer.controller?.observe(
+                        object, keyPath: "name", options: [.initial, .new], handler: log.recording("name"))
                     innerResults.mutate { $0.append(result ?? .invalid(.nilObject)) }
                 }
                 person.name = "before"
@@ -52,8 +40,7 @@ final class GuardReentrancyTests: XCTestCase {
     }
 
     func testUnobservingItselfInsideAChangeHandler() {
-        let sink = CountingSink()
-        let (observer, controller) = makeOwnedController(sink: sink)
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let innerResults = LockedBox<[UnobserveResult]>([])
@@ -85,8 +72,7 @@ final class GuardReentrancyTests: XCTestCase {
     }
 
     func testUnobserveAllInsideAHandlerAlsoSilencesTheRestOfTheSameChange() {
-        let sink = CountingSink()
-        let (observer, controller) = makeOwnedController(sink: sink)
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let other = Person()
         let log = HandlerLog()
@@ -97,12 +83,8 @@ final class GuardReentrancyTests: XCTestCase {
                     log.record("first", observer, object, change)
                     observer.controller?.unobserveAll()
                 }
-                controller.observe(person, keyPath: "fullName", options: .new) { observer, object, change in
-                    log.record("full", observer, object, change)
-                }
-                controller.observe(other, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("other", observer, object, change)
-                }
+                controller.observe(person, keyPath: "fullName", options: .new, handler: log.recording("full"))
+                controller.observe(other, keyPath: "age", options: .new, handler: log.recording("other"))
                 person.firstName = "A"
                 person.firstName = "B"
                 other.age = 1
@@ -118,8 +100,7 @@ final class GuardReentrancyTests: XCTestCase {
     }
 
     func testMutatingTheObservedObjectInsideTheHandlerRecursesBoundedly() {
-        let sink = CountingSink()
-        let (observer, controller) = makeOwnedController(sink: sink)
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         withDeadlockWatchdog("mutation inside a handler") {
@@ -174,9 +155,7 @@ final class GuardReentrancyTests: XCTestCase {
                             "after-release", observer, object,
                             KeyValueChange(kind: .setting, keyPath: observer.controller == nil ? "released" : "alive"))
                     }
-                    controller.observe(other, keyPath: "name", options: .new) { observer, object, change in
-                        log.record("other", observer, object, change)
-                    }
+                    controller.observe(other, keyPath: "name", options: .new, handler: log.recording("other"))
                 }
                 XCTAssertNotNil(weakController)
                 person.age = 1
@@ -197,8 +176,7 @@ final class GuardReentrancyTests: XCTestCase {
     }
 
     func testUnobservingAnotherObjectAndQueryingInsideAHandler() {
-        let sink = CountingSink()
-        let (observer, controller) = makeOwnedController(sink: sink)
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let other = Person()
         let log = HandlerLog()
@@ -206,9 +184,7 @@ final class GuardReentrancyTests: XCTestCase {
         let removalLine = LockedBox(0)
         withDeadlockWatchdog("queries inside a handler") {
             assertNoMisuse {
-                controller.observe(other, keyPath: "age", options: .new) { observer, object, change in
-                    log.record("other", observer, object, change)
-                }
+                controller.observe(other, keyPath: "age", options: .new, handler: log.recording("other"))
                 controller.observe(person, keyPath: "age", options: .new) { observer, object, change in
                     log.record("person", observer, object, change)
                     guard let controller = observer.controller else { return }
@@ -236,8 +212,7 @@ final class GuardReentrancyTests: XCTestCase {
     }
 
     func testHandlerOnAnotherThreadReentersWhileTheTestThreadAlsoUsesTheController() {
-        let sink = CountingSink()
-        let (observer, controller) = makeOwnedController(sink: sink)
+        let (observer, sink, controller) = makeOwnedController()
         let person = Person()
         let log = HandlerLog()
         let inHandler = DispatchSemaphore(value: 0)
@@ -258,9 +233,8 @@ final class GuardReentrancyTests: XCTestCase {
                 // The handler is parked on the worker thread; the controller must stay fully usable here.
                 XCTAssertEqual(controller.registrationCount, 1)
                 XCTAssertEqual(
-                    controller.observe(person, keyPath: "name", options: .new) { observer, object, change in
-                        log.record("name", observer, object, change)
-                    }, .registered)
+                    controller.observe(person, keyPath: "name", options: .new, handler: log.recording("name")),
+                    .registered)
                 person.name = "main"
                 proceed.signal()
                 worker.wait()

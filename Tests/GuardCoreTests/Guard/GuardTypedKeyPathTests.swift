@@ -37,8 +37,7 @@ final class GuardTypedKeyPathTests: XCTestCase {
 
     func testTypedObserveDeliversTypedValuesWithAllOptions() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         person.age = 20
         let typed = LockedBox<[TypedCall<Int>]>([])
@@ -72,8 +71,7 @@ final class GuardTypedKeyPathTests: XCTestCase {
 
     func testTypedOptionalPropertyDistinguishesNilFromAbsent() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let typed = LockedBox<[TypedCall<String?>]>([])
         assertNoMisuse {
@@ -95,8 +93,7 @@ final class GuardTypedKeyPathTests: XCTestCase {
 
     func testTypedToManyDottedAndSubclassRootKeyPaths() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let student = Student()
         let items = LockedBox<[TypedCall<[String]>]>([])
@@ -138,8 +135,7 @@ final class GuardTypedKeyPathTests: XCTestCase {
 
     func testTypedUnobserveRemovesAndReportsDoubleRemovalByName() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let typed = LockedBox<[TypedCall<Int>]>([])
         var lines: [Int] = []
@@ -174,8 +170,7 @@ final class GuardTypedKeyPathTests: XCTestCase {
 
     func testTypedDuplicateKeepsTheFirstHandler() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let typed = LockedBox<[String]>([])
         var line = 0

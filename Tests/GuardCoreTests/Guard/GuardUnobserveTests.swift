@@ -7,20 +7,18 @@ import XCTest
 final class GuardUnobserveTests: XCTestCase {
     private func makeLogged(
         _ controller: ObservationController<GuardTestObserver>, _ object: Person, _ keyPaths: [String], tag: String,
-        log: HandlerLog
+        log: HandlerLog, file: StaticString = #filePath, line: UInt = #line
     ) {
         for keyPath in keyPaths {
             XCTAssertEqual(
-                controller.observe(object, keyPath: keyPath, options: .new) { observer, object, change in
-                    log.record(tag, observer, object, change)
-                }, .registered)
+                controller.observe(object, keyPath: keyPath, options: .new, handler: log.recording(tag)), .registered,
+                file: file, line: line)
         }
     }
 
     func testUnobserveOneKeyPathLeavesTheOthersFiring() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
@@ -40,8 +38,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testUnobserveOneObjectLeavesOtherObjectsFiring() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let first = Person()
         let second = Person()
         let log = HandlerLog()
@@ -70,8 +67,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testUnobserveAllStopsEverythingAndIsSilentEvenWhenEmpty() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let first = Person()
         let second = Person()
         let log = HandlerLog()
@@ -96,8 +92,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testDoubleRemovalIsALoggedNoOpEachTime() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var lines: [Int] = []
@@ -124,8 +119,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testRemovalOfSomethingNeverRegisteredIsToldApartFromDoubleRemoval() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let stranger = Person()
         let log = HandlerLog()
@@ -158,8 +152,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testUnobserveObjectVariantsOfDoubleRemovalAndNeverRegistered() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let stranger = Person()
         let log = HandlerLog()
@@ -191,8 +184,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testUnobserveObjectRemovesOnlyWhatIsLeftAndReportsRemoved() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         assertNoMisuse {
@@ -208,8 +200,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testRemovalsAfterUnobserveAllAreDoubleRemovals() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var lines: [Int] = []
@@ -233,8 +224,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testReobservingAfterRemovalWorksAndRemovesCleanlyAgain() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
         var line = 0
@@ -279,10 +269,8 @@ final class GuardUnobserveTests: XCTestCase {
     func testRemovalHistoryIsPerController() {
         let observerA = GuardTestObserver("a")
         let observerB = GuardTestObserver("b")
-        let sinkA = CountingSink()
-        let sinkB = CountingSink()
-        let controllerA = ObservationController(observer: observerA, diagnosticSink: sinkA)
-        let controllerB = ObservationController(observer: observerB, diagnosticSink: sinkB)
+        let (sinkA, controllerA) = makeController(for: observerA)
+        let (sinkB, controllerB) = makeController(for: observerB)
         let person = Person()
         let log = HandlerLog()
         var line = 0
@@ -301,8 +289,7 @@ final class GuardUnobserveTests: XCTestCase {
 
     func testRemovingFromAForeignObjectTypeIsNotRegistered() {
         let observer = GuardTestObserver()
-        let sink = CountingSink()
-        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let (sink, controller) = makeController(for: observer)
         let foreign = NSObject()
         var lines: [Int] = []
         assertNoMisuse {

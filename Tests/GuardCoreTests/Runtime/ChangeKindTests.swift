@@ -15,10 +15,8 @@ final class ChangeKindTests: XCTestCase {
     func testAssigningAWholeArrayIsASettingWithoutIndexes() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "items", options: [.old, .new])
+        whileObserving(person, "items", with: recorder, options: [.old, .new]) {
             person.items = ["a", "b"]
-            person.removeObserver(recorder, forKeyPath: "items")
         }
         XCTAssertEqual(recorder.notes, [Note("items", .setting, old: shown([String]()), new: shown(["a", "b"]))])
         XCTAssertNil(recorder.changes.first?.indexes)
@@ -30,10 +28,8 @@ final class ChangeKindTests: XCTestCase {
         let person = Person()
         person.items = ["a", "b", "c"]
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "items", options: [.prior, .old, .new])
+        whileObserving(person, "items", with: recorder, options: [.prior, .old, .new]) {
             person.insert(["x", "y"], at: IndexSet([1, 2]), into: \.items)
-            person.removeObserver(recorder, forKeyPath: "items")
         }
         XCTAssertEqual(person.items, ["a", "x", "y", "b", "c"])
         // An insertion has no old elements (Foundation sends no old value for it), even with `.old`.
@@ -52,10 +48,8 @@ final class ChangeKindTests: XCTestCase {
         let person = Person()
         person.items = ["a", "b", "c", "d"]
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "items", options: [.prior, .old, .new])
+        whileObserving(person, "items", with: recorder, options: [.prior, .old, .new]) {
             person.removeElements(at: IndexSet([0, 2]), from: \.items)
-            person.removeObserver(recorder, forKeyPath: "items")
         }
         XCTAssertEqual(person.items, ["b", "d"])
         // A removal has no new elements.
@@ -71,10 +65,8 @@ final class ChangeKindTests: XCTestCase {
         let person = Person()
         person.items = ["a", "b", "c", "d"]
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "items", options: [.old, .new])
+        whileObserving(person, "items", with: recorder, options: [.old, .new]) {
             person.replaceElements(at: IndexSet([1, 3]), with: ["B", "D"], in: \.items)
-            person.removeObserver(recorder, forKeyPath: "items")
         }
         XCTAssertEqual(person.items, ["a", "B", "c", "D"])
         XCTAssertEqual(
@@ -85,12 +77,10 @@ final class ChangeKindTests: XCTestCase {
         let person = Person()
         person.items = ["a"]
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "items")
+        whileObserving(person, "items", with: recorder) {
             person.insert(["b"], at: IndexSet([1]), into: \.items)
             person.replaceElements(at: IndexSet([0]), with: ["A"], in: \.items)
             person.removeElements(at: IndexSet([1]), from: \.items)
-            person.removeObserver(recorder, forKeyPath: "items")
         }
         XCTAssertEqual(person.items, ["A"])
         XCTAssertEqual(
@@ -115,11 +105,9 @@ final class ChangeKindTests: XCTestCase {
     func testAutomaticNotificationStillWorksAfterAHelper() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "items", options: [.new])
+        whileObserving(person, "items", with: recorder, options: [.new]) {
             person.insert(["a"], at: IndexSet([0]), into: \.items)
             person.items.append("b")
-            person.removeObserver(recorder, forKeyPath: "items")
         }
         XCTAssertEqual(
             recorder.notes,
@@ -132,13 +120,11 @@ final class ChangeKindTests: XCTestCase {
         let model = ManualModel()
         model.songs = ["a", "b"]
         let recorder = Recorder()
-        assertNoMisuse {
-            model.addObserver(recorder, forKeyPath: "songs", options: [.prior, .old, .new])
+        whileObserving(model, "songs", with: recorder, options: [.prior, .old, .new]) {
             model.willChange(.insertion, valuesAt: IndexSet([0, 3]), forKey: "songs")
             model.songs.insert("x", at: 0)
             model.songs.insert("y", at: 3)
             model.didChange(.insertion, valuesAt: IndexSet([0, 3]), forKey: "songs")
-            model.removeObserver(recorder, forKeyPath: "songs")
         }
         XCTAssertEqual(model.songs, ["x", "a", "b", "y"])
         XCTAssertEqual(
@@ -153,12 +139,10 @@ final class ChangeKindTests: XCTestCase {
         let model = ManualModel()
         model.songs = ["a", "b", "c"]
         let recorder = Recorder()
-        assertNoMisuse {
-            model.addObserver(recorder, forKeyPath: "songs", options: [.prior, .old, .new])
+        whileObserving(model, "songs", with: recorder, options: [.prior, .old, .new]) {
             model.willChange(.removal, valuesAt: IndexSet([1]), forKey: "songs")
             model.songs.remove(at: 1)
             model.didChange(.removal, valuesAt: IndexSet([1]), forKey: "songs")
-            model.removeObserver(recorder, forKeyPath: "songs")
         }
         XCTAssertEqual(model.songs, ["a", "c"])
         XCTAssertEqual(
@@ -173,13 +157,11 @@ final class ChangeKindTests: XCTestCase {
         let model = ManualModel()
         model.songs = ["a", "b", "c"]
         let recorder = Recorder()
-        assertNoMisuse {
-            model.addObserver(recorder, forKeyPath: "songs", options: [.old, .new])
+        whileObserving(model, "songs", with: recorder, options: [.old, .new]) {
             model.willChange(.replacement, valuesAt: IndexSet([0, 2]), forKey: "songs")
             model.songs[0] = "A"
             model.songs[2] = "C"
             model.didChange(.replacement, valuesAt: IndexSet([0, 2]), forKey: "songs")
-            model.removeObserver(recorder, forKeyPath: "songs")
         }
         XCTAssertEqual(model.songs, ["A", "b", "C"])
         XCTAssertEqual(
@@ -189,11 +171,9 @@ final class ChangeKindTests: XCTestCase {
     func testManualKeysAreNotAnnouncedBySettingThem() {
         let model = ManualModel()
         let recorder = Recorder()
-        assertNoMisuse {
-            model.addObserver(recorder, forKeyPath: "songs", options: [.new])
+        whileObserving(model, "songs", with: recorder, options: [.new]) {
             model.songs = ["a"]
             model.songs.append("b")
-            model.removeObserver(recorder, forKeyPath: "songs")
         }
         XCTAssertEqual(recorder.notes, [])
         XCTAssertEqual(model.songs, ["a", "b"])

@@ -26,11 +26,9 @@ final class DependentKeyTests: XCTestCase {
     func testUnrelatedChangesDoNotNotifyADependentKey() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "fullName")
+        whileObserving(person, "fullName", with: recorder) {
             person.age = 3
             person.name = "not a part of fullName"
-            person.removeObserver(recorder, forKeyPath: "fullName")
         }
         XCTAssertEqual(recorder.notes, [])
     }
@@ -38,11 +36,9 @@ final class DependentKeyTests: XCTestCase {
     func testGreetingDependsOnFirstNameTransitivelyThroughFullName() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "greeting", options: [.old, .new])
+        whileObserving(person, "greeting", with: recorder, options: [.old, .new]) {
             person.firstName = "Ann"
             person.lastName = "Lee"
-            person.removeObserver(recorder, forKeyPath: "greeting")
         }
         XCTAssertEqual(
             recorder.notes,
@@ -56,10 +52,8 @@ final class DependentKeyTests: XCTestCase {
         let person = Person()
         person.lastName = "Lee"
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "fullName", options: [.prior, .old, .new])
+        whileObserving(person, "fullName", with: recorder, options: [.prior, .old, .new]) {
             person.firstName = "Ann"
-            person.removeObserver(recorder, forKeyPath: "fullName")
         }
         XCTAssertEqual(
             recorder.notes,
@@ -123,11 +117,9 @@ final class DependentKeyTests: XCTestCase {
     func testManualAnnouncementOfAKeyAlsoAnnouncesItsDependents() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "fullName", options: [.prior, .old, .new])
+        whileObserving(person, "fullName", with: recorder, options: [.prior, .old, .new]) {
             person.willChangeValue(forKey: "lastName")
             person.didChangeValue(forKey: "lastName")
-            person.removeObserver(recorder, forKeyPath: "fullName")
         }
         XCTAssertEqual(recorder.notes, [Note.prior("fullName", old: shown(" ")), Note("fullName", old: shown(" "), new: shown(" "))])
     }

@@ -22,10 +22,8 @@ final class DottedKeyPathTests: XCTestCase {
         let savings = account(balance: 1)
         person.account = savings
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "account.balance", options: [.old, .new], context: Contexts.first)
+        whileObserving(person, "account.balance", with: recorder, options: [.old, .new], context: Contexts.first) {
             savings.balance = 10
-            person.removeObserver(recorder, forKeyPath: "account.balance")
         }
         XCTAssertEqual(recorder.notes, [Note("account.balance", old: shown(1), new: shown(10), context: Contexts.first)])
         assertAllFrom(person, recorder)
@@ -37,10 +35,8 @@ final class DottedKeyPathTests: XCTestCase {
         let second = account(balance: 2)
         person.account = first
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "account.balance", options: [.old, .new])
+        whileObserving(person, "account.balance", with: recorder, options: [.old, .new]) {
             person.account = second
-            person.removeObserver(recorder, forKeyPath: "account.balance")
         }
         XCTAssertEqual(recorder.notes, [Note("account.balance", old: shown(1), new: shown(2))])
         assertAllFrom(person, recorder)
@@ -76,13 +72,11 @@ final class DottedKeyPathTests: XCTestCase {
         let person = Person()
         let savings = account(balance: 7)
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "account.balance", options: [.initial, .old, .new])
+        whileObserving(person, "account.balance", with: recorder, options: [.initial, .old, .new]) {
             person.account = savings
             savings.balance = 8
             person.account = nil
             savings.balance = 9
-            person.removeObserver(recorder, forKeyPath: "account.balance")
         }
         XCTAssertEqual(
             recorder.notes,
@@ -100,11 +94,9 @@ final class DottedKeyPathTests: XCTestCase {
         let first = account(balance: 1)
         person.account = first
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "account.balance", options: [.prior, .old, .new])
+        whileObserving(person, "account.balance", with: recorder, options: [.prior, .old, .new]) {
             first.balance = 5
             person.account = account(balance: 6)
-            person.removeObserver(recorder, forKeyPath: "account.balance")
         }
         XCTAssertEqual(
             recorder.notes,
@@ -140,13 +132,11 @@ final class DottedKeyPathTests: XCTestCase {
         let person = Person()
         let wallet = person.wallet
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "wallet.balance", options: [.old, .new])
+        whileObserving(person, "wallet.balance", with: recorder, options: [.old, .new]) {
             wallet.balance = 4
             person.wallet = account(balance: 40)
             wallet.balance = 5
             person.wallet.balance = 41
-            person.removeObserver(recorder, forKeyPath: "wallet.balance")
         }
         XCTAssertEqual(
             recorder.notes,

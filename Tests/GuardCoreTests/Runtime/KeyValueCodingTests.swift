@@ -95,11 +95,9 @@ final class KeyValueCodingTests: XCTestCase {
     func testReadingValuesNotifiesNobody() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "age")
+        whileObserving(person, "age", with: recorder) {
             _ = person.value(forKey: "age")
             _ = person.value(forKeyPath: "wallet.balance")
-            person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertEqual(recorder.notes, [])
     }

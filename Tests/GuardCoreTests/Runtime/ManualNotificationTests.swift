@@ -14,11 +14,9 @@ final class ManualNotificationTests: XCTestCase {
     func testSettingAnOptedOutKeyNotifiesNobody() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "score", options: [.prior, .old, .new])
+        whileObserving(person, "score", with: recorder, options: [.prior, .old, .new]) {
             person.score = 5
             person.score = 6
-            person.removeObserver(recorder, forKeyPath: "score")
         }
         XCTAssertEqual(recorder.notes, [])
         XCTAssertEqual(person.score, 6, "the value is stored all the same")
@@ -28,13 +26,11 @@ final class ManualNotificationTests: XCTestCase {
         let person = Person()
         let recorder = Recorder()
         let countAtWill = TestBox(-1)
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "score", options: [.old, .new], context: Contexts.third)
+        whileObserving(person, "score", with: recorder, options: [.old, .new], context: Contexts.third) {
             person.willChangeValue(forKey: "score")
             countAtWill.set(recorder.count)
             person.score = 5
             person.didChangeValue(forKey: "score")
-            person.removeObserver(recorder, forKeyPath: "score")
         }
         XCTAssertEqual(countAtWill.get(), 0, "without .prior nothing is sent at will time")
         XCTAssertEqual(recorder.notes, [Note("score", old: shown(0), new: shown(5), context: Contexts.third)])
@@ -45,13 +41,11 @@ final class ManualNotificationTests: XCTestCase {
         let person = Person()
         let recorder = Recorder()
         let afterWill = TestBox<[Note]>([])
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "score", options: [.prior, .old, .new])
+        whileObserving(person, "score", with: recorder, options: [.prior, .old, .new]) {
             person.willChangeValue(forKey: "score")
             afterWill.set(recorder.notes)
             person.score = 9
             person.didChangeValue(forKey: "score")
-            person.removeObserver(recorder, forKeyPath: "score")
         }
         XCTAssertEqual(afterWill.get(), [Note.prior("score", old: shown(0))])
         XCTAssertEqual(recorder.notes, [Note.prior("score", old: shown(0)), Note("score", old: shown(0), new: shown(9))])
@@ -106,15 +100,13 @@ final class ManualNotificationTests: XCTestCase {
     func testNestedPairsForTheSameKeyPairInnermostFirst() {
         let model = ManualModel()
         let recorder = Recorder()
-        assertNoMisuse {
-            model.addObserver(recorder, forKeyPath: "level", options: [.old, .new])
+        whileObserving(model, "level", with: recorder, options: [.old, .new]) {
             model.willChangeValue(forKey: "level")
             model.level = 1
             model.willChangeValue(forKey: "level")
             model.level = 2
             model.didChangeValue(forKey: "level")
             model.didChangeValue(forKey: "level")
-            model.removeObserver(recorder, forKeyPath: "level")
         }
         XCTAssertEqual(
             recorder.notes, [Note("level", old: shown(1), new: shown(2)), Note("level", old: shown(0), new: shown(2))])

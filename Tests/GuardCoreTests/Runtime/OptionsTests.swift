@@ -17,10 +17,8 @@ final class OptionsTests: XCTestCase {
     func testWithoutOptionsAChangeCarriesNeitherOldNorNew() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "age")
+        whileObserving(person, "age", with: recorder) {
             person.age = 5
-            person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertEqual(recorder.notes, [Note("age")])
     }
@@ -64,11 +62,9 @@ final class OptionsTests: XCTestCase {
     func testEverySetNotifiesEvenWhenTheValueIsUnchanged() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "age", options: [.old, .new])
+        whileObserving(person, "age", with: recorder, options: [.old, .new]) {
             person.age = 0
             person.age = 0
-            person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertEqual(recorder.notes, [Note("age", old: shown(0), new: shown(0)), Note("age", old: shown(0), new: shown(0))])
     }
@@ -76,11 +72,9 @@ final class OptionsTests: XCTestCase {
     func testNilValuesArriveAsPresentButNil() throws {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "nickname", options: [.old, .new])
+        whileObserving(person, "nickname", with: recorder, options: [.old, .new]) {
             person.nickname = "Nick"
             person.nickname = nil
-            person.removeObserver(recorder, forKeyPath: "nickname")
         }
         XCTAssertEqual(
             recorder.notes,
@@ -189,10 +183,8 @@ final class OptionsTests: XCTestCase {
     func testPriorComesFirstWithIsPriorAndNoNew() throws {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "age", options: [.prior, .new])
+        whileObserving(person, "age", with: recorder, options: [.prior, .new]) {
             person.age = 3
-            person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertEqual(recorder.notes, [Note.prior("age"), Note("age", new: shown(3))])
         let prior = try XCTUnwrap(recorder.changes.first)
@@ -204,10 +196,8 @@ final class OptionsTests: XCTestCase {
     func testPriorCarriesOldWhenAsked() {
         let person = Person()
         let recorder = Recorder()
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "name", options: [.prior, .old])
+        whileObserving(person, "name", with: recorder, options: [.prior, .old]) {
             person.name = "Ann"
-            person.removeObserver(recorder, forKeyPath: "name")
         }
         XCTAssertEqual(recorder.notes, [Note.prior("name", old: shown("")), Note("name", old: shown(""))])
     }
@@ -219,10 +209,8 @@ final class OptionsTests: XCTestCase {
         recorder.onNotify = { _, _, object, _ in
             valuesSeen.mutate { $0.append((object as! Person).age) }
         }
-        assertNoMisuse {
-            person.addObserver(recorder, forKeyPath: "age", options: [.prior])
+        whileObserving(person, "age", with: recorder, options: [.prior]) {
             person.age = 12
-            person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertEqual(valuesSeen.get(), [0, 12], "the prior sees the old value stored, the change the new one")
         XCTAssertEqual(recorder.notes, [Note.prior("age"), Note("age")])

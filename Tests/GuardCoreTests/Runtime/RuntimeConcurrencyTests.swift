@@ -8,19 +8,6 @@ import XCTest
 /// any Swift code); the runtime's own bookkeeping gets no help. Run it under ThreadSanitizer too:
 /// `swift test --sanitize=thread --filter RuntimeConcurrencyTests`.
 final class RuntimeConcurrencyTests: XCTestCase {
-    /// A small deterministic generator, one per worker, so a run's choices are reproducible per worker.
-    private struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     /// One registration as its worker remembers it.
     private struct Registration {
         let context: UnsafeMutableRawPointer?

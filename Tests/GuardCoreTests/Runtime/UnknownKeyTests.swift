@@ -4,6 +4,17 @@ import XCTest
 
 /// Keys a class does not have: Foundation's `NSUnknownKeyException`, our misuse `unknownKey`.
 final class UnknownKeyTests: XCTestCase {
+    /// Asserts that `read` returns `nil` and causes exactly one misuse: `unknownKey` for `key`, reported by `object`.
+    private func assertReadOfAnUnknownKey(
+        _ read: () -> Any?, reportedBy object: AnyObject, key: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        var value: Any? = "sentinel"
+        let misuses = recordingMisuse { value = read() }
+        XCTAssertNil(value, file: file, line: line)
+        XCTAssertEqual(misuses, [Expected.unknownKey(object: object, key: key)], file: file, line: line)
+    }
+
     func testAddingAnObserverForAnUnknownKeyIsMisuseAndRegistersNothing() throws {
         let person = Person()
         let recorder = Recorder()
@@ -69,28 +80,20 @@ final class UnknownKeyTests: XCTestCase {
 
     func testValueForAnUnknownKeyIsMisuseAndNil() {
         let person = Person()
-        var value: Any? = "sentinel"
-        let misuses = recordingMisuse { value = person.value(forKey: "nope") }
-        XCTAssertNil(value)
-        XCTAssertEqual(misuses, [Expected.unknownKey(object: person, key: "nope")])
+        assertReadOfAnUnknownKey({ person.value(forKey: "nope") }, reportedBy: person, key: "nope")
     }
 
     func testValueForKeyPathWithAnUnknownKeyDeeperDownIsReportedByTheObjectThatLacksIt() {
         let person = Person()
         let savings = Account()
         person.account = savings
-        var value: Any? = "sentinel"
-        let misuses = recordingMisuse { value = person.value(forKeyPath: "account.nope") }
-        XCTAssertNil(value)
-        XCTAssertEqual(misuses, [Expected.unknownKey(object: savings, key: "nope")])
+        assertReadOfAnUnknownKey({ person.value(forKeyPath: "account.nope") }, reportedBy: savings, key: "nope")
     }
 
     func testValueForKeyPathThroughAValueThatIsNotAnObservableObjectIsUnknown() {
         let person = Person()
-        var value: Any? = "sentinel"
-        let misuses = recordingMisuse { value = person.value(forKeyPath: "plainNote.count") }
-        XCTAssertNil(value)
-        XCTAssertEqual(misuses, [Expected.unknownKey(object: person, key: "plainNote.count")])
+        assertReadOfAnUnknownKey(
+            { person.value(forKeyPath: "plainNote.count") }, reportedBy: person, key: "plainNote.count")
     }
 
     func testAComputedPropertyKeyPathHasNoNameAndIsUnknown() {

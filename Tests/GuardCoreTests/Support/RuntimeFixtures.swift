@@ -141,6 +141,21 @@ func assertAllFrom(
     }
 }
 
+// MARK: Observing around a change
+
+/// Adds `observer` for `keyPath` of `object`, runs `body`, then removes that registration again (by key path, without
+/// a context), and asserts that none of it was a misuse.
+func whileObserving(
+    _ object: KVOObject, _ keyPath: String, with observer: any KeyValueObserver, options: KeyValueObservingOptions = [],
+    context: UnsafeMutableRawPointer? = nil, file: StaticString = #filePath, line: UInt = #line, _ body: () -> Void
+) {
+    assertNoMisuse(file: file, line: line) {
+        object.addObserver(observer, forKeyPath: keyPath, options: options, context: context)
+        body()
+        object.removeObserver(observer, forKeyPath: keyPath)
+    }
+}
+
 // MARK: Expected misuses, spelled out with Foundation's wording
 
 /// `0x` and sixteen hexadecimal digits, as GuardCore renders an address.
@@ -214,6 +229,23 @@ enum Expected {
                 + "the key \(key).",
             keyPath: key, object: rendered(object), observer: nil, thread: thread)
     }
+}
+
+// MARK: Reproducible choices
+
+/// A small deterministic generator (SplitMix64), one per worker in the concurrency tests, so a run's choices are
+/// reproducible per worker.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 }
 
 // MARK: Threads and standard error
