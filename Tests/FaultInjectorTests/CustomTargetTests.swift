@@ -20,33 +20,20 @@ final class CustomTargetTests: XCTestCase {
             init(controller: ObservationController<StressObserver>) { self.controller = controller }
 
             func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                switch controller.observe(object, keyPath: keyPath, options: options, handler: { observer, object, change in
+                ObserveOutcome(controller.observe(object, keyPath: keyPath, options: options) { observer, object, change in
                     sink.deliver(observer: observer, object: object, change: change)
-                }) {
-                case .registered: return .registered
-                case .duplicate: return .duplicate
-                case .invalid: return .invalid
-                }
+                })
             }
 
             func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
-                Self.outcome(controller.unobserve(object, keyPath: keyPath))
+                UnobserveOutcome(controller.unobserve(object, keyPath: keyPath))
             }
 
             func unobserve(_ object: StressObject) -> UnobserveOutcome {
-                Self.outcome(controller.unobserve(object))
+                UnobserveOutcome(controller.unobserve(object))
             }
 
             func unobserveAll() { controller.unobserveAll() }
-
-            static func outcome(_ result: UnobserveResult) -> UnobserveOutcome {
-                switch result {
-                case .removed: return .removed
-                case .alreadyRemoved: return .alreadyRemoved
-                case .notRegistered: return .notRegistered
-                case .invalid: return .invalid
-                }
-            }
         }
     }
 

@@ -33,14 +33,10 @@ final class GuardStressController: StressController, @unchecked Sendable {
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink
     ) -> ObserveOutcome {
-        let result = controller.observe(object, keyPath: keyPath, options: options) { observer, object, change in
-            sink.deliver(observer: observer, object: object, change: change)
-        }
-        switch result {
-        case .registered: return .registered
-        case .duplicate: return .duplicate
-        case .invalid: return .invalid
-        }
+        ObserveOutcome(
+            controller.observe(object, keyPath: keyPath, options: options) { observer, object, change in
+                sink.deliver(observer: observer, object: object, change: change)
+            })
     }
 
     func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
@@ -56,8 +52,20 @@ final class GuardStressController: StressController, @unchecked Sendable {
     }
 }
 
+extension ObserveOutcome {
+    /// The harness outcome for a guard result (for wrappers around ``ObservationController``).
+    public init(_ result: ObserveResult) {
+        switch result {
+        case .registered: self = .registered
+        case .duplicate: self = .duplicate
+        case .invalid: self = .invalid
+        }
+    }
+}
+
 extension UnobserveOutcome {
-    init(_ result: UnobserveResult) {
+    /// The harness outcome for a guard result (for wrappers around ``ObservationController``).
+    public init(_ result: UnobserveResult) {
         switch result {
         case .removed: self = .removed
         case .alreadyRemoved: self = .alreadyRemoved
