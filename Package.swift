@@ -8,8 +8,9 @@ import PackageDescription
 let package = Package(
     name: "KVOGuard",
     platforms: [
-        // The runtime's lock-free fast paths use the toolchain's Synchronization module.
-        .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+        // The Swift concurrency baseline. Atomics come from the package's own C target (GuardCoreAtomics), not the
+        // Synchronization module, which needs iOS 18 / macOS 15.
+        .macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1),
     ],
     products: [
         .library(name: "GuardCore", targets: ["GuardCore"]),
@@ -17,7 +18,8 @@ let package = Package(
         .executable(name: "guard-stress", targets: ["guard-stress"]),
     ],
     targets: [
-        .target(name: "GuardCore"),
+        .target(name: "GuardCoreAtomics"),
+        .target(name: "GuardCore", dependencies: ["GuardCoreAtomics"]),
         .target(name: "FaultInjector", dependencies: ["GuardCore"]),
         .executableTarget(name: "guard-stress", dependencies: ["GuardCore", "FaultInjector"]),
         .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore"]),

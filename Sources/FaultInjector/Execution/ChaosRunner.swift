@@ -38,7 +38,7 @@ public struct ChaosRunner: Sendable {
                 faults: FaultInjection(profile: configuration.faults, seed: scenario.seed, worker: index))
         }
         if configuration.faults.isEnabled, configuration.faults.insideOperations {
-            SchedulePoints.install { _ in WorkerContext.current?.faults.maybePause() }
+            SchedulePoints.install(atPoints: { _ in WorkerContext.current?.faults.maybePause() })
         }
         let gate = StartGate()
         let group = DispatchGroup()

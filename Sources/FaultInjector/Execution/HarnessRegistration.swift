@@ -1,5 +1,4 @@
 import GuardCore
-import Synchronization
 
 /// The harness side of one observe operation: the sink the system under test delivers to. It records each
 /// notification and runs the operation's handler action on the first one.
@@ -12,7 +11,7 @@ final class HarnessRegistration: DeliverySink, @unchecked Sendable {
     let action: HandlerAction
     private(set) weak var handle: ControllerHandle?
     private let world: StressWorld
-    private let fired = Atomic<Bool>(false)
+    private let fired = AtomicCell()
 
     init(
         id: Int, controllerSlot: Int, handle: ControllerHandle, objectSlot: Int, key: StressKey,
@@ -30,7 +29,7 @@ final class HarnessRegistration: DeliverySink, @unchecked Sendable {
 
     func deliver(observer: StressObserver?, object: StressObject, change: KeyValueChange) {
         world.recordDelivery(for: self, observer: observer, change: change)
-        guard action != .none, !fired.exchange(true, ordering: .relaxed) else { return }
+        guard action != .none, fired.word.exchange(1) == 0 else { return }
         world.performHandlerAction(of: self, object: object)
     }
 }

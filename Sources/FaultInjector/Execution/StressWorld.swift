@@ -1,5 +1,4 @@
 import GuardCore
-import Synchronization
 
 /// The instances one run works on: object and controller slots, the system under test, unique ids and values,
 /// and the facts the oracle needs about instance lifetimes.
@@ -8,8 +7,8 @@ final class StressWorld: @unchecked Sendable {
     let target: any SystemUnderTest
     private(set) var objectSlots: [ObjectSlot] = []
     private(set) var controllerSlots: [ControllerSlot] = []
-    private let nextID = Atomic<Int>(0)
-    private let nextValue = Atomic<Int>(0)
+    private let nextID = AtomicCell()
+    private let nextValue = AtomicCell()
     private let facts = Protected(Facts())
     private let tracked = Protected([TrackedInstance]())
     private let strayDeliveries = Protected([DeliveryRecord]())
@@ -40,12 +39,12 @@ final class StressWorld: @unchecked Sendable {
     // MARK: Instances
 
     func makeID() -> Int {
-        nextID.add(1, ordering: .relaxed).newValue
+        nextID.word.add(1, ordering: .relaxed)
     }
 
     /// A value no other mutation in the process writes.
     func makeValue() -> Int {
-        nextValue.add(1, ordering: .relaxed).newValue
+        nextValue.word.add(1, ordering: .relaxed)
     }
 
     func makeObject() -> StressObject {

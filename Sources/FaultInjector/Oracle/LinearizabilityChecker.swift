@@ -50,7 +50,7 @@ struct LinearizabilityChecker {
 
     private struct Configuration: Hashable {
         var state: UInt8
-        var placed: UInt128
+        var placed: PendingCallSet
     }
 
     func check(_ calls: [Call]) -> Verdict {
@@ -63,7 +63,7 @@ struct LinearizabilityChecker {
         }
         events.sort { ($0.time, $0.isReturn ? 1 : 0) < ($1.time, $1.isReturn ? 1 : 0) }
 
-        var configurations: Set<Configuration> = [Configuration(state: Effect.never, placed: 0)]
+        var configurations: Set<Configuration> = [Configuration(state: Effect.never, placed: PendingCallSet())]
         var bitOfCall: [Int: Int] = [:]
         var callOfBit: [Int: Int] = [:]
         var freeBits = Array((0..<128).reversed())
@@ -77,22 +77,21 @@ struct LinearizabilityChecker {
                 continue
             }
             let bit = bitOfCall.removeValue(forKey: event.call)!
-            let mask = UInt128(1) << bit
             var next: Set<Configuration> = []
             for start in configurations {
                 var stack = [start]
                 var seen: Set<Configuration> = [start]
                 while let configuration = stack.popLast() {
-                    if configuration.placed & mask != 0 {
-                        next.insert(Configuration(state: configuration.state, placed: configuration.placed & ~mask))
+                    if configuration.placed.contains(bit) {
+                        next.insert(Configuration(state: configuration.state, placed: configuration.placed.removing(bit)))
                         continue
                     }
-                    for (pendingBit, pendingCall) in callOfBit where configuration.placed & (UInt128(1) << pendingBit) == 0 {
+                    for (pendingBit, pendingCall) in callOfBit where !configuration.placed.contains(pendingBit) {
                         steps += 1
                         if steps > budget { return .inconclusive }
                         guard let state = calls[pendingCall].effect.apply(to: configuration.state) else { continue }
                         let placed = Configuration(
-                            state: state, placed: configuration.placed | (UInt128(1) << pendingBit))
+                            state: state, placed: configuration.placed.inserting(pendingBit))
                         if seen.insert(placed).inserted { stack.append(placed) }
                     }
                 }
@@ -105,5 +104,31 @@ struct LinearizabilityChecker {
             configurations = next
         }
         return .linearizable
+    }
+}
+
+/// Which of the (at most 128) pending calls a configuration has already placed: a 128-bit set in two words, so the
+/// checker needs no `UInt128` (which older Apple platforms lack).
+struct PendingCallSet: Hashable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// Whether call slot `bit` (0..<128) is in the set.
+    func contains(_ bit: Int) -> Bool {
+        bit < 64 ? low & (1 << UInt64(bit)) != 0 : high & (1 << UInt64(bit - 64)) != 0
+    }
+
+    /// The set with `bit` added.
+    func inserting(_ bit: Int) -> PendingCallSet {
+        var copy = self
+        if bit < 64 { copy.low |= 1 << UInt64(bit) } else { copy.high |= 1 << UInt64(bit - 64) }
+        return copy
+    }
+
+    /// The set with `bit` removed.
+    func removing(_ bit: Int) -> PendingCallSet {
+        var copy = self
+        if bit < 64 { copy.low &= ~(1 << UInt64(bit)) } else { copy.high &= ~(1 << UInt64(bit - 64)) }
+        return copy
     }
 }

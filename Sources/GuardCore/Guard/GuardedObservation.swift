@@ -1,10 +1,16 @@
-import Synchronization
+import GuardCoreAtomics
 
 /// One registration of one ``ObservationController``: (object, key path) with its options, handler and state.
 ///
 /// It is the receiver the backend calls. It holds the observed object strongly or weakly as the controller asks,
 /// and reaches the observer only through the controller, which holds it weakly.
 final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
+    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    /// Word 0: the ``RegistrationState``.
+    private var stateWord = gca_word()
+    /// Word 1: nonzero once the gone observer was reported.
+    private var reportedObserverGoneWord = gca_word()
+
     /// The handler, type-erased: (observer, object, change).
     typealias Handler = @Sendable (AnyObject, AnyObject, KeyValueChange) -> Void
 
@@ -14,7 +20,8 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
     let handler: Handler
     let callSite: GuardDiagnostic.CallSite
     let objectType: String
-    let state = RegistrationState()
+    /// The registration's life; see ``RegistrationState``.
+    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(0, of: self)) }
     /// The controller's shared state; weak so an in-flight notification never keeps a released controller's
     /// registrations alive.
     private weak var core: ControllerCore?
@@ -24,7 +31,6 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
     private weak var weakObject: AnyObject?
     /// The backend's handle; written once under the controller's lock, before the state leaves `pending`.
     var backendObservation: (any BackendObservation)?
-    private let reportedObserverGone = Atomic<Bool>(false)
 
     init(
         object: AnyObject, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
@@ -52,7 +58,7 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
         guard state.delivers, let core else { return }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
-            if !reportedObserverGone.exchange(true, ordering: .relaxed) {
+            if InlineAtomicWords.word(1, of: self).exchange(1) == 0 {
                 core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
             }
             return

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The life of one guard registration. Transitions happen under the controller's lock; deliveries read the state
 /// without it.
 ///
@@ -12,24 +10,25 @@ import Synchronization
 ///
 /// Notifications are delivered only in `pending` (the `.initial` one, and changes racing with the add) and
 /// `active`. This is the three-state flag FBKVOController keeps unsynchronised, here atomic.
-struct RegistrationState: ~Copyable, Sendable {
+struct RegistrationState {
     enum Value: UInt8 {
         case pending, active, cancelled, removed
     }
 
-    private let storage = Atomic<UInt8>(Value.pending.rawValue)
+    /// The atomic word the state lives in (inline in its registration); zero is `pending`.
+    let storage: AtomicWord
 
     var value: Value {
-        Value(rawValue: storage.load(ordering: .acquiring))!
+        Value(rawValue: UInt8(truncatingIfNeeded: storage.load(ordering: .acquiring)))!
     }
 
     func set(_ value: Value) {
-        storage.store(value.rawValue, ordering: .releasing)
+        storage.store(UInt64(value.rawValue), ordering: .releasing)
     }
 
     /// Whether a notification may reach the handler now.
     var delivers: Bool {
         let current = storage.load(ordering: .acquiring)
-        return current == Value.pending.rawValue || current == Value.active.rawValue
+        return current == UInt64(Value.pending.rawValue) || current == UInt64(Value.active.rawValue)
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import GuardCoreAtomics
 
 /// The base class of objects that can be key-value observed on any platform: GuardCore's `NSObject`.
 ///
@@ -19,16 +19,27 @@ import Synchronization
 /// ``value(forKey:)`` exactly as with Foundation to opt out of automatic notification, declare dependent keys,
 /// and expose computed keys.
 open class KVOObject {
+    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    /// Word 0: the ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
+    private var announcedKeysWord = gca_word()
+    /// Word 1: the object's ``ObservationTable`` (a retained pointer), zero until the first registration.
+    private var tableWord = gca_word()
+
     /// The ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
-    @usableFromInline let announcedKeys = Atomic<UInt64>(0)
-    /// The object's ``ObservationTable``, created on first registration.
-    private let tableStorage = Atomic<Unmanaged<ObservationTable>?>(nil)
+    @inlinable
+    var announcedKeys: AtomicWord {
+        InlineAtomicWords.word(0, of: self)
+    }
+
+    private var tableStorage: AtomicWord {
+        InlineAtomicWords.word(1, of: self)
+    }
 
     /// Creates an object with no observers.
     public init() {}
 
     deinit {
-        guard let unmanaged = tableStorage.load(ordering: .acquiring) else { return }
+        guard let unmanaged = Self.table(fromBits: tableStorage.load(ordering: .acquiring)) else { return }
         let table = unmanaged.takeUnretainedValue()
         let remaining = table.removeAll()
         announcedKeys.store(0, ordering: .releasing)
@@ -92,18 +103,22 @@ open class KVOObject {
 
     /// The table, if the object was ever observed.
     var existingTable: ObservationTable? {
-        tableStorage.load(ordering: .acquiring)?.takeUnretainedValue()
+        Self.table(fromBits: tableStorage.load(ordering: .acquiring))?.takeUnretainedValue()
     }
 
     /// The table, created now if needed.
     var table: ObservationTable {
         if let existing = existingTable { return existing }
         let created = Unmanaged.passRetained(ObservationTable())
-        let (exchanged, original) = tableStorage.compareExchange(
-            expected: nil, desired: created, ordering: .acquiringAndReleasing)
+        let bits = UInt64(UInt(bitPattern: created.toOpaque()))
+        let (exchanged, original) = tableStorage.compareExchange(expected: 0, desired: bits)
         if exchanged { return created.takeUnretainedValue() }
         created.release()
-        return original!.takeUnretainedValue()
+        return Self.table(fromBits: original)!.takeUnretainedValue()
+    }
+
+    private static func table(fromBits bits: UInt64) -> Unmanaged<ObservationTable>? {
+        UnsafeRawPointer(bitPattern: UInt(truncatingIfNeeded: bits)).map { Unmanaged.fromOpaque($0) }
     }
 
     /// Publishes the table's new key mask to setters.

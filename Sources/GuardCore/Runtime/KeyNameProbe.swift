@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Finds the string key behind a Swift key path such as `\Person.age` or `\Person.account.balance`.
 ///
@@ -19,7 +18,7 @@ enum KeyNameProbe {
     }
 
     /// How many probes run anywhere; `Observed`'s inlined getter checks it before anything else.
-    @usableFromInline static let activeProbes = Atomic<Int>(0)
+    @usableFromInline static let activeProbes = AtomicCell()
     private static let threadState = ThreadLocal { ThreadState() }
     private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
@@ -45,9 +44,9 @@ enum KeyNameProbe {
         let outer = (state.isRecording, state.steps)
         state.isRecording = true
         state.steps = []
-        activeProbes.add(1, ordering: .relaxed)
+        activeProbes.word.add(1, ordering: .relaxed)
         body()
-        activeProbes.subtract(1, ordering: .relaxed)
+        activeProbes.word.add(-1, ordering: .relaxed)
         let steps = state.steps
         (state.isRecording, state.steps) = outer
         return steps

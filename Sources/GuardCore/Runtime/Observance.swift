@@ -1,4 +1,4 @@
-import Synchronization
+import GuardCoreAtomics
 
 /// One registration of one observer for one key path on one object (Foundation's `NSKeyValueObservance`).
 ///
@@ -6,6 +6,8 @@ import Synchronization
 /// were already under way check it and drop the notification, so nothing reaches a removed registration after
 /// `removeObserver` returned.
 final class Observance: @unchecked Sendable {
+    /// Word 0 (see ``InlineAtomicWords``; keep it the first stored property): 1 while registered, 0 once removed.
+    private var activeWord = gca_word()
     weak var observer: (any KeyValueObserver)?
     let observerType: Any.Type
     let observerAddress: UInt
@@ -16,7 +18,6 @@ final class Observance: @unchecked Sendable {
     /// are dropped silently (and `onObjectDeinit` runs) instead of being reported as misuse.
     let dropsWithObject: Bool
     let onObjectDeinit: (@Sendable () -> Void)?
-    private let active = Atomic<Bool>(true)
     /// The forwarder that carries changes from deeper objects of a dotted key path. Guarded by the table's lock.
     var forwarder: KeyPathForwarder?
 
@@ -33,15 +34,20 @@ final class Observance: @unchecked Sendable {
         self.context = context
         self.dropsWithObject = dropsWithObject
         self.onObjectDeinit = onObjectDeinit
+        active.store(1, ordering: .relaxed)
+    }
+
+    private var active: AtomicWord {
+        InlineAtomicWords.word(0, of: self)
     }
 
     var isActive: Bool {
-        active.load(ordering: .acquiring)
+        active.load(ordering: .acquiring) != 0
     }
 
     /// Marks the observance removed. Returns `false` if it already was.
     func deactivate() -> Bool {
-        active.exchange(false, ordering: .acquiringAndReleasing)
+        active.exchange(0) != 0
     }
 
     /// Whether the key path has more than one key (computed once: deliveries ask for every change).

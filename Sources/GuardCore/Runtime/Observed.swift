@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Marks a stored property of a ``KVOObject`` subclass as key-value observable under its own name.
 ///
@@ -36,7 +35,7 @@ public struct Observed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0 {
+            if KeyNameProbe.activeProbes.word.load(ordering: .relaxed) != 0 {
                 KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storageKeyPath)
             }
             return object[keyPath: storageKeyPath].value

@@ -1,6 +1,6 @@
 import Foundation
 import GuardCore
-import Synchronization
+
 import XCTest
 
 /// Many Dispatch queues, released together from a barrier, hammer one shared controller, one shared weak controller
@@ -49,7 +49,7 @@ final class GuardConcurrencyTests: XCTestCase {
 
     /// What the handlers saw that they should not have, and how many notifications they got.
     final class Checks: @unchecked Sendable {
-        let deliveries = Atomic<Int>(0)
+        let deliveries = AtomicCell()
         private let lock = NSLock()
         private var storedViolations: [String] = []
 
@@ -180,7 +180,7 @@ final class GuardConcurrencyTests: XCTestCase {
             let checks = environment.checks
             let worker = index
             return { observer, object, change in
-                checks.deliveries.add(1, ordering: .relaxed)
+                checks.deliveries.word.add(1, ordering: .relaxed)
                 if ObjectIdentifier(object) != expectedObject || ObjectIdentifier(observer) != expectedObserver
                     || change.keyPath != keyPath
                 {
@@ -705,7 +705,7 @@ final class GuardConcurrencyTests: XCTestCase {
         let operations = workers.map(\.operationCounts).reduce(into: [String: Int]()) {
             $0.merge($1, uniquingKeysWith: +)
         }
-        let deliveries = env.checks.deliveries.load(ordering: .relaxed)
+        let deliveries = env.checks.deliveries.word.loadInt(ordering: .relaxed)
         print(
             "GuardConcurrencyTests: \(Self.workerCount) queues x \(Self.operationsPerWorker) operations in "
                 + String(format: "%.2f", elapsed) + " s, \(deliveries) notifications, operations: "

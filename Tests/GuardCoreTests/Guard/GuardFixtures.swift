@@ -267,7 +267,7 @@ final class SchedulePause: @unchecked Sendable {
 
     init(at point: SchedulePoint) {
         self.point = point
-        SchedulePoints.install { [self] reachedPoint in hit(reachedPoint) }
+        SchedulePoints.install(atPoints: { [self] reachedPoint in hit(reachedPoint) })
     }
 
     /// Arms the pause for the calling thread.

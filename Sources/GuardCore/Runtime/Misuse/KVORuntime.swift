@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Process-wide settings and counters of the GuardCore key-value observing runtime.
 ///
@@ -17,7 +16,7 @@ public enum KVORuntime {
     }
 
     private static let state = Protected(MisuseState())
-    private static let liveObservances = Atomic<Int>(0)
+    private static let liveObservances = AtomicCell()
 
     /// What happens on misuse: ``MisusePolicy/trap`` (the default), ``MisusePolicy/report`` or ``MisusePolicy/log``.
     public static var misusePolicy: MisusePolicy {
@@ -70,16 +69,16 @@ public enum KVORuntime {
     /// How many registrations (observances) exist on live objects right now, across the process. Zero means every
     /// runtime table is empty.
     public static var liveObservanceCount: Int {
-        liveObservances.load(ordering: .relaxed)
+        liveObservances.word.loadInt(ordering: .relaxed)
     }
 
     static func observanceAdded() {
-        liveObservances.add(1, ordering: .relaxed)
+        liveObservances.word.add(1, ordering: .relaxed)
     }
 
     static func observancesRemoved(_ count: Int) {
         guard count > 0 else { return }
-        liveObservances.subtract(count, ordering: .relaxed)
+        liveObservances.word.add(-count, ordering: .relaxed)
     }
 
     /// Hands `misuse` to the policy: counts it, then traps, records, or logs.

@@ -1,0 +1,56 @@
+// GuardCoreAtomics: the few C11 atomic operations GuardCore needs, on one 64-bit word type.
+//
+// GuardCore cannot use the Synchronization module (it needs iOS 18 / macOS 15, and ThreadSanitizer reports false
+// races for it on Linux). These inline functions compile to plain atomic instructions, are inlined into Swift
+// callers, and are understood by ThreadSanitizer. Everything is a 64-bit word: flags, counters, small enums, and
+// pointers (as their bit patterns) alike, so there is one type to get right.
+
+#ifndef GUARDCORE_ATOMICS_H
+#define GUARDCORE_ATOMICS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/// One atomic 64-bit word. Zero-filled memory is a valid word holding 0.
+typedef struct {
+    _Atomic(uint64_t) value;
+} gca_word;
+
+static inline uint64_t gca_load_relaxed(gca_word *word) {
+    return atomic_load_explicit(&word->value, memory_order_relaxed);
+}
+
+static inline uint64_t gca_load_acquire(gca_word *word) {
+    return atomic_load_explicit(&word->value, memory_order_acquire);
+}
+
+static inline void gca_store_relaxed(gca_word *word, uint64_t value) {
+    atomic_store_explicit(&word->value, value, memory_order_relaxed);
+}
+
+static inline void gca_store_release(gca_word *word, uint64_t value) {
+    atomic_store_explicit(&word->value, value, memory_order_release);
+}
+
+static inline uint64_t gca_exchange_acq_rel(gca_word *word, uint64_t value) {
+    return atomic_exchange_explicit(&word->value, value, memory_order_acq_rel);
+}
+
+/// Strong compare-and-exchange. On failure `*expected` receives the current value.
+static inline bool gca_compare_exchange_acq_rel(gca_word *word, uint64_t *expected, uint64_t desired) {
+    return atomic_compare_exchange_strong_explicit(
+        &word->value, expected, desired, memory_order_acq_rel, memory_order_acquire);
+}
+
+/// Adds `delta` (wrapping) and returns the previous value.
+static inline uint64_t gca_fetch_add_relaxed(gca_word *word, uint64_t delta) {
+    return atomic_fetch_add_explicit(&word->value, delta, memory_order_relaxed);
+}
+
+/// Adds `delta` (wrapping) and returns the previous value.
+static inline uint64_t gca_fetch_add_acq_rel(gca_word *word, uint64_t delta) {
+    return atomic_fetch_add_explicit(&word->value, delta, memory_order_acq_rel);
+}
+
+#endif

@@ -1,0 +1,72 @@
+@_spi(Reflection) import Swift
+import GuardCoreAtomics
+import XCTest
+
+@testable import GuardCore
+
+/// `InlineAtomicWords` reaches atomic words by their position among an instance's first stored properties. These
+/// tests fail if a class that relies on it stops declaring those words first (a refactoring that reorders stored
+/// properties would otherwise make atomics read and write other fields).
+final class InlineAtomicWordsTests: XCTestCase {
+    func testKVOObjectKeepsItsTwoAtomicWordsFirst() {
+        assertLeadingWords(["announcedKeysWord", "tableWord"], of: KVOObject.self, instance: KVOObject())
+    }
+
+    func testObservanceKeepsItsAtomicWordFirst() {
+        let observer = LayoutProbeObserver()
+        let observance = Observance(
+            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, onObjectDeinit: nil)
+        assertLeadingWords(["activeWord"], of: Observance.self, instance: observance)
+    }
+
+    func testGuardedObservationKeepsItsAtomicWordsFirst() {
+        let object = KVOObject()
+        let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
+        let registration = GuardedObservation(
+            object: object, keyPath: "k", options: [], context: nil, retainsObject: true, handler: { _, _, _ in },
+            callSite: .init(file: #fileID, line: #line), core: core)
+        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardedObservation.self, instance: registration)
+    }
+
+    func testAtomicCellKeepsItsWordFirst() {
+        assertLeadingWords(["storage"], of: AtomicCell.self, instance: AtomicCell())
+    }
+
+    func testAtomicCellOperations() {
+        let cell = AtomicCell(int: -2)
+        XCTAssertEqual(cell.word.loadInt(ordering: .relaxed), -2)
+        XCTAssertEqual(cell.word.add(5, ordering: .relaxed), 3)
+        XCTAssertEqual(cell.word.add(-4, ordering: .acquiringAndReleasing), -1)
+        XCTAssertEqual(cell.word.exchange(7), UInt64(bitPattern: -1))
+        XCTAssertEqual(cell.word.compareExchange(expected: 6, desired: 9).exchanged, false)
+        XCTAssertEqual(cell.word.compareExchange(expected: 6, desired: 9).original, 7)
+        XCTAssertEqual(cell.word.compareExchange(expected: 7, desired: 9).exchanged, true)
+        XCTAssertEqual(cell.word.load(ordering: .acquiring), 9)
+    }
+
+    private func assertLeadingWords(
+        _ names: [String], of type: AnyClass, instance: AnyObject, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(instance).toOpaque())
+        let header = _getUnsafePointerToStoredProperties(instance) - base
+        var offsets: [String: Int] = [:]
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in
+            offsets[String(cString: name)] = offset
+            if names.contains(String(cString: name)) {
+                XCTAssertTrue(fieldType == gca_word.self, "\(String(cString: name)) is not a gca_word", file: file, line: line)
+            }
+            return true
+        }
+        for (index, name) in names.enumerated() {
+            XCTAssertEqual(
+                offsets[name], header + index * MemoryLayout<gca_word>.stride,
+                "\(type).\(name) must be stored property number \(index)", file: file, line: line)
+        }
+    }
+}
+
+private final class LayoutProbeObserver: KeyValueObserver {
+    func observeValue(
+        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
+    ) {}
+}
