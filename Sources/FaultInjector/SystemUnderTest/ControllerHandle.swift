@@ -6,16 +6,18 @@ final class ControllerHandle: @unchecked Sendable {
     let observerID: Int
     let holdsWeakly: Bool
     private var controller: (any StressController)?
+    private let clock: RunClock
     private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
 
     init(
-        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController,
+        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController, clock: RunClock,
         onEnd: @escaping @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
     ) {
         self.id = id
         self.observerID = observerID
         self.holdsWeakly = holdsWeakly
         self.controller = controller
+        self.clock = clock
         self.onEnd = onEnd
     }
 
@@ -26,8 +28,8 @@ final class ControllerHandle: @unchecked Sendable {
     }
 
     deinit {
-        let started = MonotonicClock.now
+        let started = clock.now
         controller = nil
-        onEnd(id, started, MonotonicClock.now)
+        onEnd(id, started, clock.now)
     }
 }
