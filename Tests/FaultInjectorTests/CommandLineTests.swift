@@ -198,9 +198,9 @@ final class CommandLineTests: XCTestCase {
         try assertReplayRejects(edited("format.json") { $0["format"] = "other" }, mentioning: "is not a KVOGuard seed file")
         try assertReplayRejects(
             edited("version.json") {
-                $0["version"] = 2
+                $0["version"] = 3
                 $0["scenario"] = nil
-            }, mentioning: "is seed file version 2; this guard-stress reads version 1")
+            }, mentioning: "is seed file version 3; this guard-stress reads versions 1 to 2")
     }
 
     func testReplayOfAFileWithMissingOrMistypedFields() throws {
@@ -210,7 +210,7 @@ final class CommandLineTests: XCTestCase {
 
     func testReplayOfAFileNamingAnUnknownTargetOrRunner() throws {
         try assertReplayRejects(edited("target.json") { $0["target"] = "planted" }, mentioning: "names target \"planted\"")
-        try assertReplayRejects(edited("runner.json") { $0["runner"] = "controlled" }, mentioning: "names runner \"controlled\"")
+        try assertReplayRejects(edited("runner.json") { $0["runner"] = "quantum" }, mentioning: "names runner \"quantum\"")
     }
 
     func testReplayOfAFileThatMakesNoSense() throws {

@@ -22,10 +22,13 @@ final class SeedFileTests: XCTestCase {
         XCTAssertFalse(result.passed)
         let written = SeedFile(result: result, toolVersion: ToolVersion.current)
         XCTAssertEqual(written.format, "kvoguard-seed")
-        XCTAssertEqual(written.version, 1)
+        XCTAssertEqual(written.version, 2)
         XCTAssertEqual(written.target, "raw")
         XCTAssertEqual(written.runner, "chaos")
         XCTAssertNil(written.strategy)
+        XCTAssertNil(written.depth)
+        XCTAssertNil(written.stepLimit)
+        XCTAssertNil(written.schedule)
         XCTAssertEqual(written.seed, "5")
         XCTAssertEqual(written.scenario, result.scenario.configuration)
         XCTAssertEqual(written.failure.signature, result.report.signature)
@@ -49,7 +52,10 @@ final class SeedFileTests: XCTestCase {
         let data = try RunFixtures.rawSeedFileData()
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         XCTAssertEqual(object["format"] as? String, "kvoguard-seed")
-        XCTAssertEqual(object["version"] as? Int, 1)
+        XCTAssertEqual(object["version"] as? Int, 2)
+        for field in ["strategy", "depth", "expectedSteps", "stepLimit", "schedule"] {
+            XCTAssertNil(object[field], "a chaos file has no \(field)")
+        }
         XCTAssertEqual(object["seed"] as? String, "5")
         let operations = try XCTUnwrap(object["operations"] as? [[String]])
         XCTAssertEqual(operations.first?.first, RunFixtures.scenario.operations[0][0].description)
@@ -178,20 +184,23 @@ final class SeedFileTests: XCTestCase {
     }
 
     func testWrongVersion() throws {
-        let (error, path) = try readEdited { $0["version"] = 2 }
-        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 2, supported: 1))
+        let (error, path) = try readEdited { $0["version"] = 3 }
+        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 3, supported: 2))
+        XCTAssertTrue(error?.description.contains("reads versions 1 to 2") ?? false, "\(String(describing: error))")
+        let (zero, zeroPath) = try readEdited { $0["version"] = 0 }
+        XCTAssertEqual(zero, .unsupportedVersion(path: zeroPath, found: 0, supported: 2))
     }
 
     /// A newer version may have other fields: the version is checked before anything else is decoded.
     func testVersionIsCheckedBeforeOtherFields() throws {
         let (error, path) = try readEdited { object in
-            object["version"] = 2
+            object["version"] = 3
             object["scenario"] = nil
             object["seed"] = 12
             object["target"] = "planted-mutant-7"
-            object["runner"] = "controlled"
+            object["runner"] = "quantum"
         }
-        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 2, supported: 1))
+        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 3, supported: 2))
     }
 
     func testMissingField() throws {
@@ -213,8 +222,9 @@ final class SeedFileTests: XCTestCase {
     }
 
     func testUnknownRunner() throws {
-        let (error, _) = try readEdited { $0["runner"] = "controlled" }
-        XCTAssertEqual(error, .unknownRunner("controlled"))
+        let (error, _) = try readEdited { $0["runner"] = "quantum" }
+        XCTAssertEqual(error, .unknownRunner("quantum"))
+        XCTAssertTrue(error?.description.contains("knows \"chaos\" and \"controlled\"") ?? false)
     }
 
     func testSeedThatIsNotANumber() throws {
@@ -259,8 +269,8 @@ final class SeedFileTests: XCTestCase {
         let errors: [SeedFileError] = [
             .unreadable(path: "/x", reason: "no such file"), .empty(path: "/x"), .truncated(path: "/x"),
             .notJSON(path: "/x", reason: "r"), .wrongFormat(path: "/x", found: "f"),
-            .unsupportedVersion(path: "/x", found: 2, supported: 1), .malformed(path: "/x", reason: "r"),
-            .nonsensical("r"), .unknownTarget("t"), .unknownRunner("r"),
+            .unsupportedVersion(path: "/x", found: 3, supported: 2), .malformed(path: "/x", reason: "r"),
+            .nonsensical("r"), .unknownTarget("t"), .unknownRunner("r"), .unknownStrategy("s"),
         ]
         XCTAssertEqual(Set(errors.map(\.description)).count, errors.count)
         for error in errors {

@@ -15,10 +15,10 @@ enum RunFixtures {
     static let scenario = Scenario(configuration: configuration(), seed: 5)
 
     /// The raw runtime on ``scenario``: removals of unregistered observers reach the runtime.
-    static let rawFailure: RunResult = ChaosRunner().run(scenario, against: RawRuntimeTarget())
+    static let rawFailure: RunResult = ChaosRunner().runAndEvaluate(scenario, against: RawRuntimeTarget())
 
     /// The guard on ``scenario``.
-    static let guardPass: RunResult = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+    static let guardPass: RunResult = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
 
     /// ``rawFailure`` as seed file JSON (pretty-printed, as `SeedFileStore` writes it).
     static func rawSeedFileData() throws -> Data {
