@@ -56,19 +56,19 @@ enum ControlledTargets {
         }
     }
 
-    /// The guard behind a wrapper whose unobserve-all takes a lock that announces itself to the scheduler and
-    /// returns without releasing it: the next unobserve-all, on any worker, waits forever.
+    /// The guard behind a wrapper whose unobserve-all takes the controller's lock (one that announces itself to
+    /// the scheduler) and returns without releasing it: the next unobserve-all of that controller, on any worker,
+    /// waits forever. Each controller has its own lock, so a run abandoned with a lock held leaves nothing held
+    /// for the next run (its controllers stay alive, so the lock is never destroyed while held).
     struct LockLeak: SystemUnderTest {
         let name = "lock-leak"
         let promisesGuardSemantics = true
-        /// One lock for every controller of the target (kept alive by abandoned runs, so never destroyed held).
-        let lock = Lock()
 
         func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
                     .makeController(for: observer, retainsObjects: retainsObjects),
-                lock: lock)
+                lock: Lock())
         }
 
         final class Controller: StressController, @unchecked Sendable {
@@ -91,18 +91,17 @@ enum ControlledTargets {
         }
     }
 
-    /// The guard behind a wrapper whose unobserve-all waits on a semaphore nobody signals (a real wait the
-    /// scheduler cannot see).
+    /// The guard behind a wrapper whose unobserve-all waits on the controller's semaphore, which nobody signals
+    /// (a real wait the scheduler cannot see).
     struct SilentSemaphore: SystemUnderTest {
         let name = "silent-semaphore"
         let promisesGuardSemantics = true
-        let semaphore = DispatchSemaphore(value: 0)
 
         func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
                     .makeController(for: observer, retainsObjects: retainsObjects),
-                semaphore: semaphore)
+                semaphore: DispatchSemaphore(value: 0))
         }
 
         final class Controller: StressController, @unchecked Sendable {
