@@ -124,6 +124,24 @@ final class CommandLineTests: XCTestCase {
         let replayHelp = try run(["replay", "--help"])
         XCTAssertEqual(replayHelp.status, 0)
         XCTAssertTrue(replayHelp.stdout.contains("--runs K"), replayHelp.stdout)
+        XCTAssertTrue(replayHelp.stdout.contains("replays exactly"), replayHelp.stdout)
+        for option in ["--runner chaos|controlled", "--strategy pct|random", "--depth D", "--max-steps N"] {
+            XCTAssertTrue(runHelp.stdout.contains(option), "run help lacks \(option)")
+        }
+        XCTAssertTrue(try run(["--help"]).stdout.contains("guard-stress run --runner controlled"))
+    }
+
+    func testBadRunnerOptionsExitTwo() throws {
+        assertUsageError(try run(["run", "--runner", "quantum"] + safety), mentioning: "--runner must be one of chaos, controlled, not 'quantum'")
+        assertUsageError(try run(["run", "--strategy", "pct"] + safety), mentioning: "--strategy needs --runner controlled")
+        assertUsageError(try run(["run", "--depth", "3"] + safety), mentioning: "--depth needs --runner controlled")
+        assertUsageError(try run(["run", "--max-steps", "10"] + safety), mentioning: "--max-steps needs --runner controlled")
+        let controlled = ["run", "--runner", "controlled"]
+        assertUsageError(try run(controlled + ["--strategy", "dfs"] + safety), mentioning: "there is no strategy \"dfs\"")
+        assertUsageError(try run(controlled + ["--strategy", "random", "--depth", "3"] + safety), mentioning: "strategy random takes no depth")
+        assertUsageError(try run(controlled + ["--depth", "0"] + safety), mentioning: "--depth needs a whole number from 1 to 100")
+        assertUsageError(try run(controlled + ["--max-steps", "0"] + safety), mentioning: "--max-steps needs a whole number from 1")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
     }
 
     func testUnknownOptionExitsTwoNamingIt() throws {
@@ -256,6 +274,54 @@ final class CommandLineTests: XCTestCase {
         let guarded = try run(["replay", seedFile, "--runs", "1", "--target", "guard"])
         XCTAssertEqual(guarded.status, 0, guarded.stdout + guarded.stderr)
         XCTAssertTrue(guarded.stdout.contains("RESULT: NOT REPRODUCED"), guarded.stdout)
+    }
+
+    func testControlledRawCampaignWritesASeedFileThatReplaysExactlyInAnotherProcess() throws {
+        let out = directory.file("controlled-raw")
+        let campaign = try run([
+            "run", "--runner", "controlled", "--strategy", "random", "--target", "raw", "--duration", "5", "--seed", "9",
+            "--out", out, "--stop-at-first-failure",
+        ])
+        XCTAssertEqual(campaign.status, 1, campaign.stdout + campaign.stderr)
+        XCTAssertTrue(campaign.stdout.contains("controlled runner, strategy random"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("schedules/s"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("steps/s"), campaign.stdout)
+        let seedFile = try XCTUnwrap(try seedFiles(in: out).first, "no seed file in \(out)")
+        XCTAssertTrue(seedFile.hasSuffix(".json") && seedFile.contains("seed-raw-random-"), seedFile)
+        let file = try SeedFileStore.read(seedFile)
+        XCTAssertEqual(file.runner, "controlled")
+        XCTAssertNotNil(file.schedule?.historyDigest)
+
+        let replay = try run(["replay", seedFile, "--runs", "3"])
+        XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
+        XCTAssertTrue(replay.stdout.contains("runner controlled (random)"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("following the recorded schedule"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("reproduced in 3/3 runs; with the recorded signature in 3/3"), replay.stdout)
+        XCTAssertTrue(
+            replay.stdout.contains("exact replay: every run followed the schedule step for step and recorded the same history"),
+            replay.stdout)
+        XCTAssertEqual(replay.stderr, "")
+    }
+
+    func testControlledGuardCampaignPasses() throws {
+        let campaign = try run([
+            "run", "--runner", "controlled", "--depth", "2", "--duration", "2", "--seed", "4", "--no-compare", "--out",
+            directory.file("controlled-guard"),
+        ])
+        XCTAssertEqual(campaign.status, 0, campaign.stdout + campaign.stderr)
+        XCTAssertTrue(campaign.stdout.contains("controlled runner, strategy pct depth 2"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("4 workers (one running at a time), 25 operations per worker"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("RESULT: PASS"), campaign.stdout)
+    }
+
+    func testReplayOfAControlledFileWithABadStrategyExitsTwo() throws {
+        let unknown = try directory.write(RunFixtures.editedControlledSeedFile { $0["strategy"] = "dfs" }, to: "dfs.json")
+        try assertReplayRejects(unknown, mentioning: "names strategy \"dfs\"")
+        let depth = try directory.write(RunFixtures.editedControlledSeedFile { $0["depth"] = 0 }, to: "depth.json")
+        try assertReplayRejects(depth, mentioning: "the pct depth must be between 1 and 100 (is 0)")
+        let schedule = try directory.write(
+            RunFixtures.editedControlledSeedFile { RunFixtures.setScheduleField("workers", to: "0 zz", in: &$0) }, to: "schedule.json")
+        try assertReplayRejects(schedule, mentioning: "the schedule cannot be read")
     }
 
     func testGuardCampaignPasses() throws {
