@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The stress, concurrency and controlled-runner tests under ThreadSanitizer. Fails on a failing test AND on any TSan report (a race
-# does not fail a test by itself; only the exit code and the log show it).
+# The stress, concurrency and controlled-runner tests under ThreadSanitizer. Fails on a failing test AND on any TSan
+# report (a race does not fail a test by itself; only the exit code and the log show it).
 #
 #   scripts/tsan.sh [extra swift test options...]
 #
