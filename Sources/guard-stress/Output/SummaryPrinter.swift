@@ -14,7 +14,8 @@ enum SummaryPrinter {
                     + "\(Format.count(scenario.operationsPerWorker)) operations per worker per schedule, "
                     + "\(scenario.objects) objects, \(scenario.controllers) controllers",
                 "  schedules         \(Format.count(summary.rounds)) (\(Format.rate(summary.roundsPerSecond)) schedules/s, oracle included)",
-                "  schedule steps    \(Format.count(summary.steps)) (\(Format.rate(summary.stepsPerSecond)) steps/s)",
+                "  schedule steps    \(Format.count(summary.steps)) (\(Format.rate(summary.stepsPerSecond)) steps/s); "
+                    + "the schedules themselves took \(Format.seconds(summary.workerSeconds)) of \(Format.seconds(summary.seconds))",
             ]
             if summary.stepLimitRounds > 0 {
                 lines.append("  step limit hit in \(Format.count(summary.stepLimitRounds)) schedules")

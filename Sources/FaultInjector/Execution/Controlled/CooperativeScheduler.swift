@@ -60,6 +60,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     private var stopReason: String?
     private var stepLimitReport: String?
     private var lastPoints: [(step: Int, point: StepPoint)?]
+    /// Reused for every decision, so deciding allocates nothing.
+    private var runnable: [Int] = []
     private let describeWorker: @Sendable (Int) -> String
 
     private var runnerParty: Int { workerCount }
@@ -140,14 +142,14 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
             if let holder = held[lock] {
                 if holder.owner == worker { selfDeadlock(worker, lock: lock, since: holder.step) }
                 statuses[worker] = .blocked(lock)
-                note(.waits(lock: number(of: lock), holder: holder.owner), worker: worker)
+                if trace != nil { note(.waits(lock: number(of: lock), holder: holder.owner), worker: worker) }
                 point = .wait
             }
             decide(worker, at: point)
             guard mode == .controlling else { return }
             if held[lock] == nil {
                 held[lock] = HeldLock(owner: worker, step: max(0, schedule.count - 1))
-                note(.acquired(lock: number(of: lock)), worker: worker)
+                if trace != nil { note(.acquired(lock: number(of: lock)), worker: worker) }
                 return
             }
             point = .wait
@@ -166,7 +168,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         }
         if held[lock]?.owner == worker { held[lock] = nil }
         for other in 0..<workerCount where statuses[other] == .blocked(lock) { statuses[other] = .ready }
-        note(.released(lock: number(of: lock)), worker: worker)
+        if trace != nil { note(.released(lock: number(of: lock)), worker: worker) }
         decide(worker, at: .release)
     }
 
@@ -189,8 +191,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         case .abandoned: parkForever(worker)
         }
         if worker >= 0 { lastPoints[worker] = (schedule.count, point) }
-        var runnable: [Int] = []
-        runnable.reserveCapacity(workerCount)
+        runnable.removeAll(keepingCapacity: true)
         for candidate in 0..<workerCount where statuses[candidate] == .ready || statuses[candidate] == .running {
             runnable.append(candidate)
         }
