@@ -15,7 +15,7 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)? {
+    ) -> (any BackendHandle)? {
         guard canObserve(object, forKeyPath: keyPath), let object = object as? KVOObject else { return nil }
         let bridge = RuntimeObserverBridge(receiver: receiver)
         let onDeinit: (@Sendable () -> Void)? =
@@ -25,18 +25,18 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
                 bridge, forKeyPath: keyPath, options: options, context: context, dropsWithObject: dropsWithObject,
                 onObjectDeinit: onDeinit, reportsUnknownKey: false)
         else { return nil }
-        return RuntimeObservation(bridge: bridge, observance: observance)
+        return RuntimeBackendHandle(bridge: bridge, observance: observance)
     }
 
     /// Unregisters through the runtime; a registration the runtime already dropped is ignored.
-    public func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
-        guard let observation = observation as? RuntimeObservation, let object = object as? KVOObject else { return }
+    public func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
+        guard let observation = observation as? RuntimeBackendHandle, let object = object as? KVOObject else { return }
         object.unregister(observation.observance)
     }
 }
 
 /// The runtime-side observer of one guard registration. The runtime holds it weakly and the
-/// ``RuntimeObservation`` strongly; it holds the guard's receiver weakly.
+/// ``RuntimeBackendHandle`` strongly; it holds the guard's receiver weakly.
 final class RuntimeObserverBridge: KeyValueObserver, @unchecked Sendable {
     private weak var receiver: (any ObservationReceiver)?
 
@@ -56,7 +56,7 @@ final class RuntimeObserverBridge: KeyValueObserver, @unchecked Sendable {
 }
 
 /// The guard's handle to a runtime registration.
-final class RuntimeObservation: BackendObservation, @unchecked Sendable {
+final class RuntimeBackendHandle: BackendHandle, @unchecked Sendable {
     let bridge: RuntimeObserverBridge
     let observance: Observance
 

@@ -13,7 +13,7 @@ final class ControllerCore: @unchecked Sendable {
     let backend: any KeyValueObservingBackend
     private var ownSink: (any DiagnosticSink)?
     /// Live registrations by object, then key path.
-    private var registrations: [ObjectIdentifier: [String: GuardedObservation]] = [:]
+    private var registrations: [ObjectIdentifier: [String: GuardRegistration]] = [:]
     private var registrationTotal = 0
     /// What was removed before, to tell a double removal from the removal of something never registered.
     private var removed = RemovalHistory()
@@ -30,7 +30,7 @@ final class ControllerCore: @unchecked Sendable {
 
     func observe(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        callSite: GuardDiagnostic.CallSite, handler: @escaping GuardedObservation.Handler
+        callSite: GuardDiagnostic.CallSite, handler: @escaping GuardRegistration.Handler
     ) -> ObserveResult {
         guard let object else {
             return invalid(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
@@ -41,7 +41,7 @@ final class ControllerCore: @unchecked Sendable {
         guard backend.canObserve(object, forKeyPath: keyPath) else {
             return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        let registration = GuardedObservation(
+        let registration = GuardRegistration(
             object: object, keyPath: keyPath, options: options, context: context, retainsObject: retainsObjects,
             handler: handler, callSite: callSite, core: self)
         let key = registration.key
@@ -76,7 +76,7 @@ final class ControllerCore: @unchecked Sendable {
             return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
         let cancelledMeanwhile = lock.withLock { () -> Bool in
-            registration.backendObservation = observation
+            registration.backendHandle = observation
             guard registration.state.value == .pending else { return true }
             registration.state.set(.active)
             return false
@@ -100,7 +100,7 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
         let key = RegistrationKey(object: ObjectIdentifier(object), keyPath: keyPath)
-        let outcome = lock.withLock { () -> (observation: (any BackendObservation)?, result: UnobserveResult) in
+        let outcome = lock.withLock { () -> (observation: (any BackendHandle)?, result: UnobserveResult) in
             guard let registration = registrations[key.object]?[keyPath] else {
                 return (nil, removed.contains(key, object: object) ? .alreadyRemoved : .notRegistered)
             }
@@ -121,11 +121,11 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.nilObject, object: nil, keyPath: nil, callSite: callSite)
         }
         let id = ObjectIdentifier(object)
-        let outcome = lock.withLock { () -> (observations: [any BackendObservation], result: UnobserveResult) in
+        let outcome = lock.withLock { () -> (observations: [any BackendHandle], result: UnobserveResult) in
             guard let byKeyPath = registrations[id], !byKeyPath.isEmpty else {
                 return ([], removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
-            var observations: [any BackendObservation] = []
+            var observations: [any BackendHandle] = []
             for (keyPath, registration) in byKeyPath {
                 let key = RegistrationKey(object: id, keyPath: keyPath)
                 dropFromTable(key)
@@ -144,8 +144,8 @@ final class ControllerCore: @unchecked Sendable {
 
     /// Removes every registration. Never emits diagnostics: clearing an empty controller is not a mistake.
     func unobserveAll() {
-        let retired = lock.withLock { () -> [(any BackendObservation, AnyObject)] in
-            var retired: [(any BackendObservation, AnyObject)] = []
+        let retired = lock.withLock { () -> [(any BackendHandle, AnyObject)] in
+            var retired: [(any BackendHandle, AnyObject)] = []
             for (_, byKeyPath) in registrations {
                 for (_, registration) in byKeyPath {
                     let object = registration.object
@@ -166,7 +166,7 @@ final class ControllerCore: @unchecked Sendable {
     }
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
-    func observedObjectDidDeinit(_ registration: GuardedObservation) {
+    func observedObjectDidDeinit(_ registration: GuardRegistration) {
         lock.withLock {
             if registrations[registration.key.object]?[registration.keyPath] === registration {
                 dropFromTable(registration.key)
@@ -198,14 +198,14 @@ final class ControllerCore: @unchecked Sendable {
 
     /// Lock held. Marks `registration` as leaving and returns its backend handle if the backend must be told now;
     /// `nil` if the add is still running (that thread will remove it).
-    private func retire(_ registration: GuardedObservation) -> (any BackendObservation)? {
+    private func retire(_ registration: GuardRegistration) -> (any BackendHandle)? {
         switch registration.state.value {
         case .pending:
             registration.state.set(.cancelled)
             return nil
         case .active:
             registration.state.set(.removed)
-            return registration.backendObservation
+            return registration.backendHandle
         case .cancelled, .removed:
             return nil
         }

@@ -18,11 +18,11 @@ public protocol KeyValueObservingBackend: Sendable {
     func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)?
+    ) -> (any BackendHandle)?
 
     /// Removes a registration made by ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)``. Removing
     /// one the backend already dropped is a silent no-op.
-    func removeObservation(_ observation: any BackendObservation, from object: AnyObject)
+    func removeObservation(_ observation: any BackendHandle, from object: AnyObject)
 }
 
 /// The callback side of ``KeyValueObservingBackend``: what a backend calls on the guard.
@@ -35,4 +35,4 @@ public protocol ObservationReceiver: AnyObject, Sendable {
 }
 
 /// A backend's handle to one registration; the guard keeps it until it removes the registration.
-public protocol BackendObservation: AnyObject, Sendable {}
+public protocol BackendHandle: AnyObject, Sendable {}

@@ -114,7 +114,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     /// Registers a type-erased handler; the typed `observe` overloads build on this.
     func register(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        file: String, line: UInt, handler: @escaping GuardedObservation.Handler
+        file: String, line: UInt, handler: @escaping GuardRegistration.Handler
     ) -> ObserveResult {
         core.observe(
             object, keyPath: keyPath, options: options, context: context, callSite: .init(file: file, line: line),
@@ -125,7 +125,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     /// argument.
     func register(
         _ object: AnyObject?, keyPaths: [String], options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        file: String, line: UInt, handler: @escaping GuardedObservation.Handler
+        file: String, line: UInt, handler: @escaping GuardRegistration.Handler
     ) -> [ObserveResult] {
         guard !keyPaths.isEmpty else {
             core.emit(

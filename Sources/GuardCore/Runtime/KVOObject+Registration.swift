@@ -43,7 +43,7 @@ extension KVOObject {
             let removed = table.remove(
                 observerAddress: address, keyPath: keyPath, context: matchingContext, publishingTo: self)
         else {
-            KVORuntime.handle(MisuseMessages.notRegistered(observer: observer, object: self, keyPath: keyPath))
+            RuntimeMonitor.handle(MisuseMessages.notRegistered(observer: observer, object: self, keyPath: keyPath))
             return
         }
         finishRemoval(of: removed, from: table)
@@ -60,7 +60,7 @@ extension KVOObject {
     ) -> Observance? {
         guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(ObservedClassInfo.firstKey(of: keyPath)) else {
             if reportsUnknownKey {
-                KVORuntime.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
+                RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
             }
             return nil
         }
@@ -76,7 +76,7 @@ extension KVOObject {
             onObjectDeinit: onObjectDeinit)
         let triggers = ObservedClassInfo.triggerKeys(for: keyPath, of: type(of: self))
         table.insert(observance, triggers: triggers, publishingTo: self)
-        KVORuntime.observanceAdded()
+        RuntimeMonitor.observanceAdded()
         if observance.isDotted {
             KeyPathForwarder.rewire(observance, of: self)
         }
@@ -92,7 +92,7 @@ extension KVOObject {
     }
 
     private func finishRemoval(of observance: Observance, from table: ObservationTable) {
-        KVORuntime.observancesRemoved(1)
+        RuntimeMonitor.observancesRemoved(1)
         if observance.isDotted {
             table.detachForwarder(of: observance)?.detach()
         }

@@ -36,7 +36,7 @@ enum ManualChanges {
         let state = threadState.value
         let identity = ObjectIdentifier(object)
         guard let index = state.pending.lastIndex(where: { $0.object == identity && $0.key == key }) else {
-            KVORuntime.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
+            RuntimeMonitor.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
             return
         }
         var pending = state.pending.remove(at: index)

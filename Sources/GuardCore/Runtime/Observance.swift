@@ -60,7 +60,7 @@ final class Observance: @unchecked Sendable {
         // observer, so "observer gone but still active" is a real missing removal, never a race with one.
         guard let observer else {
             if isActive {
-                KVORuntime.handle(
+                RuntimeMonitor.handle(
                     MisuseMessages.observerDeallocated(
                         observerType: observerType, observerAddress: observerAddress, object: object, keyPath: keyPath))
             }

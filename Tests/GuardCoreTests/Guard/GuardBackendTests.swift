@@ -7,7 +7,7 @@ import XCTest
 final class GuardBackendTests: XCTestCase {
     /// A backend that records every call and delivers changes only when told to.
     final class RecordingBackend: KeyValueObservingBackend, @unchecked Sendable {
-        final class Observation: BackendObservation, @unchecked Sendable {
+        final class Observation: BackendHandle, @unchecked Sendable {
             let keyPath: String
             weak var receiver: (any ObservationReceiver)?
             init(keyPath: String, receiver: any ObservationReceiver) {
@@ -29,7 +29,7 @@ final class GuardBackendTests: XCTestCase {
         func addObserver(
             _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
             options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-        ) -> (any BackendObservation)? {
+        ) -> (any BackendHandle)? {
             lock.withLock { calls.append("add \(keyPath) drops:\(dropsWithObject)") }
             if options.contains(.initial) {
                 receiver.receive(KeyValueChange(kind: .setting, keyPath: keyPath, newValue: "initial"), of: object)
@@ -39,7 +39,7 @@ final class GuardBackendTests: XCTestCase {
             return observation
         }
 
-        func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
+        func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
             let observation = observation as! Observation
             lock.withLock {
                 calls.append("remove \(observation.keyPath)")

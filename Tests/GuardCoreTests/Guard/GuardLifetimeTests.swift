@@ -274,7 +274,7 @@ final class GuardLifetimeTests: XCTestCase {
             survivor.age = 2
         }
         XCTAssertEqual(misuses, [], "no deallocatedWhileObserved, no notRegistered")
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline + 1)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline + 1)
         XCTAssertEqual(
             log.all.map(\.tag), ["doomed", "survivor"], "one change of the doomed object, then one of the survivor")
         XCTAssertEqual(

@@ -22,10 +22,10 @@ final class InlineAtomicWordsTests: XCTestCase {
     func testGuardedObservationKeepsItsAtomicWordsFirst() {
         let object = KVOObject()
         let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
-        let registration = GuardedObservation(
+        let registration = GuardRegistration(
             object: object, keyPath: "k", options: [], context: nil, retainsObject: true, handler: { _, _, _ in },
             callSite: .init(file: #fileID, line: #line), core: core)
-        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardedObservation.self, instance: registration)
+        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardRegistration.self, instance: registration)
     }
 
     func testAtomicCellKeepsItsWordFirst() {

@@ -4,7 +4,7 @@ import GuardCoreAtomics
 ///
 /// It is the receiver the backend calls. It holds the observed object strongly or weakly as the controller asks,
 /// and reaches the observer only through the controller, which holds it weakly.
-final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
+final class GuardRegistration: ObservationReceiver, @unchecked Sendable {
     // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: the ``RegistrationState``.
     private var stateWord = gca_word()
@@ -30,7 +30,7 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
     /// The backend's handle; written once under the controller's lock, before the state leaves `pending`.
-    var backendObservation: (any BackendObservation)?
+    var backendHandle: (any BackendHandle)?
 
     init(
         object: AnyObject, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
