@@ -78,8 +78,10 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
         core.unobserve(object, callSite: .init(file: file, line: line))
     }
 
-    /// Stops observing everything. Calling it with nothing registered is not a mistake and emits nothing.
-    public func unobserveAll() {
+    /// Stops observing everything and returns how many registrations it removed. Calling it with nothing registered
+    /// is not a mistake and emits nothing.
+    @discardableResult
+    public func unobserveAll() -> Int {
         core.unobserveAll()
     }
 

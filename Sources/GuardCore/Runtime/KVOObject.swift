@@ -46,11 +46,10 @@ open class KVOObject {
         RuntimeMonitor.observancesRemoved(remaining.count)
         var stillObserved: [Observance] = []
         for observance in remaining {
-            observance.forwarder?.detach()
-            observance.forwarder = nil
+            table.detachForwarder(of: observance)?.detach()
             if observance.dropsWithObject {
-                observance.onObjectDeinit?()
-            } else {
+                observance.announceObjectDeinit()
+            } else if !observance.isGuarded {
                 stillObserved.append(observance)
             }
         }

@@ -30,9 +30,8 @@ final class GuardBackendTests: XCTestCase {
             _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
             options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
         ) -> (any BackendHandle)? {
-            lock.withLock { calls.append("add \(keyPath) drops:\(dropsWithObject)") }
-            if options.contains(.initial) {
-                receiver.receive(KeyValueChange(kind: .setting, keyPath: keyPath, newValue: "initial"), of: object)
+            lock.withLock {
+                calls.append("add \(keyPath) drops:\(dropsWithObject)" + (options.contains(.initial) ? " initial" : ""))
             }
             let observation = Observation(keyPath: keyPath, receiver: receiver)
             lock.withLock { live.append(observation) }
@@ -45,6 +44,11 @@ final class GuardBackendTests: XCTestCase {
                 calls.append("remove \(observation.keyPath)")
                 live.removeAll { $0 === observation }
             }
+        }
+
+        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+            lock.withLock { calls.append("value \(keyPath)") }
+            return "initial"
         }
 
         /// Sends a change to every live registration for `keyPath`, as a backend does on a set.
@@ -99,7 +103,11 @@ final class GuardBackendTests: XCTestCase {
         XCTAssertEqual(owner.values, ["initial", "Ada"])
         XCTAssertEqual(
             backend.calls,
-            ["can name", "add name drops:true", "can name", "remove name", "can name", "add name drops:true", "remove name"])
+            [
+                // The guard registers first (never asking the backend for `.initial`), then reads the initial value.
+                "can name", "add name drops:true", "value name", "can name", "remove name", "can name",
+                "add name drops:true", "remove name",
+            ])
         XCTAssertEqual(sink.events.map(\.kind), [.duplicateObservation, .doubleRemoval])
     }
 }
