@@ -199,15 +199,19 @@ final class SchedulingStrategyTests: XCTestCase {
     func testScheduleTextFormRoundTrips() throws {
         let points: [StepPoint] = [.start, .operation, .acquire, .wait, .release, .finish]
             + SchedulePoint.allCases.map(StepPoint.init)
-        let schedule = Schedule(workers: [0, 0, 0, 1, 2, 2, 0, 3, 3, 3, 3, 1, 1], points: points)
-        XCTAssertEqual(schedule.workersText, "0*3 1 2*2 0 3*4 1*2")
-        XCTAssertEqual(schedule.pointsText, "soawrfABCDEFG")
+        let workers = [0, 0, 0, 1, 2, 2, 0, 3, 3, 3, 3, 1, 1] + [Int](repeating: 1, count: points.count - 13)
+        let schedule = Schedule(workers: workers, points: points)
+        XCTAssertEqual(schedule.workersText, "0*3 1 2*2 0 3*4 1*\(points.count - 11)")
+        XCTAssertTrue(schedule.pointsText.hasPrefix("soawrf"), schedule.pointsText)
+        XCTAssertEqual(Set(schedule.pointsText).count, points.count, "every point has its own code")
+        XCTAssertTrue(schedule.pointsText.dropFirst(6).allSatisfy(\.isUppercase), "GuardCore points have letters: \(schedule.pointsText)")
         XCTAssertEqual(schedule.switches, 5)
         let parsed = try Schedule(workersText: schedule.workersText, pointsText: schedule.pointsText)
         XCTAssertEqual(parsed, schedule)
         XCTAssertEqual(try Schedule(workersText: "", pointsText: ""), Schedule())
         for point in points { XCTAssertEqual(StepPoint(code: point.code), point) }
-        XCTAssertEqual(StepPoint.guardCore(index: 6).name, "guardBeforeHandler")
+        XCTAssertEqual(StepPoint(code: "H")?.name, "guardBeforeHandler")
+        XCTAssertEqual(StepPoint(code: "C")?.name, "runtimeBeforeCallback")
     }
 
     func testScheduleTextErrorsSayWhatIsWrong() {

@@ -9,23 +9,23 @@ enum RunEnvironment {
     static func exclusively<Result>(_ body: () -> Result) -> Result {
         exclusive.lock()
         defer { exclusive.unlock() }
-        let previousPolicy = KVORuntime.misusePolicy
-        KVORuntime.misusePolicy = .report
-        defer { KVORuntime.misusePolicy = previousPolicy }
+        let previousPolicy = RuntimeMonitor.misusePolicy
+        RuntimeMonitor.misusePolicy = .report
+        defer { RuntimeMonitor.misusePolicy = previousPolicy }
         return body()
     }
 
     /// The runtime's counters before a run, to measure what the run added.
     struct Baseline {
-        private let misuses = KVORuntime.misuseCountsByKind
-        private let observances = KVORuntime.liveObservanceCount
+        private let misuses = RuntimeMonitor.misuseCountsByKind
+        private let observances = RuntimeMonitor.liveObservanceCount
 
         /// The facts after the run's teardown: misuse the run added, registrations it left, and `world`'s survivors.
         func facts(after world: StressWorld) -> RunFacts {
             var facts = RunFacts()
             facts.survivors = world.survivors()
-            facts.liveObservancesAfterTeardown = KVORuntime.liveObservanceCount - observances
-            let after = KVORuntime.misuseCountsByKind
+            facts.liveObservancesAfterTeardown = RuntimeMonitor.liveObservanceCount - observances
+            let after = RuntimeMonitor.misuseCountsByKind
             for kind in KVOMisuse.Kind.allCases {
                 let delta = after[kind, default: 0] - misuses[kind, default: 0]
                 if delta > 0 { facts.misuses[kind] = delta }

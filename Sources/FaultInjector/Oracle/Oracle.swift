@@ -2,9 +2,9 @@ import GuardCore
 
 /// Checks a recorded run against the rules of DESIGN.md section 4: no misuse reaches the runtime; observe /
 /// unobserve results are linearizable per (controller, object, key path); each change reaches each live
-/// registration exactly once, never after `unobserve` returned, never a gone observer; `.initial` exactly once;
-/// prior before its change; old and new consistent; no deadlock; a controlled run ends within its step limit;
-/// nothing leaked.
+/// registration exactly once; no change made after `unobserve` returned is delivered to the removed registration;
+/// never a gone observer; `.initial` exactly once; prior before its change; old and new consistent; no deadlock; a
+/// controlled run ends within its step limit; nothing leaked.
 ///
 /// It judges a ``RunRecording`` after the run, never during it: runners only execute and record.
 ///

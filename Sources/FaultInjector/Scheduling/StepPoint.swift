@@ -26,8 +26,9 @@ public enum StepPoint: Hashable, Sendable {
         self = .guardCore(index: point.rawValue)
     }
 
-    /// The one-character code: lowercase for the harness and lock boundaries (`s o a w r f`), uppercase for
-    /// GuardCore's named points (`A` for the first ``SchedulePoint`` case, `B` for the second, ...).
+    /// The one-character code: lowercase for the harness and lock boundaries (`s o a w r f`), an uppercase letter
+    /// per GuardCore point, fixed by the point's name so seed files keep their meaning when GuardCore adds points
+    /// (a point this table does not know yet gets a digit, which is only stable within one build).
     public var code: Character {
         switch self {
         case .start: return "s"
@@ -36,7 +37,7 @@ public enum StepPoint: Hashable, Sendable {
         case .wait: return "w"
         case .release: return "r"
         case .finish: return "f"
-        case .guardCore(let index): return Character(Unicode.Scalar(UInt8(ascii: "A") &+ index))
+        case .guardCore(let index): return Int(index) < Self.guardCoreCodes.count ? Self.guardCoreCodes[Int(index)] : "?"
         }
     }
 
@@ -50,11 +51,20 @@ public enum StepPoint: Hashable, Sendable {
         case "r": self = .release
         case "f": self = .finish
         default:
-            guard let ascii = code.asciiValue, ascii >= UInt8(ascii: "A"),
-                let point = SchedulePoint(rawValue: ascii - UInt8(ascii: "A"))
-            else { return nil }
-            self.init(point)
+            guard let index = Self.guardCoreCodes.firstIndex(of: code) else { return nil }
+            self = .guardCore(index: UInt8(index))
         }
+    }
+
+    /// The letter of each GuardCore point by name. Add one when GuardCore adds a point.
+    private static let lettersByName: [String: Character] = [
+        "runtimeBeforeCallback": "C", "runtimeBeforeStore": "S", "runtimeBeforeInsert": "I", "runtimeRewireRead": "W",
+        "guardBeforeRegister": "R", "guardAfterRegister": "P", "guardBeforeUnregister": "U", "guardBeforeHandler": "H",
+    ]
+
+    /// The code of each GuardCore point, by raw value.
+    private static let guardCoreCodes: [Character] = SchedulePoint.allCases.map { point in
+        lettersByName["\(point)"] ?? Character(Unicode.Scalar(UInt8(ascii: "0") &+ point.rawValue % 10))
     }
 
     /// A readable name: `start`, `operation`, `acquire`, ..., or the GuardCore point's name (`guardBeforeHandler`).
