@@ -195,12 +195,14 @@ final class OracleTests: XCTestCase {
         assertOnly(.initialNotExactlyOnce, in: report, mentioning: "without its initial notification")
     }
 
-    /// A removal overlapping the observe call may legitimately swallow `.initial`.
-    func testInitialMayBeMissingWhenARemovalOverlapsTheObserve() {
+    /// Every `.registered` with `.initial` gets its initial notification, even when a removal overlaps the observe
+    /// call (the oracle no longer exempts that case).
+    func testInitialMissingIsAViolationEvenWhenARemovalOverlapsTheObserve() {
         var builder = HistoryBuilder()
         builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20)
         builder.unobserve(.k2, at: 15, returning: 25)
-        XCTAssertTrue(guardOracle.evaluate(builder.history, facts: RunFacts()).passed)
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
+        assertOnly(.initialNotExactlyOnce, in: report, mentioning: "without its initial notification")
     }
 
     func testInitialTwice() {
