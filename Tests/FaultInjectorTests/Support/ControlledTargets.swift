@@ -123,6 +123,46 @@ enum ControlledTargets {
         }
     }
 
+    /// The guard behind a wrapper whose unobserve-all removes object by object in the order of a set of object
+    /// identities, which follows memory addresses: the same schedule need not repeat the same run.
+    struct AddressOrdered: SystemUnderTest {
+        let name = "address-ordered"
+        let promisesGuardSemantics = true
+
+        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+            Controller(
+                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+                    .makeController(for: observer, retainsObjects: retainsObjects))
+        }
+
+        final class Controller: StressController, @unchecked Sendable {
+            private let inner: any StressController
+            private let lock = Lock()
+            private var objects: [ObjectIdentifier: WeakBox] = [:]
+
+            final class WeakBox {
+                weak var object: StressObject?
+                init(_ object: StressObject) { self.object = object }
+            }
+
+            init(inner: any StressController) { self.inner = inner }
+
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
+                lock.withLock { objects[ObjectIdentifier(object)] = WeakBox(object) }
+                return inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            }
+
+            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath) }
+            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
+
+            func unobserveAll() {
+                let live = lock.withLock { objects.values.compactMap(\.object) }
+                for object in live { _ = inner.unobserve(object) }
+                inner.unobserveAll()
+            }
+        }
+    }
+
     /// The guard, counting how many threads run a stretch of code without schedule points at the same instant (at
     /// most one under the controlled runner; usually more under the chaos runner).
     final class OverlapCounter: SystemUnderTest, @unchecked Sendable {
@@ -181,22 +221,6 @@ enum ControlledFixtures {
         var configuration = ScenarioConfiguration.controlledDefault
         configuration.workers = workers
         configuration.operationsPerWorker = operations
-        return configuration
-    }
-
-    /// ``configuration(workers:operations:)`` without the operations whose effect on the guard depends on hash
-    /// order: GuardCore removes a controller's registrations (unobserve-all, controller teardown) in the order of
-    /// a dictionary keyed by object identity, which follows memory addresses, and an object's key paths
-    /// (unobserve-object) in the order of a String-keyed dictionary, which Swift seeds per instance unless
-    /// `SWIFT_DETERMINISTIC_HASHING=1`. Everything else replays exactly within a test process.
-    static func hashOrderFreeConfiguration(workers: Int = 4, operations: Int = 25) -> ScenarioConfiguration {
-        var configuration = configuration(workers: workers, operations: operations)
-        configuration.mix.unobserveAll = 0
-        configuration.mix.unobserveObject = 0
-        configuration.mix.releaseController = 0
-        configuration.mix.releaseObserver = 0
-        configuration.actions.unobserveAll = 0
-        configuration.actions.releaseController = 0
         return configuration
     }
 
