@@ -78,7 +78,8 @@ final class StressWorld: @unchecked Sendable {
     func makeHandle(for observer: StressObserver, holdsWeakly: Bool) -> ControllerHandle {
         let controller = target.makeController(for: observer, retainsObjects: !holdsWeakly)
         let handle = ControllerHandle(
-            id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller, clock: clock
+            id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller,
+            now: { [clock] in clock.now }
         ) { [weak self] id, started, finished in
             self?.facts.withValue { $0.controllerEndTimes[id] = (started, finished) }
         }

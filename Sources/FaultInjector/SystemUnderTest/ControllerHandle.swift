@@ -6,18 +6,19 @@ final class ControllerHandle: @unchecked Sendable {
     let observerID: Int
     let holdsWeakly: Bool
     private var controller: (any StressController)?
-    private let clock: RunClock
+    /// The run's clock (monotonic nanoseconds or logical ticks).
+    private let now: @Sendable () -> UInt64
     private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
 
     init(
-        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController, clock: RunClock,
+        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController, now: @escaping @Sendable () -> UInt64,
         onEnd: @escaping @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
     ) {
         self.id = id
         self.observerID = observerID
         self.holdsWeakly = holdsWeakly
         self.controller = controller
-        self.clock = clock
+        self.now = now
         self.onEnd = onEnd
     }
 
@@ -28,8 +29,8 @@ final class ControllerHandle: @unchecked Sendable {
     }
 
     deinit {
-        let started = clock.now
+        let started = now()
         controller = nil
-        onEnd(id, started, clock.now)
+        onEnd(id, started, now())
     }
 }
