@@ -1,0 +1,30 @@
+import GuardCore
+
+/// Keeps measured work from being optimised away or hoisted out of its loop.
+///
+/// Values go in and out through an atomic word: the optimizer cannot know what `opaque` returns or prove that what
+/// `consume` takes is unused, so loops built on them do their work once per iteration.
+enum BlackHole {
+    private static let cell = AtomicCell(0)
+
+    /// Takes `value` in a way the optimizer must keep.
+    @inline(never)
+    static func consume(_ value: Int) {
+        cell.word.store(UInt64(bitPattern: Int64(value)), ordering: .relaxed)
+    }
+
+    /// Returns `value`, which the optimizer cannot see through (`opaque(1)` is not a constant to it).
+    @inline(never)
+    static func opaque(_ value: Int) -> Int {
+        cell.word.store(UInt64(bitPattern: Int64(value)), ordering: .relaxed)
+        return Int(truncatingIfNeeded: Int64(bitPattern: cell.word.load(ordering: .relaxed)))
+    }
+
+    /// Returns `object`, hiding its identity and state from the optimizer.
+    @inline(never)
+    static func opaque<Object: AnyObject>(_ object: Object) -> Object {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        cell.word.store(UInt64(address), ordering: .relaxed)
+        return object
+    }
+}
