@@ -44,17 +44,14 @@ struct ThroughputBench: BenchGroup {
 
     func measure(_ context: BenchContext) -> [String: Double] {
         let workers = WorkerQueues(count: Self.queueCounts.max()!)
+        let runSeconds = context.scale.pick(full: 0.2, quick: 0.03)
         var values: [String: Double] = [:]
         for workload in Workload.allCases {
             let names = Self.queueCounts.map { Self.name(workload, $0) }
             guard names.contains(where: { context.wants($0) }) else { continue }
-            let totalSets: Int
-            switch workload {
-            case .unobserved: totalSets = context.scale.pick(full: 20_000_000, quick: 2_000_000)
-            case .observed, .sharedObject: totalSets = context.scale.pick(full: 150_000, quick: 15_000)
-            }
             let setup = WorkloadSetup(workload, queues: workers.count)
             defer { setup.tearDown() }
+            let totalSets = Self.sets(lasting: runSeconds, on: workers, setup)
             let measurements = Self.queueCounts.map { queues in
                 (Self.name(workload, queues), { () -> Double in
                     let perQueue = max(1, totalSets / queues)
@@ -65,6 +62,20 @@ struct ThroughputBench: BenchGroup {
             values.merge(context.sampler.medians(measurements)) { _, new in new }
         }
         return values
+    }
+
+    /// How many sets one queue makes in about `seconds`: every queue count then shares that much work, so a run
+    /// is long enough to outweigh waking the queues, whatever one set costs.
+    private static func sets(lasting seconds: Double, on workers: WorkerQueues, _ setup: WorkloadSetup) -> Int {
+        var sets = 1_000
+        while true {
+            let perQueue = sets
+            let elapsed = workers.run(queues: 1) { index in setup.work(queue: index, sets: perQueue) }
+            if elapsed >= seconds / 10 || sets >= 1 << 40 {
+                return max(1_000, Int(Double(sets) * seconds / max(elapsed, 1e-9)))
+            }
+            sets *= 4
+        }
     }
 }
 

@@ -32,7 +32,6 @@ struct UnobservedSetBench: BenchGroup {
 
     @inline(never)
     private static func setObserved(_ model: BenchModel, _ iterations: Int, _ step: Int) {
-        let model = BlackHole.opaque(model)
         var value = 0
         for _ in 0..<iterations {
             value &+= step
@@ -42,7 +41,6 @@ struct UnobservedSetBench: BenchGroup {
 
     @inline(never)
     private static func setPlain(_ model: PlainModel, _ iterations: Int, _ step: Int) {
-        let model = BlackHole.opaque(model)
         var value = 0
         for _ in 0..<iterations {
             value &+= step

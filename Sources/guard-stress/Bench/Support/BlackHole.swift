@@ -19,12 +19,4 @@ enum BlackHole {
         cell.word.store(UInt64(bitPattern: Int64(value)), ordering: .relaxed)
         return Int(truncatingIfNeeded: Int64(bitPattern: cell.word.load(ordering: .relaxed)))
     }
-
-    /// Returns `object`, hiding its identity and state from the optimizer.
-    @inline(never)
-    static func opaque<Object: AnyObject>(_ object: Object) -> Object {
-        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
-        cell.word.store(UInt64(address), ordering: .relaxed)
-        return object
-    }
 }
