@@ -13,7 +13,7 @@ final class BenchModel: KVOObject, @unchecked Sendable {
     static let key = "value"
 }
 
-/// The baseline for a set: a plain stored property behind a setter the compiler may not inline.
+/// The baseline for a set and a read: a plain stored property behind accessors the compiler may not inline.
 final class PlainModel: @unchecked Sendable {
     private(set) var value = 0
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
@@ -21,5 +21,10 @@ final class PlainModel: @unchecked Sendable {
     @inline(never)
     func setValue(_ newValue: Int) {
         value = newValue
+    }
+
+    @inline(never)
+    func readValue() -> Int {
+        value
     }
 }

@@ -7,6 +7,10 @@ import GuardCore
 enum BlackHole {
     private static let cell = AtomicCell(0)
 
+    /// The word behind ``consume(_:)``, for loops that must publish a value on every iteration at the cost of one
+    /// plain store: the optimizer cannot tell what else the store might change, so it cannot hoist reads past it.
+    static var word: AtomicWord { cell.word }
+
     /// Takes `value` in a way the optimizer must keep.
     @inline(never)
     static func consume(_ value: Int) {
