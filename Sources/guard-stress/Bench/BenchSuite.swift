@@ -15,13 +15,18 @@ enum BenchSuite {
         var figures: [Figure] { sections.flatMap(\.figures) }
     }
 
-    /// Measures every figure of `plan` at `scale`; `progress` is told each group's title before it runs.
-    static func run(_ plan: BenchPlan, scale: BenchScale, progress: (String) -> Void = { _ in }) -> Outcome {
+    /// Measures every figure of `plan` at `scale`; `progress` is told each group's title before it runs, and then
+    /// again with the seconds it took.
+    static func run(
+        _ plan: BenchPlan, scale: BenchScale, progress: (_ title: String, _ seconds: Double?) -> Void = { _, _ in }
+    ) -> Outcome {
         let context = BenchContext(scale: scale, wanted: plan.names)
         var values: [String: Double] = [:]
         for section in plan.sections {
-            progress(section.group.title)
+            progress(section.group.title, nil)
+            let started = Stopwatch.now()
             values.merge(section.group.measure(context)) { _, new in new }
+            progress(section.group.title, Double(Stopwatch.now() &- started) / 1e9)
         }
         var outcome = Outcome(problems: context.problems)
         for section in plan.sections {

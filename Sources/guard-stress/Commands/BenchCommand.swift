@@ -28,8 +28,12 @@ enum BenchCommand {
                 + "'swift run -c release guard-stress bench'")
         #endif
         let started = Stopwatch.now()
-        let outcome = BenchSuite.run(plan, scale: scale) { title in
-            Terminal.printError("guard-stress bench: measuring \(title)")
+        let outcome = BenchSuite.run(plan, scale: scale) { title, seconds in
+            if let seconds {
+                Terminal.printError("guard-stress bench:   done in \(Format.seconds(seconds))")
+            } else {
+                Terminal.printError("guard-stress bench: measuring \(title)")
+            }
         }
         let seconds = Double(Stopwatch.now() &- started) / 1e9
         print(BenchTable.render(outcome.sections, heading: heading(scale: scale, seconds: seconds)))
