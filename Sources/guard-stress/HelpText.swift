@@ -66,7 +66,8 @@ enum HelpText {
 
         Measures what KVOGuard costs and prints a table. Each figure is the median of several repetitions after a
         warm-up, measured in this process beside the baseline named with it (alternating with it, round by round);
-        its ratio is value ÷ baseline. Read the ratios: they hold on a noisy machine, the nanoseconds do not.
+        its ratio is value ÷ baseline. Memory growth is one long run, not a median. Read the ratios: they hold on a
+        noisy machine, the nanoseconds do not.
 
         Measure the release build; a debug build's numbers mean nothing:
 

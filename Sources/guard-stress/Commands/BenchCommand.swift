@@ -58,9 +58,9 @@ enum BenchCommand {
         let configuration = "release build"
         #endif
         return [
-            "KVOGuard bench: \(configuration), \(scale.isQuick ? "--quick" : "full run"), each figure the median of "
-                + "\(scale.repetitions) repetitions after \(scale.warmUps) warm-up, ratio = value ÷ baseline (same run); "
-                + "\(Format.seconds(seconds))",
+            "KVOGuard bench: \(configuration), \(scale.isQuick ? "--quick" : "full run"), \(Format.seconds(seconds)); "
+                + "each figure the median of \(scale.repetitions) repetitions after \(scale.warmUps) warm-up (fewer for "
+                + "heap bytes and stress runs; growth is one long run); ratio = value ÷ baseline, same run",
             "machine: \(MachineDescription.current)",
         ]
     }

@@ -21,7 +21,7 @@ struct HarnessBench: BenchGroup {
         var configuration = ScenarioConfiguration()
         configuration.workers = context.scale.pick(full: 64, quick: 16)
         configuration.operationsPerWorker = context.scale.pick(full: 1_000, quick: 250)
-        return context.sampler.medians { round, record in
+        return context.scale.sampler(fullRepetitions: 5, quickRepetitions: 3).medians { round, record in
             let scenario = Scenario(configuration: configuration, seed: 0xB5E4_C400 &+ UInt64(round))
             let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
             var result: RunResult?

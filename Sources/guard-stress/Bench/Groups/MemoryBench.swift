@@ -25,7 +25,7 @@ struct MemoryBench: BenchGroup {
         if context.wants("memory.raw.bytes-per-registration", "memory.guard.bytes-per-registration") {
             let objects = context.scale.pick(full: 100_000, quick: 10_000)
             values.merge(
-                context.sampler.medians([
+                context.scale.sampler(fullRepetitions: 3, quickRepetitions: 1).medians([
                     ("memory.raw.bytes-per-registration", { Self.rawBytesPerRegistration(objects: objects) }),
                     ("memory.guard.bytes-per-registration", { Self.guardBytesPerRegistration(objects: objects) }),
                 ])

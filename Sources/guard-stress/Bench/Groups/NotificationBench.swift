@@ -16,7 +16,7 @@ struct NotificationBench: BenchGroup {
     ]
 
     func measure(_ context: BenchContext) -> [String: Double] {
-        let iterations = context.scale.pick(full: 200_000, quick: 20_000)
+        let iterations = context.scale.pick(full: 50_000, quick: 10_000)
         let tally = Tally()
         let floor = NotificationFloor(tally: tally)
         let raw = BenchModel()

@@ -40,7 +40,7 @@ struct ObserverScalingBench: BenchGroup {
     }
 
     func measure(_ context: BenchContext) -> [String: Double] {
-        let notificationsPerRound = context.scale.pick(full: 400_000, quick: 40_000)
+        let notificationsPerRound = context.scale.pick(full: 100_000, quick: 20_000)
         var values: [String: Double] = [:]
         for count in Self.observerCounts {
             let names = [

@@ -26,7 +26,7 @@ struct RegistrationPairBench: BenchGroup {
     ]
 
     func measure(_ context: BenchContext) -> [String: Double] {
-        let pairs = context.scale.pick(full: 20_000, quick: 2_000)
+        let pairs = context.scale.pick(full: 4_000, quick: 1_000)
         let tally = Tally()
         let controller = tally.makeController()
 

@@ -44,7 +44,7 @@ struct ThroughputBench: BenchGroup {
 
     func measure(_ context: BenchContext) -> [String: Double] {
         let workers = WorkerQueues(count: Self.queueCounts.max()!)
-        let runSeconds = context.scale.pick(full: 0.2, quick: 0.03)
+        let runSeconds = context.scale.pick(full: 0.1, quick: 0.03)
         var values: [String: Double] = [:]
         for workload in Workload.allCases {
             let names = Self.queueCounts.map { Self.name(workload, $0) }

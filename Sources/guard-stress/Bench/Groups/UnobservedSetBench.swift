@@ -19,7 +19,7 @@ struct UnobservedSetBench: BenchGroup {
     ]
 
     func measure(_ context: BenchContext) -> [String: Double] {
-        let iterations = context.scale.pick(full: 20_000_000, quick: 2_000_000)
+        let iterations = context.scale.pick(full: 5_000_000, quick: 1_000_000)
         let observable = BenchModel()
         let plain = PlainModel()
         var values: [String: Double] = [:]
