@@ -111,14 +111,14 @@ extension ObservedKey {
     private static let byLocation = ReadMostlyCache<StorageLocation, ObservedKey>()
 
     /// The key of the `@Observed` property whose storage is `offset` bytes into instances of `type`: the name the
-    /// type's reflection metadata gives that field, without its underscore (`_age` gives `age`).
+    /// type's reflection metadata gives that field, without its underscore (`_age` gives `age`, `_größe` gives
+    /// `größe`). If no name can be had (a build without reflection metadata), the property gets no key bit: it is
+    /// never announced, and nobody can register for it by name either.
     static func resolve(offset: Int, in type: KVOObject.Type, valueIsOptional: Bool) -> ObservedKey {
         byLocation.value(for: StorageLocation(type: ObjectIdentifier(type), offset: offset)) {
             let table = StoredPropertyTable.for(type)
             guard let name = table.keys.first(where: { table.property(named: $0)?.offset == offset }) else {
-                fatalError(
-                    "KVOGuard: cannot learn the name of the @Observed property at offset \(offset) of \(type); GuardCore "
-                        + "needs the type's reflection metadata (do not build with -disable-reflection-metadata).")
+                return ObservedKey(name: "", bit: 0, valueIsOptional: valueIsOptional)
             }
             return ObservedKey(name: name, bit: KeyBit.of(name), valueIsOptional: valueIsOptional)
         }
