@@ -29,7 +29,7 @@ enum BenchTable {
         case FigureUnit.percent.rawValue:
             return String(format: "%.2f", value)
         default:
-            if abs(value) >= 1_000 { return Format.count(Int(value.rounded())) }
+            if abs(value.rounded()) >= 1_000 { return Format.count(Int(value.rounded())) }
             if abs(value) >= 100 { return String(format: "%.0f", value) }
             if abs(value) >= 10 { return String(format: "%.1f", value) }
             return String(format: "%.2f", value)
