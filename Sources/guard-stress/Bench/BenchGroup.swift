@@ -32,6 +32,15 @@ final class BenchContext {
         names.contains(where: wanted.contains)
     }
 
+    /// The medians of `measurements` (taken with `sampler`, by default ``sampler``), or nothing when none of them is
+    /// wanted, so a group can skip a case the filter left out.
+    func medians(
+        ifWanted measurements: [(name: String, measure: () -> Double)], sampler: Sampler? = nil
+    ) -> [String: Double] {
+        guard measurements.contains(where: { wanted.contains($0.name) }) else { return [:] }
+        return (sampler ?? self.sampler).medians(measurements)
+    }
+
     /// Records a problem; the command prints it and exits 1.
     func report(_ problem: String) {
         problems.append(problem)

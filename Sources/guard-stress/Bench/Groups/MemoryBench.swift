@@ -21,16 +21,13 @@ struct MemoryBench: BenchGroup {
     ]
 
     func measure(_ context: BenchContext) -> [String: Double] {
-        var values: [String: Double] = [:]
-        if context.wants("memory.raw.bytes-per-registration", "memory.guard.bytes-per-registration") {
-            let objects = context.scale.pick(full: 100_000, quick: 10_000)
-            values.merge(
-                context.scale.sampler(fullRepetitions: 3, quickRepetitions: 1).medians([
-                    ("memory.raw.bytes-per-registration", { Self.rawBytesPerRegistration(objects: objects) }),
-                    ("memory.guard.bytes-per-registration", { Self.guardBytesPerRegistration(objects: objects) }),
-                ])
-            ) { _, new in new }
-        }
+        let objects = context.scale.pick(full: 100_000, quick: 10_000)
+        var values = context.medians(
+            ifWanted: [
+                ("memory.raw.bytes-per-registration", { Self.rawBytesPerRegistration(objects: objects) }),
+                ("memory.guard.bytes-per-registration", { Self.guardBytesPerRegistration(objects: objects) }),
+            ],
+            sampler: context.scale.sampler(fullRepetitions: 3, quickRepetitions: 1))
         if context.wants("memory.guard.resident-growth", "memory.guard.heap-growth") {
             let cycles = context.scale.pick(full: 10_000_000, quick: 100_000)
             let growth = Self.growth(cycles: cycles)

@@ -22,23 +22,15 @@ struct UnobservedSetBench: BenchGroup {
         let iterations = context.scale.pick(full: 5_000_000, quick: 1_000_000)
         let observable = BenchModel()
         let plain = PlainModel()
-        var values: [String: Double] = [:]
-        if context.wants("unobserved-set.plain-setter", "unobserved-set.observed-property") {
-            values.merge(
-                context.sampler.medians([
-                    ("unobserved-set.plain-setter", { Self.time(iterations) { Self.setPlain(plain, $0, $1) } }),
-                    ("unobserved-set.observed-property", { Self.time(iterations) { Self.setObserved(observable, $0, $1) } }),
-                ])
-            ) { _, new in new }
-        }
-        if context.wants("unobserved-get.plain-getter", "unobserved-get.observed-property") {
-            values.merge(
-                context.sampler.medians([
-                    ("unobserved-get.plain-getter", { Self.time(iterations) { Self.getPlain(plain, $0, $1) } }),
-                    ("unobserved-get.observed-property", { Self.time(iterations) { Self.getObserved(observable, $0, $1) } }),
-                ])
-            ) { _, new in new }
-        }
+        let sets = context.medians(ifWanted: [
+            ("unobserved-set.plain-setter", { Self.time(iterations) { Self.setPlain(plain, $0, $1) } }),
+            ("unobserved-set.observed-property", { Self.time(iterations) { Self.setObserved(observable, $0, $1) } }),
+        ])
+        let reads = context.medians(ifWanted: [
+            ("unobserved-get.plain-getter", { Self.time(iterations) { Self.getPlain(plain, $0, $1) } }),
+            ("unobserved-get.observed-property", { Self.time(iterations) { Self.getObserved(observable, $0, $1) } }),
+        ])
+        let values = sets.merging(reads) { _, new in new }
         BlackHole.consume(observable.value &+ plain.value)
         return values
     }
