@@ -19,7 +19,7 @@ public struct Observed<Value> {
     @usableFromInline var value: Value
     @usableFromInline var key: ObservedKey?
     /// `key.bit` once the key is known, else 0: the word the setter tests against the object's mask. A copy, so the
-    /// test reads one integer instead of the optional key (whose name string it would otherwise retain).
+    /// test loads one word and never touches the optional key or its name string.
     @usableFromInline var keyBit: UInt64
 
     /// Creates the storage with an initial value.
