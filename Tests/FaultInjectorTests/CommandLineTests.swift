@@ -3,8 +3,7 @@ import Foundation
 import GuardCore
 import XCTest
 
-/// The `guard-stress` executable, run as a subprocess. `swift build` and `swift test` build it next to the test
-/// bundle (`.build/<config>/guard-stress` beside `.build/<config>/KVOGuardPackageTests.xctest`).
+/// The `guard-stress` executable's `run` and `replay` subcommands, run as a subprocess (see ``GuardStressProcess``).
 final class CommandLineTests: XCTestCase {
     private var directory: TemporaryDirectory!
 
@@ -19,83 +18,17 @@ final class CommandLineTests: XCTestCase {
 
     // MARK: Running the executable
 
-    private struct Outcome {
-        let status: Int32
-        let reason: Process.TerminationReason
-        let stdout: String
-        let stderr: String
-
-        var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
-        var exitedNormally: Bool { reason == .exit }
-    }
-
-    /// The guard-stress binary beside the test bundle; fails the test (with how to build it) if it is missing.
-    private func executable(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let bundlePath = CommandLine.arguments[0]
-        let bundle = URL(fileURLWithPath: bundlePath, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            .standardizedFileURL
-        let candidate = bundle.deletingLastPathComponent().appendingPathComponent("guard-stress")
-        guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
-            XCTFail(
-                "guard-stress is not built at \(candidate.path) (test bundle: \(bundlePath)). Build it with "
-                    + "'swift build --build-tests' (or 'swift build --product guard-stress') using the same --scratch-path "
-                    + "as 'swift test'.", file: file, line: line)
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return candidate
-    }
+    private typealias Outcome = GuardStressProcess.Outcome
 
     /// Runs guard-stress with `arguments` in the test's temporary directory; kills it after `timeout` seconds.
     private func run(_ arguments: [String], timeout: Double = 30, file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try executable(file: file, line: line)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let stdoutPath = directory.file("stdout-\(UUID().uuidString).txt")
-        let stderrPath = directory.file("stderr-\(UUID().uuidString).txt")
-        XCTAssertTrue(FileManager.default.createFile(atPath: stdoutPath, contents: nil), file: file, line: line)
-        XCTAssertTrue(FileManager.default.createFile(atPath: stderrPath, contents: nil), file: file, line: line)
-        let stdout = try XCTUnwrap(FileHandle(forWritingAtPath: stdoutPath))
-        let stderr = try XCTUnwrap(FileHandle(forWritingAtPath: stderrPath))
-        defer {
-            try? stdout.close()
-            try? stderr.close()
-            try? FileManager.default.removeItem(atPath: stdoutPath)
-            try? FileManager.default.removeItem(atPath: stderrPath)
-        }
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            XCTFail("guard-stress \(arguments.joined(separator: " ")) did not finish within \(timeout) s", file: file, line: line)
-        }
-        process.waitUntilExit()
-        let out = String(decoding: try Data(contentsOf: URL(fileURLWithPath: stdoutPath)), as: UTF8.self)
-        let err = String(decoding: try Data(contentsOf: URL(fileURLWithPath: stderrPath)), as: UTF8.self)
-        XCTAssertEqual(process.terminationReason, .exit, "guard-stress crashed: \(err)", file: file, line: line)
-        return Outcome(status: process.terminationStatus, reason: process.terminationReason, stdout: out, stderr: err)
+        try GuardStressProcess.run(arguments, in: directory, timeout: timeout, file: file, line: line)
     }
 
-    private static let hint = "Run 'guard-stress --help' for usage."
-
-    /// Asserts a usage error: exit 2, one error line naming `phrase`, at most the help hint after it, nothing on
-    /// stdout.
     private func assertUsageError(
         _ outcome: Outcome, mentioning phrase: String, file: StaticString = #filePath, line: UInt = #line
     ) {
-        XCTAssertEqual(outcome.status, 2, outcome.stderr, file: file, line: line)
-        XCTAssertTrue(outcome.exitedNormally, file: file, line: line)
-        let lines = outcome.stderrLines
-        XCTAssertTrue((1...2).contains(lines.count), "stderr: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(lines.first?.hasPrefix("guard-stress: ") ?? false, "stderr: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(lines.first?.contains(phrase) ?? false, "\"\(lines.first ?? "")\" does not mention \"\(phrase)\"", file: file, line: line)
-        if lines.count == 2 { XCTAssertEqual(lines[1], Self.hint, file: file, line: line) }
-        XCTAssertEqual(outcome.stdout, "", file: file, line: line)
+        GuardStressProcess.assertUsageError(outcome, mentioning: phrase, file: file, line: line)
     }
 
     /// Short budgets appended to usage-error runs, so a parser that wrongly accepted them would still end fast.
