@@ -23,6 +23,8 @@ enum FigureUnit: String {
     case nanoseconds = "ns"
     /// Operations per second (higher is better).
     case operationsPerSecond = "ops/s"
+    /// Controlled-runner schedules per second (higher is better).
+    case schedulesPerSecond = "schedules/s"
     /// Bytes.
     case bytes = "B"
     /// Percent.
