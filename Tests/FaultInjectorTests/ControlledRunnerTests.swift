@@ -118,8 +118,8 @@ final class ControlledRunnerTests: XCTestCase {
     func testAReplayOfASystemThatDependsOnAddressesIsReportedAsNotExact() throws {
         let target = ControlledTargets.AddressOrdered()
         var configuration = ControlledFixtures.configuration(workers: 3, operations: 30)
-        configuration.mix.unobserveAll = 30
-        configuration.mix.releaseObject = 10
+        configuration.mix[.unobserveAll] = 30
+        configuration.mix[.releaseObject] = 10
         var exact = 0
         var reported: [String] = []
         for seed: UInt64 in 1...20 {

@@ -10,7 +10,9 @@ final class CustomTargetTests: XCTestCase {
         let name = "app-facade"
         let promisesGuardSemantics = true
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
             Facade(controller: ObservationController(
                 observer: observer, retainsObservedObjects: retainsObjects, diagnosticSink: CountingSink(keepsEvents: false)))
         }
@@ -19,21 +21,21 @@ final class CustomTargetTests: XCTestCase {
             let controller: ObservationController<StressObserver>
             init(controller: ObservationController<StressObserver>) { self.controller = controller }
 
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                ObserveOutcome(controller.observe(object, keyPath: keyPath, options: options) { observer, object, change in
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                ObserveOutcome(controller.observe(object, keyPath: keyPath, options: options, file: call.file, line: call.line) { observer, object, change in
                     sink.deliver(observer: observer, object: object, change: change)
                 })
             }
 
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
-                UnobserveOutcome(controller.unobserve(object, keyPath: keyPath))
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
+                UnobserveOutcome(controller.unobserve(object, keyPath: keyPath, file: call.file, line: call.line))
             }
 
-            func unobserve(_ object: StressObject) -> UnobserveOutcome {
-                UnobserveOutcome(controller.unobserve(object))
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
+                UnobserveOutcome(controller.unobserve(object, file: call.file, line: call.line))
             }
 
-            func unobserveAll() { controller.unobserveAll() }
+            func unobserveAll(call: StressCall) -> Int? { controller.unobserveAll() }
         }
     }
 
@@ -42,19 +44,21 @@ final class CustomTargetTests: XCTestCase {
         let name = "forgetful"
         let promisesGuardSemantics = true
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
-            Forgetful(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects))
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
+            Forgetful(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
         final class Forgetful: StressController, @unchecked Sendable {
             let inner: any StressController
             init(inner: any StressController) { self.inner = inner }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
             }
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { .removed }
-            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
-            func unobserveAll() { inner.unobserveAll() }
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { .removed }
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
+            func unobserveAll(call: StressCall) -> Int? { inner.unobserveAll(call: call) }
         }
     }
 
@@ -65,8 +69,10 @@ final class CustomTargetTests: XCTestCase {
         let promisesGuardSemantics = true
         let semaphore = DispatchSemaphore(value: 1)
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
-            Leaky(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects), semaphore: semaphore)
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
+            Leaky(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics), semaphore: semaphore)
         }
 
         final class Leaky: StressController, @unchecked Sendable {
@@ -76,14 +82,14 @@ final class CustomTargetTests: XCTestCase {
                 self.inner = inner
                 self.semaphore = semaphore
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
             }
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath) }
-            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
-            func unobserveAll() {
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
+            func unobserveAll(call: StressCall) -> Int? {
                 semaphore.wait()
-                inner.unobserveAll()
+                return inner.unobserveAll(call: call)
                 // The early return that never signals.
             }
         }
@@ -112,7 +118,7 @@ final class CustomTargetTests: XCTestCase {
         var runner = ChaosRunner()
         runner.deadlockTimeout = 1
         var configuration = configuration
-        configuration.mix.unobserveAll = 20
+        configuration.mix[.unobserveAll] = 20
         let start = Date()
         let result = runner.runAndEvaluate(Scenario(configuration: configuration, seed: 33), against: SemaphoreLeakTarget())
         XCTAssertTrue(result.abandoned, "the run should have been abandoned as deadlocked")

@@ -1,7 +1,17 @@
 @testable import FaultInjector
 import XCTest
 
-/// Hand-built call histories for one (controller, object, key path). Times are arbitrary monotonic instants.
+/// The single-key effects these tests use (key number 0).
+extension LinearizabilityChecker.Effect {
+    fileprivate static let observeRegistered = Self.observe(key: 0, registered: true)
+    fileprivate static let observeDuplicate = Self.observe(key: 0, registered: false)
+    fileprivate static let unobserveRemoved = Self.unobserve(key: 0, .removed)
+    fileprivate static let unobserveAlreadyRemoved = Self.unobserve(key: 0, .alreadyRemoved)
+    fileprivate static let unobserveNotRegistered = Self.unobserve(key: 0, .notRegistered)
+}
+
+/// Hand-built call histories for one (controller, object), mostly one key path. Times are arbitrary monotonic
+/// instants.
 final class LinearizabilityCheckerTests: XCTestCase {
     private typealias Call = LinearizabilityChecker.Call
 

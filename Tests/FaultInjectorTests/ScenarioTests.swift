@@ -242,7 +242,7 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(problems { $0.controllers = -1 }.count, 1)
         XCTAssertEqual(problems { $0.operationsPerWorker = -1 }.count, 1)
         XCTAssertEqual(problems { $0.weakHoldingEvery = -2 }.count, 1)
-        let negativeWeight = problems { $0.mix.mutate = -1 }
+        let negativeWeight = problems { $0.mix[.mutate] = -1 }
         XCTAssertEqual(negativeWeight.count, 1)
         XCTAssertTrue(negativeWeight[0].contains("operation mix"), negativeWeight[0])
         XCTAssertEqual(problems { $0.mix = zeroMix() }.count, 1)
@@ -259,7 +259,7 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(problems { $0.optionProbability = .nan }.count, 1, "NaN is not a probability")
         let several = problems {
             $0.workers = 0
-            $0.mix.observe = -1
+            $0.mix[.observe] = -1
             $0.optionProbability = 2
         }
         XCTAssertEqual(several.count, 3, "\(several)")
@@ -267,16 +267,16 @@ final class ScenarioTests: XCTestCase {
 
     private func zeroMix() -> OperationMix {
         var mix = OperationMix()
-        mix.observe = 0
-        mix.observeInitial = 0
-        mix.unobserve = 0
-        mix.doubleUnobserve = 0
-        mix.unobserveObject = 0
-        mix.unobserveAll = 0
-        mix.mutate = 0
-        mix.releaseObserver = 0
-        mix.releaseController = 0
-        mix.releaseObject = 0
+        mix[.observe] = 0
+        mix[.observeInitial] = 0
+        mix[.unobserve] = 0
+        mix[.doubleUnobserve] = 0
+        mix[.unobserveObject] = 0
+        mix[.unobserveAll] = 0
+        mix[.mutate] = 0
+        mix[.releaseObserver] = 0
+        mix[.releaseController] = 0
+        mix[.releaseObject] = 0
         return mix
     }
 

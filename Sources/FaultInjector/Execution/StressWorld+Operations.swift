@@ -1,7 +1,8 @@
 import GuardCore
 
 /// Performing operations: resolve slots to the instances in them, call the system under test, and record what
-/// happened with call and return times.
+/// happened with call and return times. The operations themselves are in the files next to this one (registrations,
+/// changes, queries, releases, handler actions); this one dispatches and holds the recording and locking helpers.
 extension StressWorld {
     /// Nested handler actions stop at this depth, so handlers that mutate cannot recurse without end.
     static let maximumNesting = 4
@@ -10,19 +11,47 @@ extension StressWorld {
     func perform(_ operation: Operation, index: Int, worker: WorkerContext) {
         switch operation {
         case .observe(let c, let o, let key, let options, let action):
-            observe(controllerSlot: c, objectSlot: o, key: key, options: options, action: action, index: index, worker: worker)
+            observe(
+                controllerSlot: c, objectSlot: o, keyPath: key.name, key: key, form: .handler, options: options,
+                action: action, index: index, worker: worker)
+        case .observeForwarding(let c, let o, let key, let options, let context, let action):
+            observe(
+                controllerSlot: c, objectSlot: o, keyPath: key.name, key: key, form: .forwarding(context: context),
+                options: options, action: action, index: index, worker: worker)
+        case .observeTyped(let c, let o, let key, let options, let action):
+            observe(
+                controllerSlot: c, objectSlot: o, keyPath: key.named?.name ?? key.text, key: key.named,
+                form: .typed(key), options: options, action: action, index: index, worker: worker)
         case .unobserve(let c, let o, let key):
-            unobserve(controllerSlot: c, objectSlot: o, key: key, index: index, worker: worker)
+            unobserve(controllerSlot: c, objectSlot: o, key: key, form: .handler, index: index, worker: worker)
+        case .unobserveContext(let c, let o, let key, let context):
+            unobserve(
+                controllerSlot: c, objectSlot: o, key: key, form: .forwarding(context: context), index: index,
+                worker: worker)
+        case .unobserveTyped(let c, let o, let key):
+            unobserve(controllerSlot: c, objectSlot: o, key: key.named, form: .typed(key), index: index, worker: worker)
         case .doubleUnobserve(let c, let o, let key):
-            unobserve(controllerSlot: c, objectSlot: o, key: key, index: index, worker: worker)
+            unobserve(controllerSlot: c, objectSlot: o, key: key, form: .handler, index: index, worker: worker)
             worker.faults.maybePause()
-            unobserve(controllerSlot: c, objectSlot: o, key: key, index: index, worker: worker)
+            unobserve(controllerSlot: c, objectSlot: o, key: key, form: .handler, index: index, worker: worker)
         case .unobserveObject(let c, let o):
             unobserveObject(controllerSlot: c, objectSlot: o, index: index, worker: worker)
         case .unobserveAll(let c):
             unobserveAll(handle: controllerSlots[c].observer?.controller, index: index, worker: worker)
         case .mutate(let o, let key):
             mutate(objectSlot: o, key: key, index: index, worker: worker)
+        case .link(let o, let target):
+            link(objectSlot: o, to: target, index: index, worker: worker)
+        case .announce(let o, let nested):
+            announce(objectSlot: o, nested: nested, index: index, worker: worker)
+        case .changeItems(let o, let change):
+            changeItems(objectSlot: o, change: change, index: index, worker: worker)
+        case .countRegistrations(let c):
+            query(.countRegistrations, controllerSlot: c, objectSlot: nil, key: nil, index: index, worker: worker)
+        case .isObserving(let c, let o, let key):
+            query(.isObserving, controllerSlot: c, objectSlot: o, key: key, index: index, worker: worker)
+        case .observedKeyPaths(let c, let o):
+            query(.observedKeyPaths, controllerSlot: c, objectSlot: o, key: nil, index: index, worker: worker)
         case .releaseObserver(let c):
             releaseObserver(controllerSlot: c, index: index, worker: worker)
         case .releaseController(let c):
@@ -32,177 +61,14 @@ extension StressWorld {
         }
     }
 
-    // MARK: Operations
-
-    private func observe(
-        controllerSlot c: Int, objectSlot o: Int, key: StressKey, options: StressOptions, action: HandlerAction,
-        index: Int, worker: WorkerContext
-    ) {
-        var record = begin(.observe, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
-            return skip(&record, worker: worker)
-        }
-        record.controller = handle.id
-        record.observer = handle.observerID
-        record.object = object.id
-        record.key = key
-        record.options = options
-        record.action = action
-        let registration = HarnessRegistration(
-            id: record.id, controllerSlot: c, handle: handle, objectSlot: o, key: key, action: action, world: self)
-        // Reading the value for `.initial` + `.new` must not race with a mutation of the same object.
-        let readsValue = options.contains(.initial) && options.contains(.new)
-        if readsValue, !lockObjectSlot(o, worker: worker) { return skip(&record, worker: worker) }
-        if readsValue { record.newValue = object.value(of: key) }
-        enter(&record, worker: worker)
-        let outcome = handle.perform { controller in
-            controller.observe(object, keyPath: key.name, options: options.observingOptions, sink: registration)
-        }
-        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
-        leave(&record, worker: worker)
-        if readsValue { unlockObjectSlot(o, worker: worker) }
-    }
-
-    private func unobserve(controllerSlot c: Int, objectSlot o: Int, key: StressKey, index: Int, worker: WorkerContext) {
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
-            var record = begin(.unobserve, index: index, worker: worker)
-            return skip(&record, worker: worker)
-        }
-        unobserve(handle: handle, object: object, key: key, index: index, worker: worker)
-    }
-
-    private func unobserve(
-        handle: ControllerHandle, object: StressObject, key: StressKey, index: Int, worker: WorkerContext
-    ) {
-        var record = begin(.unobserve, index: index, worker: worker)
-        record.controller = handle.id
-        record.observer = handle.observerID
-        record.object = object.id
-        record.key = key
-        enter(&record, worker: worker)
-        let outcome = handle.perform { $0.unobserve(object, keyPath: key.name) }
-        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
-        leave(&record, worker: worker)
-    }
-
-    private func unobserveObject(controllerSlot c: Int, objectSlot o: Int, index: Int, worker: WorkerContext) {
-        var record = begin(.unobserveObject, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
-            return skip(&record, worker: worker)
-        }
-        record.controller = handle.id
-        record.observer = handle.observerID
-        record.object = object.id
-        enter(&record, worker: worker)
-        let outcome = handle.perform { $0.unobserve(object) }
-        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
-        leave(&record, worker: worker)
-    }
-
-    private func unobserveAll(handle: ControllerHandle?, index: Int, worker: WorkerContext) {
-        var record = begin(.unobserveAll, index: index, worker: worker)
-        guard let handle else { return skip(&record, worker: worker) }
-        record.controller = handle.id
-        record.observer = handle.observerID
-        enter(&record, worker: worker)
-        handle.perform { $0.unobserveAll() }
-        leave(&record, worker: worker)
-    }
-
-    private func mutate(objectSlot o: Int, key: StressKey, index: Int, worker: WorkerContext) {
-        var record = begin(.mutate, index: index, worker: worker)
-        // A handler may change the object it is hearing about only through `k2`: a nested change of `k0` or `k1`
-        // during a prior notification would move `sum` between the outer change's old and new reads.
-        if worker.heldObjectSlots.last == o, key != .k2 { return skip(&record, worker: worker) }
-        guard lockObjectSlot(o, worker: worker) else { return skip(&record, worker: worker) }
-        defer { unlockObjectSlot(o, worker: worker) }
-        guard let object = objectSlots[o].object else { return skip(&record, worker: worker) }
-        record.object = object.id
-        record.key = key
-        record.oldValue = object.value(of: key)
-        record.oldSum = object.sum
-        record.newValue = makeValue()
-        // The sum right after the store; handlers may change the object again before `set` returns.
-        record.newSum = key == .k2 ? record.oldSum : record.oldSum &- record.oldValue &+ record.newValue
-        enter(&record, worker: worker)
-        object.set(key, to: record.newValue)
-        leave(&record, worker: worker)
-    }
-
-    private func releaseObserver(controllerSlot c: Int, index: Int, worker: WorkerContext) {
-        var record = begin(.releaseObserver, index: index, worker: worker)
-        let slot = controllerSlots[c]
-        let replacement = makeObserver(holdsWeakly: slot.holdsWeakly)
-        record.replacement = replacement.id
-        enter(&record, worker: worker)
-        var released = slot.replace(with: replacement)
-        record.observer = released?.id ?? -1
-        record.controller = released?.controller?.id ?? -1
-        released = nil  // the observer (and its controller) deinitialize here unless in use elsewhere
-        leave(&record, worker: worker)
-    }
-
-    /// Replaces the controller of slot `c`; with `expected`, only if that handle is still the slot's controller.
-    private func releaseController(
-        controllerSlot c: Int, expected: ControllerHandle?, index: Int, worker: WorkerContext
-    ) {
-        var record = begin(.releaseController, index: index, worker: worker)
-        guard let observer = controllerSlots[c].observer else { return skip(&record, worker: worker) }
-        if let expected, observer.controller !== expected { return skip(&record, worker: worker) }
-        let replacement = makeHandle(for: observer, holdsWeakly: controllerSlots[c].holdsWeakly)
-        record.observer = observer.id
-        record.replacement = replacement.id
-        enter(&record, worker: worker)
-        var released = observer.replaceController(with: replacement)
-        record.controller = released?.id ?? -1
-        released = nil  // the controller deinitializes here unless in use elsewhere
-        leave(&record, worker: worker)
-    }
-
-    private func releaseObject(objectSlot o: Int, index: Int, worker: WorkerContext) {
-        var record = begin(.releaseObject, index: index, worker: worker)
-        let replacement = makeObject()
-        record.replacement = replacement.id
-        enter(&record, worker: worker)
-        var released = objectSlots[o].replace(with: replacement)
-        record.object = released?.id ?? -1
-        released = nil
-        leave(&record, worker: worker)
-    }
-
-    // MARK: Handler actions
-
-    /// Runs `registration`'s action inside its handler, as a nested operation of the notifying thread's worker.
-    func performHandlerAction(of registration: HarnessRegistration, object: StressObject) {
-        guard let worker = WorkerContext.current, worker.frames.count < Self.maximumNesting else { return }
-        switch registration.action {
-        case .none:
-            return
-        case .unobserveSelf:
-            guard let handle = registration.handle else { return }
-            unobserve(handle: handle, object: object, key: registration.key, index: -1, worker: worker)
-        case .unobserveAll:
-            unobserveAll(handle: registration.handle, index: -1, worker: worker)
-        case .releaseController:
-            guard let handle = registration.handle else { return }
-            releaseController(controllerSlot: registration.controllerSlot, expected: handle, index: -1, worker: worker)
-        case .mutate(let o, let key):
-            mutate(objectSlot: o, key: key, index: -1, worker: worker)
-        case .observe(let o, let key):
-            observe(
-                controllerSlot: registration.controllerSlot, objectSlot: o, key: key, options: [.new, .old, .prior],
-                action: .none, index: -1, worker: worker)
-        }
-    }
-
     // MARK: Recording helpers
 
-    private func begin(_ kind: OperationRecord.Kind, index: Int, worker: WorkerContext) -> OperationRecord {
+    func begin(_ kind: OperationRecord.Kind, index: Int, worker: WorkerContext) -> OperationRecord {
         OperationRecord(id: worker.makeOperationID(), parent: worker.frames.last ?? -1, worker: worker.index, index: index, kind: kind)
     }
 
     /// Stamps the call time and makes the operation the thread's innermost frame (the cause of notifications).
-    private func enter(_ record: inout OperationRecord, worker: WorkerContext) {
+    func enter(_ record: inout OperationRecord, worker: WorkerContext) {
         monitor?.record(
             .began(operation: record.id, index: record.index, kind: record.kind, parent: record.parent),
             worker: worker.index)
@@ -211,14 +77,14 @@ extension StressWorld {
     }
 
     /// Stamps the return time, leaves the frame and appends the record.
-    private func leave(_ record: inout OperationRecord, worker: WorkerContext) {
+    func leave(_ record: inout OperationRecord, worker: WorkerContext) {
         worker.frames.removeLast()
         record.ret = clock.now
         worker.operations.append(record)
         monitor?.record(.ended(operation: record.id, outcome: record.outcome), worker: worker.index)
     }
 
-    private func skip(_ record: inout OperationRecord, worker: WorkerContext) {
+    func skip(_ record: inout OperationRecord, worker: WorkerContext) {
         record.outcome = .skipped
         record.call = clock.now
         record.ret = record.call
@@ -226,18 +92,55 @@ extension StressWorld {
         monitor?.record(.skipped(operation: record.id, index: record.index, kind: record.kind), worker: worker.index)
     }
 
+    /// The call an operation makes, for the system under test to pass on as its call site.
+    func call(_ record: OperationRecord) -> StressCall {
+        StressCall(operation: record.id)
+    }
+
+    // MARK: Locking
+
     /// Takes slot `o`'s mutation lock unless that would break the lock order (slots in increasing index, the
     /// same slot again allowed); returns whether it did.
-    private func lockObjectSlot(_ o: Int, worker: WorkerContext) -> Bool {
+    func lockObjectSlot(_ o: Int, worker: WorkerContext) -> Bool {
         if let highest = worker.heldObjectSlots.max(), o < highest { return false }
         objectSlots[o].mutationLock.lock()
         worker.heldObjectSlots.append(o)
         return true
     }
 
-    private func unlockObjectSlot(_ o: Int, worker: WorkerContext) {
+    func unlockObjectSlot(_ o: Int, worker: WorkerContext) {
         worker.heldObjectSlots.removeLast()
         objectSlots[o].mutationLock.unlock()
+    }
+
+    /// Takes the mutation locks of `slots` in increasing order (each once); on refusal, releases what it took and
+    /// returns `nil`. Returns the slots taken, for ``unlockObjectSlots(_:worker:)``.
+    func lockObjectSlots(_ slots: [Int], worker: WorkerContext) -> [Int]? {
+        var taken: [Int] = []
+        for slot in Set(slots).sorted() {
+            guard lockObjectSlot(slot, worker: worker) else {
+                unlockObjectSlots(taken, worker: worker)
+                return nil
+            }
+            taken.append(slot)
+        }
+        return taken
+    }
+
+    func unlockObjectSlots(_ slots: [Int], worker: WorkerContext) {
+        for slot in slots.reversed() { unlockObjectSlot(slot, worker: worker) }
+    }
+
+    /// Takes the locks that reading `key` of `object` needs: its own slot's, and for a key read through the middle
+    /// object, that object's slot's too (always a later slot). `nil` if the lock order forbids it.
+    func lockForReading(_ key: StressKey, of object: StressObject, worker: WorkerContext) -> [Int]? {
+        guard object.home >= 0, let taken = lockObjectSlots([object.home], worker: worker) else { return nil }
+        guard key.readsThroughLink, let middle = object.link as? StressObject, middle.home >= 0 else { return taken }
+        guard let more = lockObjectSlots([middle.home], worker: worker) else {
+            unlockObjectSlots(taken, worker: worker)
+            return nil
+        }
+        return taken + more
     }
 }
 

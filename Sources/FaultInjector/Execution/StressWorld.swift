@@ -16,6 +16,9 @@ final class StressWorld: @unchecked Sendable {
     private let facts = Protected(Facts())
     private let tracked = Protected([TrackedInstance]())
     private let strayDeliveries = Protected([DeliveryRecord]())
+    private let unrouted = AtomicCell()
+    /// Where the controllers' diagnostics are recorded.
+    let diagnostics: DiagnosticRecorder
 
     private struct Facts {
         var observerDeinitTimes: [Int: UInt64] = [:]
@@ -38,7 +41,8 @@ final class StressWorld: @unchecked Sendable {
         self.target = target
         self.clock = clock
         self.monitor = monitor
-        objectSlots = (0..<configuration.objects).map { ObjectSlot(index: $0, object: makeObject()) }
+        self.diagnostics = DiagnosticRecorder(clock: clock)
+        objectSlots = (0..<configuration.objects).map { ObjectSlot(index: $0, object: makeObject(home: $0)) }
         controllerSlots = (0..<configuration.controllers).map { index in
             let weakly = configuration.holdsWeakly(controller: index)
             return ControllerSlot(index: index, holdsWeakly: weakly, observer: makeObserver(holdsWeakly: weakly))
@@ -56,19 +60,31 @@ final class StressWorld: @unchecked Sendable {
         nextValue.word.add(1, ordering: .relaxed)
     }
 
-    func makeObject() -> StressObject {
-        let object = StressObject(id: makeID())
+    /// A new object for object slot `home`.
+    func makeObject(home: Int) -> StressObject {
+        let object = StressObject(id: makeID(), home: home)
         track("object", object)
         return object
+    }
+
+    /// A new object of another class, without `k0`, to link.
+    func makeStranger() -> StressStranger {
+        let stranger = StressStranger(id: makeID())
+        track("stranger", stranger)
+        return stranger
     }
 
     /// A new observer with its own new controller.
     func makeObserver(holdsWeakly: Bool) -> StressObserver {
         let clock = self.clock
-        let observer = StressObserver(id: makeID()) { [weak self] id in
-            let now = clock.now
-            self?.facts.withValue { $0.observerDeinitTimes[id] = now }
-        }
+        let unrouted = self.unrouted
+        let observer = StressObserver(
+            id: makeID(),
+            onDeinit: { [weak self] id in
+                let now = clock.now
+                self?.facts.withValue { $0.observerDeinitTimes[id] = now }
+            },
+            onUnrouted: { unrouted.word.add(1, ordering: .relaxed) })
         track("observer", observer)
         observer.replaceController(with: makeHandle(for: observer, holdsWeakly: holdsWeakly))
         return observer
@@ -76,7 +92,7 @@ final class StressWorld: @unchecked Sendable {
 
     /// A new controller of the system under test for `observer`.
     func makeHandle(for observer: StressObserver, holdsWeakly: Bool) -> ControllerHandle {
-        let controller = target.makeController(for: observer, retainsObjects: !holdsWeakly)
+        let controller = target.makeController(for: observer, retainsObjects: !holdsWeakly, diagnostics: diagnostics)
         let handle = ControllerHandle(
             id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller,
             now: { [clock] in clock.now }
@@ -131,6 +147,11 @@ final class StressWorld: @unchecked Sendable {
         strayDeliveries.current
     }
 
+    /// Notifications that reached an observer's `observeValue` with a context no registration was made with.
+    var unroutedNotifications: Int {
+        unrouted.word.loadInt(ordering: .relaxed)
+    }
+
     /// Lifetime facts merged into `history`.
     func addFacts(to history: inout History) {
         facts.withValue { facts in
@@ -147,14 +168,13 @@ final class StressWorld: @unchecked Sendable {
     func recordDelivery(for registration: HarnessRegistration, observer: StressObserver?, change: KeyValueChange) {
         let now = clock.now
         let worker = WorkerContext.current
-        let old = change.oldValue(as: Int.self)
-        let new = change.newValue(as: Int.self)
         let record = DeliveryRecord(
             registration: registration.id, cause: worker?.frames.last ?? -1, worker: worker?.index ?? -1,
             sequence: worker?.makeSequence() ?? 0, time: now, kind: UInt8(change.kind.rawValue),
             isPrior: change.isPrior, hasOld: change.oldValue != nil, hasNew: change.newValue != nil,
-            oldValue: old ?? .min, newValue: new ?? .min, observer: observer?.id ?? -1,
-            keyPathMatches: change.keyPath == registration.key.name)
+            oldValue: StressValue.encode(change.oldValue), newValue: StressValue.encode(change.newValue),
+            observer: observer?.id ?? -1, keyPathMatches: change.keyPath == registration.keyPath,
+            indexMask: StressValue.mask(change.indexes))
         if let worker {
             worker.deliveries.append(record)
             monitor?.record(

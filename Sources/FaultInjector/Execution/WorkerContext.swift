@@ -8,6 +8,8 @@ final class WorkerContext: @unchecked Sendable {
     let index: Int
     var operations: [OperationRecord] = []
     var deliveries: [DeliveryRecord] = []
+    /// Diagnostics the system under test reported on this worker's thread.
+    var diagnostics: [DiagnosticRecord] = []
     /// Operation ids from outermost to innermost.
     var frames: [Int] = []
     /// Object slots whose mutation lock this thread holds, in acquisition order.

@@ -4,6 +4,8 @@ public struct History: Sendable {
     public var operations: [OperationRecord]
     /// Every notification, ordered by time.
     public var deliveries: [DeliveryRecord]
+    /// Every diagnostic the system under test reported, ordered by time (empty for systems that report none).
+    public var diagnostics: [DiagnosticRecord]
     /// When each observer deinitialized (monotonic ns), by observer id.
     public var observerDeinitTimes: [Int: UInt64]
     /// When each controller handle started releasing its controller (monotonic ns), by controller id.
@@ -19,6 +21,7 @@ public struct History: Sendable {
     public init() {
         operations = []
         deliveries = []
+        diagnostics = []
         observerDeinitTimes = [:]
         controllerEndStartTimes = [:]
         controllerEndTimes = [:]

@@ -11,13 +11,21 @@ extension History {
             hash.add(record.observer, record.object, record.key?.rawValue ?? -1, Int(record.options.rawValue))
             hash.add(Int(record.outcome.rawValue), Int(truncatingIfNeeded: record.call), Int(truncatingIfNeeded: record.ret))
             hash.add(record.oldValue, record.newValue, record.oldSum, record.newSum, record.replacement)
+            hash.add(record.oldLeaf, record.newLeaf, Int(record.changeKind), Int(bitPattern: UInt(record.indexMask)))
+            hash.add(record.context, record.typedKey?.rawValue ?? -1, record.answer)
             hash.add(record.action.description)
         }
         for delivery in deliveries {
             hash.add(delivery.registration, delivery.cause, delivery.worker, delivery.sequence)
             hash.add(Int(truncatingIfNeeded: delivery.time), Int(delivery.kind), delivery.isPrior ? 1 : 0)
             hash.add(delivery.hasOld ? 1 : 0, delivery.hasNew ? 1 : 0, delivery.oldValue, delivery.newValue)
-            hash.add(delivery.observer, delivery.keyPathMatches ? 1 : 0)
+            hash.add(delivery.observer, delivery.keyPathMatches ? 1 : 0, Int(bitPattern: UInt(delivery.indexMask)))
+        }
+        for diagnostic in diagnostics {
+            hash.add(diagnostic.kind.rawValue)
+            hash.add(diagnostic.reason?.rawValue ?? "")
+            hash.add(diagnostic.keyPath ?? "")
+            hash.add(diagnostic.operation, diagnostic.worker, Int(truncatingIfNeeded: diagnostic.time))
         }
         for (id, time) in observerDeinitTimes.sorted(by: { $0.key < $1.key }) { hash.add(id, Int(truncatingIfNeeded: time)) }
         for (id, time) in controllerEndStartTimes.sorted(by: { $0.key < $1.key }) { hash.add(id, Int(truncatingIfNeeded: time)) }

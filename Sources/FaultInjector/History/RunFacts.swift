@@ -9,6 +9,8 @@ public struct RunFacts: Sendable {
     public var survivors: [String: Int] = [:]
     /// Runtime registrations still present after everything was released.
     public var liveObservancesAfterTeardown = 0
+    /// Notifications that reached an observer's own `observeValue` with a context no registration was made with.
+    public var unroutedNotifications = 0
     /// Set when workers were blocked for good (a deadlock, a self-deadlock, a worker blocked outside the
     /// scheduler's control, or no progress for the chaos runner's timeout): who was blocked where. The run was
     /// abandoned and its history is incomplete.

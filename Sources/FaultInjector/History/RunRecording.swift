@@ -7,6 +7,8 @@ public struct RunRecording: Sendable {
     public let targetName: String
     /// Whether the system under test promises guard semantics (the oracle checks those promises only then).
     public let promisesGuardSemantics: Bool
+    /// Whether the system under test reports its diagnostics (the oracle checks them only then).
+    public let reportsDiagnostics: Bool
     /// The recorded history (empty if the run was abandoned).
     public var history: History
     /// What the history does not show.
@@ -28,11 +30,12 @@ public struct RunRecording: Sendable {
     public init(
         scenario: Scenario, targetName: String, promisesGuardSemantics: Bool, history: History, facts: RunFacts,
         operationsPerformed: Int, deliveries: Int, faultsInjected: Int, seconds: Double, abandoned: Bool,
-        controlled: ControlledExecution? = nil
+        controlled: ControlledExecution? = nil, reportsDiagnostics: Bool = false
     ) {
         self.scenario = scenario
         self.targetName = targetName
         self.promisesGuardSemantics = promisesGuardSemantics
+        self.reportsDiagnostics = reportsDiagnostics
         self.history = history
         self.facts = facts
         self.operationsPerformed = operationsPerformed

@@ -1,9 +1,13 @@
-/// The notification rules: every notification has a cause and a live registration, carries the right values,
-/// comes once, prior before change; every registration live for a whole change hears about it; `.initial` comes
-/// exactly once.
+/// The notification rules: every notification has a cause and a live registration, carries the right kind, values
+/// and indexes, comes once, prior before change; every registration live for a whole change hears about it (through
+/// a link too, when the link was stable); no change made after `unobserve` returned is delivered to the removed
+/// registration; `.initial` comes exactly once.
 struct DeliveryChecks {
     let index: HistoryIndex
     let history: History
+
+    /// The rule a removal's return sets, in the words of the guard's documentation.
+    static let removalRule = "no change made after unobserve returned is delivered to the removed registration"
 
     private struct PairKey: Hashable {
         let registration: Int
@@ -57,13 +61,12 @@ struct DeliveryChecks {
         guard let cause = index.operations[delivery.cause] else {
             return report.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived while no operation was running"))
         }
-        switch cause.kind {
-        case .observe where cause.id == observe.id:
+        if cause.kind == .observe, cause.id == observe.id {
             initials[observe.id, default: 0] += 1
             checkInitialValues(delivery, observe: observe, report: &report)
-        case .mutate:
+        } else if cause.kind.isChange {
             checkChange(delivery, observe: observe, change: cause, pairs: &pairs, report: &report)
-        default:
+        } else {
             report.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived during \(describe(cause)), which changes nothing"))
         }
     }
@@ -78,9 +81,10 @@ struct DeliveryChecks {
         if delivery.kind != 1 { problems.append("kind \(delivery.kind) instead of setting") }
         if delivery.isPrior { problems.append("marked prior") }
         if delivery.hasOld { problems.append("an old value") }
+        if delivery.indexMask != 0 { problems.append("indexes") }
         if delivery.hasNew != options.contains(.new) { problems.append(options.contains(.new) ? "no new value" : "a new value it did not ask for") }
         if options.contains(.new), delivery.hasNew, delivery.newValue != observe.newValue {
-            problems.append("new \(delivery.newValue) instead of \(observe.newValue)")
+            problems.append("new \(show(delivery.newValue)) instead of \(show(observe.newValue))")
         }
         if !problems.isEmpty {
             report.add(.init(.valueMismatch, "the initial notification of \(describe(observe)) had " + problems.joined(separator: ", ")))
@@ -91,36 +95,48 @@ struct DeliveryChecks {
         _ delivery: DeliveryRecord, observe: OperationRecord, change: OperationRecord, pairs: inout [PairKey: PairCount],
         report: inout OracleReport
     ) {
-        let key = observe.key!
         report.count("notification belongs to its change")
-        guard change.object == observe.object, change.key!.notifiedKeys.contains(key) else {
+        guard let expected = ChangeExpectation.of(change, forKey: observe.key!, on: observe.object, index: index) else {
             return report.add(.init(.unexpectedDelivery, "\(describe(observe)) heard about \(describe(change)), which does not affect it"))
         }
         let window = index.windows[observe.id]!
         report.count("no notification outside the registration")
-        if change.ret < window.mayStart || change.call > window.sureEnd {
+        if change.ret < window.mayStart {
             report.add(.init(
                 .deliveryOutsideRegistration,
-                "\(describe(observe)) heard about \(describe(change)), made "
-                    + (change.ret < window.mayStart ? "before the observe began" : "after the registration was surely gone")))
+                "\(describe(observe)) heard about \(describe(change)), made before the observe began"))
+        } else if change.call > window.sureEnd {
+            if let removal = window.endedBy.flatMap({ index.operations[$0] }) {
+                report.add(.init(
+                    .deliveryOutsideRegistration,
+                    "\(Self.removalRule), but \(describe(observe)) heard about \(describe(change)), made after "
+                        + "\(describe(removal)) returned \(removal.outcome)"))
+            } else {
+                report.add(.init(
+                    .deliveryOutsideRegistration,
+                    "\(describe(observe)) heard about \(describe(change)), made after the registration was surely gone"))
+            }
         }
+        if window.endedBy != nil { report.count(Self.removalRule) }
         report.count("notification values")
-        let (expectedOld, expectedNew) = key == change.key ? (change.oldValue, change.newValue) : (change.oldSum, change.newSum)
-        let options = observe.options
         var problems: [String] = []
-        if delivery.kind != 1 { problems.append("kind \(delivery.kind) instead of setting") }
-        if delivery.isPrior {
-            if !options.contains(.prior) { problems.append("a prior notification it did not ask for") }
-            if delivery.hasNew { problems.append("a new value in the prior notification") }
-        } else if delivery.hasNew != options.contains(.new) {
-            problems.append(options.contains(.new) ? "no new value" : "a new value it did not ask for")
-        } else if delivery.hasNew, delivery.newValue != expectedNew {
-            problems.append("new \(delivery.newValue) instead of \(expectedNew)")
+        if delivery.kind != expected.kind { problems.append("kind \(delivery.kind) instead of \(expected.kind)") }
+        if delivery.indexMask != expected.indexMask {
+            problems.append("indexes \(positions(delivery.indexMask)) instead of \(positions(expected.indexMask))")
         }
-        if delivery.hasOld != options.contains(.old) {
-            problems.append(options.contains(.old) ? "no old value" : "an old value it did not ask for")
-        } else if delivery.hasOld, delivery.oldValue != expectedOld {
-            problems.append("old \(delivery.oldValue) instead of \(expectedOld)")
+        let options = observe.options
+        let wantsNew = options.contains(.new) && !delivery.isPrior && expected.hasNew
+        let wantsOld = options.contains(.old) && expected.hasOld
+        if delivery.isPrior, !options.contains(.prior) { problems.append("a prior notification it did not ask for") }
+        if delivery.hasNew != wantsNew {
+            problems.append(wantsNew ? "no new value" : "a new value it should not have")
+        } else if wantsNew, expected.isCertain, delivery.newValue != expected.new {
+            problems.append("new \(show(delivery.newValue)) instead of \(show(expected.new))")
+        }
+        if delivery.hasOld != wantsOld {
+            problems.append(wantsOld ? "no old value" : "an old value it should not have")
+        } else if wantsOld, expected.isCertain, delivery.oldValue != expected.old {
+            problems.append("old \(show(delivery.oldValue)) instead of \(show(expected.old))")
         }
         if !problems.isEmpty {
             report.add(.init(.valueMismatch, "\(describe(observe)) heard about \(describe(change)) with " + problems.joined(separator: ", ")))
@@ -156,27 +172,48 @@ struct DeliveryChecks {
         }
     }
 
+    /// Every change that began after the registration had to hear it (``RegistrationWindow/hearsFrom``) and ended
+    /// before it possibly ended, of a key it hears on its object, or of `k0` on an object it surely linked throughout.
     private func checkLiveRegistrationsHeard(_ pairs: [PairKey: PairCount], report: inout OracleReport) {
         for (id, window) in index.windows {
             let observe = window.observe
-            guard window.sureStart < window.mayEnd else { continue }
-            for changedKey in StressKey.stored where changedKey.notifiedKeys.contains(observe.key!) {
-                guard let changes = index.changes[.init(object: observe.object, key: changedKey)] else { continue }
-                var low = 0
-                var high = changes.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if changes[middle].call <= window.sureStart { low = middle + 1 } else { high = middle }
-                }
-                for change in changes[low...] {
-                    if change.call >= window.mayEnd { break }
-                    guard change.ret < window.mayEnd else { continue }
-                    report.count("a live registration hears every change")
-                    let count = pairs[PairKey(registration: id, change: change.id)] ?? PairCount()
-                    if count.changes == 0 {
-                        report.add(.init(.missingDelivery, "\(describe(observe)) was live throughout \(describe(change)) but did not hear about it"))
-                    }
-                }
+            guard window.hearsFrom < window.mayEnd, let key = observe.key else { continue }
+            for changedKey in key.notifyingKeys {
+                let changes = index.changes[.init(object: observe.object, key: changedKey)] ?? []
+                requireHeard(changes, by: window, id: id, from: window.hearsFrom, to: window.mayEnd, pairs, &report)
+            }
+            guard key.hearsLinkedLeaf else { continue }
+            for span in index.spansByRoot[observe.object] ?? [] {
+                let start = max(window.hearsFrom, span.sureStart)
+                let end = min(window.mayEnd, span.sureEnd)
+                guard start < end else { continue }
+                let changes = index.changes[.init(object: span.target, key: .k0)] ?? []
+                requireHeard(changes, by: window, id: id, from: start, to: end, pairs, &report)
+            }
+        }
+    }
+
+    /// Reports every change of `changes` (sorted by call) that began after `start` and ended before `end` but did not
+    /// reach registration `id`.
+    private func requireHeard(
+        _ changes: [OperationRecord], by window: RegistrationWindow, id: Int, from start: UInt64, to end: UInt64,
+        _ pairs: [PairKey: PairCount], _ report: inout OracleReport
+    ) {
+        var low = 0
+        var high = changes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if changes[middle].call <= start { low = middle + 1 } else { high = middle }
+        }
+        for change in changes[low...] {
+            if change.call >= end { break }
+            guard change.ret < end else { continue }
+            report.count("a live registration hears every change")
+            let count = pairs[PairKey(registration: id, change: change.id)] ?? PairCount()
+            if count.changes == 0 {
+                report.add(.init(
+                    .missingDelivery,
+                    "\(describe(window.observe)) was live throughout \(describe(change)) but did not hear about it"))
             }
         }
     }
@@ -196,5 +233,13 @@ struct DeliveryChecks {
 
     private func describe(_ record: OperationRecord) -> String {
         OperationDescription.of(record)
+    }
+
+    private func show(_ value: Int) -> String {
+        value == StressValue.nilValue ? "nil" : String(value)
+    }
+
+    private func positions(_ mask: UInt64) -> String {
+        "[" + (0..<64).filter { mask & (1 << UInt64($0)) != 0 }.map(String.init).joined(separator: ",") + "]"
     }
 }

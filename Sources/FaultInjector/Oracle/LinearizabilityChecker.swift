@@ -1,33 +1,99 @@
-/// Checks that the observe / unobserve results of one (controller, object, key path) can be explained by some
-/// order of the calls that respects real time (each call takes effect at one instant between its call and return).
+/// Checks that the results of the calls on one (controller, object) can be explained by some order of the calls that
+/// respects real time (each call takes effect at one instant between its call and return).
 ///
-/// The object has three states (never registered, registered, removed) and results are exact (`registered` vs
-/// `duplicate`, `removed` vs `alreadyRemoved` vs `notRegistered`), which is what makes the guard's answers
-/// checkable. The search is Lowe's just-in-time linearization: configurations (state, set of pending calls already
-/// placed) advance event by event, and only calls that must take effect are placed; a budget bounds the work.
+/// The state is one of three per key (never registered, registered, removed), packed two bits a key, and results
+/// are exact (`registered` vs `duplicate`, `removed` vs `alreadyRemoved` vs `notRegistered`, for one key path and for
+/// the whole object; the queries' answers), which is what makes the guard's answers checkable. The search is Lowe's
+/// just-in-time linearization: configurations (state, set of pending calls already placed) advance event by event,
+/// and only calls that must take effect are placed; a budget bounds the work.
 struct LinearizabilityChecker {
+    /// The result one call reported about its key or object.
+    enum Removal {
+        case removed, alreadyRemoved, notRegistered
+    }
+
     /// What one call does to the state, given the result it reported.
     enum Effect {
-        case observeRegistered, observeDuplicate
-        case unobserveRemoved, unobserveAlreadyRemoved, unobserveNotRegistered
-        /// Unobserve of a whole object, or of everything: registered becomes removed; no result to check.
+        /// Observe of key number `key`: `registered` (it was not registered) or a duplicate (it was).
+        case observe(key: Int, registered: Bool)
+        /// Unobserve of key number `key`.
+        case unobserve(key: Int, Removal)
+        /// Unobserve of the whole object: `removed` if any key was registered (all of them are then removed),
+        /// `alreadyRemoved` if none was but one was removed before, `notRegistered` if none ever was.
+        case unobserveObject(Removal)
+        /// Unobserve of everything (its count is checked elsewhere): every registered key becomes removed.
         case clear
+        /// `isObserving` of key number `key` answered `answer`.
+        case isObserving(key: Int, answer: Bool)
+        /// `observedKeyPaths` answered exactly the keys in `keys` (one bit per key number).
+        case observedKeys(UInt64)
 
         /// The state after the call, or `nil` if the result is impossible in `state`.
-        func apply(to state: UInt8) -> UInt8? {
+        func apply(to state: UInt64) -> UInt64? {
             switch self {
-            case .observeRegistered: return state == Self.registered ? nil : Self.registered
-            case .observeDuplicate: return state == Self.registered ? Self.registered : nil
-            case .unobserveRemoved: return state == Self.registered ? Self.removed : nil
-            case .unobserveAlreadyRemoved: return state == Self.removed ? Self.removed : nil
-            case .unobserveNotRegistered: return state == Self.never ? Self.never : nil
-            case .clear: return state == Self.registered ? Self.removed : state
+            case .observe(let key, let registered):
+                let current = Self.state(of: key, in: state)
+                if registered { return current == Self.registered ? nil : Self.setting(key, to: Self.registered, in: state) }
+                return current == Self.registered ? state : nil
+            case .unobserve(let key, let result):
+                let current = Self.state(of: key, in: state)
+                switch result {
+                case .removed: return current == Self.registered ? Self.setting(key, to: Self.removed, in: state) : nil
+                case .alreadyRemoved: return current == Self.removed ? state : nil
+                case .notRegistered: return current == Self.never ? state : nil
+                }
+            case .unobserveObject(let result):
+                let registered = Self.registeredBits(state)
+                switch result {
+                case .removed: return registered != 0 ? Self.clearing(state) : nil
+                case .alreadyRemoved: return registered == 0 && state != 0 ? state : nil
+                case .notRegistered: return state == 0 ? state : nil
+                }
+            case .clear:
+                return Self.clearing(state)
+            case .isObserving(let key, let answer):
+                return (Self.state(of: key, in: state) == Self.registered) == answer ? state : nil
+            case .observedKeys(let keys):
+                return Self.keys(ofSpread: Self.registeredBits(state)) == keys ? state : nil
             }
         }
 
-        static let never: UInt8 = 0
-        static let registered: UInt8 = 1
-        static let removed: UInt8 = 2
+        static let never: UInt64 = 0
+        static let registered: UInt64 = 1
+        static let removed: UInt64 = 2
+        private static let lowBits: UInt64 = 0x5555_5555_5555_5555
+
+        static func state(of key: Int, in state: UInt64) -> UInt64 {
+            (state >> UInt64(2 * key)) & 3
+        }
+
+        static func setting(_ key: Int, to value: UInt64, in state: UInt64) -> UInt64 {
+            let shift = UInt64(2 * key)
+            return (state & ~(3 << shift)) | (value << shift)
+        }
+
+        /// The low bit of each registered key's pair.
+        static func registeredBits(_ state: UInt64) -> UInt64 {
+            state & ~(state >> 1) & lowBits
+        }
+
+        /// Every registered key becomes removed.
+        static func clearing(_ state: UInt64) -> UInt64 {
+            let registered = registeredBits(state)
+            return (state & ~(registered | registered << 1)) | registered << 1
+        }
+
+        /// One bit per key number from a pair-spread mask.
+        static func keys(ofSpread spread: UInt64) -> UInt64 {
+            var keys: UInt64 = 0
+            var bits = spread
+            while bits != 0 {
+                let position = bits.trailingZeroBitCount
+                keys |= 1 << UInt64(position / 2)
+                bits &= bits - 1
+            }
+            return keys
+        }
     }
 
     struct Call {
@@ -60,7 +126,7 @@ struct LinearizabilityChecker {
     var budget = 200_000
 
     private struct Configuration: Hashable {
-        var state: UInt8
+        var state: UInt64
         var placed: PendingCallSet
     }
 
@@ -74,7 +140,7 @@ struct LinearizabilityChecker {
         }
         events.sort { ($0.time, $0.isReturn ? 1 : 0) < ($1.time, $1.isReturn ? 1 : 0) }
 
-        var configurations: Set<Configuration> = [Configuration(state: Effect.never, placed: PendingCallSet())]
+        var configurations: Set<Configuration> = [Configuration(state: 0, placed: PendingCallSet())]
         var bitOfCall: [Int: Int] = [:]
         var callOfBit: [Int: Int] = [:]
         var freeBits = Array((0..<128).reversed())

@@ -1,48 +1,22 @@
-/// Runs ``LinearizabilityChecker`` on every (controller, object, key path) of a guard-semantics run.
+/// Runs ``LinearizabilityChecker`` on every (controller, object) of a guard-semantics run: observe and unobserve of
+/// each key path, unobserve of the whole object, unobserve-all of the controller, and the `isObserving` and
+/// `observedKeyPaths` queries, all against one state per object.
 struct LinearizabilityChecks {
     let index: HistoryIndex
 
     func run(into report: inout OracleReport) {
-        var calls: [HistoryIndex.Triple: [LinearizabilityChecker.Call]] = [:]
+        var calls: [HistoryIndex.Pair: [LinearizabilityChecker.Call]] = [:]
         for record in index.operations.values {
-            switch record.kind {
-            case .observe:
-                let effect: LinearizabilityChecker.Effect
-                switch record.outcome {
-                case .registered: effect = .observeRegistered
-                case .duplicate: effect = .observeDuplicate
-                case .invalid where index.observerMayBeGone(record.observer, before: record.ret):
-                    // The controller's observer was let go while the call ran: no handler could ever run, so the
-                    // guard registers nothing (`.invalid(.observerDeallocated)`).
-                    continue
-                default:
-                    report.add(.init(.unexpectedResult, "\(OperationDescription.of(record)) reported \(record.outcome)"))
-                    continue
-                }
-                calls[triple(record), default: []].append(call(record, effect))
-            case .unobserve:
-                let effect: LinearizabilityChecker.Effect
-                switch record.outcome {
-                case .removed: effect = .unobserveRemoved
-                case .alreadyRemoved: effect = .unobserveAlreadyRemoved
-                case .notRegistered: effect = .unobserveNotRegistered
-                default:
-                    report.add(.init(.unexpectedResult, "\(OperationDescription.of(record)) reported \(record.outcome)"))
-                    continue
-                }
-                calls[triple(record), default: []].append(call(record, effect))
-            default:
-                continue
-            }
+            guard let effect = effect(of: record) else { continue }
+            calls[HistoryIndex.Pair(controller: record.controller, object: record.object), default: []]
+                .append(call(record, effect))
         }
-        // Bulk removals clear every key of their object or controller that has a history.
-        for triple in Array(calls.keys) {
-            let bulk = (index.objectUnobserves[.init(controller: triple.controller, object: triple.object)] ?? [])
-                + (index.allUnobserves[triple.controller] ?? [])
-            calls[triple]! += bulk.map { call($0, .clear) }
+        // Unobserve-all clears every object of its controller that has a history.
+        for pair in Array(calls.keys) {
+            calls[pair]! += (index.allUnobserves[pair.controller] ?? []).map { call($0, .clear) }
         }
         let checker = LinearizabilityChecker()
-        for (triple, list) in calls {
+        for (pair, list) in calls {
             report.count("observe/unobserve results linearizable")
             switch checker.check(list) {
             case .linearizable:
@@ -50,18 +24,54 @@ struct LinearizabilityChecks {
             case .inconclusive:
                 report.inconclusiveKeys += 1
             case .violated(let why):
-                report.add(.init(
-                    .nonLinearizable,
-                    "controller \(triple.controller), object \(triple.object), \(triple.key.name): \(why)"))
+                report.add(.init(.nonLinearizable, "controller \(pair.controller), object \(pair.object): \(why)"))
             }
         }
     }
 
-    private func triple(_ record: OperationRecord) -> HistoryIndex.Triple {
-        .init(controller: record.controller, object: record.object, key: record.key!)
+    /// What `record` does to its (controller, object), or `nil` if it takes no part (results that change nothing,
+    /// such as `.invalid`, are checked by ``ResultChecks``).
+    private func effect(of record: OperationRecord) -> LinearizabilityChecker.Effect? {
+        switch record.kind {
+        case .observe:
+            guard let key = record.key, !key.isRefused else { return nil }
+            switch record.outcome {
+            case .registered: return .observe(key: key.rawValue, registered: true)
+            case .duplicate: return .observe(key: key.rawValue, registered: false)
+            default: return nil
+            }
+        case .unobserve:
+            guard let key = record.key, let removal = Self.removal(record.outcome) else { return nil }
+            return .unobserve(key: key.rawValue, removal)
+        case .unobserveObject:
+            return Self.removal(record.outcome).map { .unobserveObject($0) }
+        case .isObserving:
+            guard record.outcome == .answered, let key = record.key else { return nil }
+            return .isObserving(key: key.rawValue, answer: record.answer != 0)
+        case .observedKeyPaths:
+            guard record.outcome == .answered else { return nil }
+            return .observedKeys(UInt64(bitPattern: Int64(record.answer)))
+        default:
+            return nil
+        }
+    }
+
+    private static func removal(_ outcome: OperationRecord.Outcome) -> LinearizabilityChecker.Removal? {
+        switch outcome {
+        case .removed: return .removed
+        case .alreadyRemoved: return .alreadyRemoved
+        case .notRegistered: return .notRegistered
+        default: return nil
+        }
     }
 
     private func call(_ record: OperationRecord, _ effect: LinearizabilityChecker.Effect) -> LinearizabilityChecker.Call {
-        .init(call: record.call, ret: record.ret, effect: effect, label: "\(OperationDescription.of(record)) → \(record.outcome)")
+        .init(call: record.call, ret: record.ret, effect: effect, label: Self.label(record))
+    }
+
+    private static func label(_ record: OperationRecord) -> String {
+        var text = "\(OperationDescription.of(record)) → \(record.outcome)"
+        if record.outcome == .answered { text += " \(OperationDescription.answer(of: record))" }
+        return text
     }
 }

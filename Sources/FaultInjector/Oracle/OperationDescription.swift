@@ -2,13 +2,41 @@
 /// object 3, sum [initial,new])`.
 enum OperationDescription {
     static func of(_ record: OperationRecord) -> String {
-        let place = record.index >= 0 ? "worker \(record.worker) op \(record.index)" : "worker \(record.worker), in a handler"
+        let place: String
+        if record.index >= 0 {
+            place = "worker \(record.worker) op \(record.index)"
+        } else {
+            place = "worker \(record.worker), inside #\(record.parent)"
+        }
         var parts: [String] = []
         if record.controller >= 0 { parts.append("controller \(record.controller)") }
         if record.object >= 0 { parts.append("object \(record.object)") }
-        if let key = record.key { parts.append(key.name) }
+        if let typed = record.typedKey {
+            parts.append(typed.text)
+        } else if let key = record.key, record.kind != .link, record.kind != .announce, record.kind != .changeItems {
+            parts.append(key.name)
+        }
+        if record.context != 0 { parts.append("context \(record.context)") }
         if record.kind == .observe { parts.append(record.options.text) }
-        if record.kind == .mutate { parts.append("\(record.oldValue)→\(record.newValue)") }
-        return "\(record.kind) (\(place): \(parts.joined(separator: ", ")))"
+        if record.kind == .mutate || record.kind == .announce { parts.append("\(record.oldValue)→\(record.newValue)") }
+        if record.kind == .link { parts.append("link \(show(record.oldValue))→\(show(record.newValue))") }
+        return "\(record.kind) #\(record.id) (\(place): \(parts.joined(separator: ", ")))"
+    }
+
+    /// A query's answer (or an unobserve-all's count) as a person reads it.
+    static func answer(of record: OperationRecord) -> String {
+        switch record.kind {
+        case .isObserving: return record.answer != 0 ? "true" : "false"
+        case .observedKeyPaths:
+            let mask = UInt64(bitPattern: Int64(record.answer))
+            var names = StressKey.allCases.filter { mask & $0.bit != 0 }.map(\.name)
+            if mask & ~StressKey.allCases.reduce(0, { $0 | $1.bit }) != 0 { names.append("(a key path no operation observes)") }
+            return "[" + names.joined(separator: ", ") + "]"
+        default: return String(record.answer)
+        }
+    }
+
+    private static func show(_ value: Int) -> String {
+        value == StressValue.nilValue ? "nil" : "object \(value)"
     }
 }

@@ -1,27 +1,37 @@
 import GuardCore
 
 /// Checks a recorded run against the rules of DESIGN.md section 4: no misuse reaches the runtime; observe /
-/// unobserve results are linearizable per (controller, object, key path); each change reaches each live
-/// registration exactly once; no change made after `unobserve` returned is delivered to the removed registration;
-/// never a gone observer; `.initial` exactly once; prior before its change; old and new consistent; no deadlock; a
-/// controlled run ends within its step limit; nothing leaked.
+/// unobserve results and the answers of `isObserving` and `observedKeyPaths` are linearizable per (controller, object)
+/// (every key path, and the object as a whole); `unobserveAll()`'s count and `registrationCount` lie between the
+/// registrations surely and possibly live during the call; each change reaches each live registration exactly once
+/// (through a stable link too), with the right kind, values and indexes; no change made after `unobserve` returned is
+/// delivered to the removed registration (a removal nested in the observe, or one ordered after it, ends it too);
+/// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
+/// once; prior before its change; refused arguments are `.invalid`; every diagnostic matches its call's result; no
+/// deadlock; a controlled run ends within its step limit; nothing leaked.
 ///
 /// It judges a ``RunRecording`` after the run, never during it: runners only execute and record.
 ///
 /// Rules that only the guard promises (exact results, linearizability, nothing delivered after removal) are
-/// checked only for systems that promise guard semantics.
+/// checked only for systems that promise guard semantics, and diagnostics only for systems that report them.
 public struct Oracle: Sendable {
     /// Whether to check the guard-only promises.
     public let checksGuardSemantics: Bool
+    /// Whether to check every diagnostic against its call's result.
+    public let checksDiagnostics: Bool
 
     /// Creates an oracle.
-    public init(checksGuardSemantics: Bool) {
+    public init(checksGuardSemantics: Bool, checksDiagnostics: Bool = false) {
         self.checksGuardSemantics = checksGuardSemantics
+        self.checksDiagnostics = checksDiagnostics
     }
 
-    /// The oracle for `recording`'s system under test (guard semantics checked if it promises them).
+    /// The oracle for `recording`'s system under test (guard semantics checked if it promises them, diagnostics if
+    /// it reports them).
     public init(for recording: RunRecording) {
-        self.init(checksGuardSemantics: recording.promisesGuardSemantics)
+        self.init(
+            checksGuardSemantics: recording.promisesGuardSemantics,
+            checksDiagnostics: recording.promisesGuardSemantics && recording.reportsDiagnostics)
     }
 
     /// The verdict on a run's history and facts.
@@ -52,11 +62,22 @@ public struct Oracle: Sendable {
         if facts.liveObservancesAfterTeardown != 0 {
             report.add(.init(.leak, "the runtime still holds \(facts.liveObservancesAfterTeardown) registrations"))
         }
+        if facts.unroutedNotifications != 0 {
+            report.add(.init(
+                .misroutedDelivery,
+                "\(facts.unroutedNotifications) notifications reached an observer's observeValue with a context no "
+                    + "registration was made with"))
+        }
         guard facts.deadlock == nil else { return report }
         let index = HistoryIndex(history, guardSemantics: checksGuardSemantics)
         DeliveryChecks(index: index, history: history).run(into: &report)
         if checksGuardSemantics {
+            ResultChecks(index: index).run(into: &report)
             LinearizabilityChecks(index: index).run(into: &report)
+            RegistrationCountChecks(index: index).run(into: &report)
+        }
+        if checksDiagnostics {
+            DiagnosticChecks(index: index, history: history).run(into: &report)
         }
         return report
     }

@@ -22,8 +22,10 @@ public struct Violation: Sendable, Hashable, Codable {
         case priorOrder = "prior-order"
         /// A notification carried the wrong kind, old or new value, or missing / extra values.
         case valueMismatch = "value-mismatch"
-        /// A call reported a result that valid arguments never produce.
+        /// A call reported a result that valid arguments never produce (or did not refuse arguments it must refuse).
         case unexpectedResult = "unexpected-result"
+        /// A diagnostic was missing, extra, of the wrong kind, or named the wrong key path or call site.
+        case diagnosticMismatch = "diagnostic-mismatch"
         /// Workers stopped making progress.
         case deadlock
         /// A controlled run did not finish within its step limit (a livelock, or a scenario too long for it).

@@ -2,27 +2,93 @@
 /// scenario is independent of how the run unfolds.
 ///
 /// Every operation has a one-line text form that seed files store and a person can read:
-/// `observe c3 o1 sum [initial,new] then unobserve-self`, `mutate o2 k0`, `release-controller c5`.
+/// `observe c3 o1 sum [initial,new] then unobserve-self`, `observe c0 o2 k0 [new] context 2`,
+/// `observe c1 o0 \.peer!.k0 []`, `mutate o2 k0`, `link o0 o3`, `announce o1 level around insert items`,
+/// `replace o2 items`, `is-observing c1 o2 link.k0`, `release-controller c5`.
 public enum Operation: Hashable, Sendable {
-    /// Observe `key` of object slot `object` through controller slot `controller`; `action` runs inside the
-    /// handler on its first notification.
+    /// Observe `key` of object slot `object` through controller slot `controller` with a handler; `action` runs
+    /// inside the handler on its first notification.
     case observe(controller: Int, object: Int, key: StressKey, options: StressOptions, action: HandlerAction)
+    /// Observe `key` through the forwarding variant: notifications go to the observer's own `observeValue` with
+    /// context number `context` (registrations that differ only by context are duplicates for the guard, separate
+    /// registrations for the raw runtime).
+    case observeForwarding(
+        controller: Int, object: Int, key: StressKey, options: StressOptions, context: Int, action: HandlerAction)
+    /// Observe a Swift key path (some have no name and must be refused without being evaluated).
+    case observeTyped(controller: Int, object: Int, key: StressTypedKey, options: StressOptions, action: HandlerAction)
     /// Stop observing one key path.
     case unobserve(controller: Int, object: Int, key: StressKey)
+    /// Stop observing one key path registered with context number `context` (the raw runtime removes the most
+    /// recent registration with that context; the guard has one registration per key path).
+    case unobserveContext(controller: Int, object: Int, key: StressKey, context: Int)
+    /// Stop observing a Swift key path.
+    case unobserveTyped(controller: Int, object: Int, key: StressTypedKey)
     /// Stop observing one key path twice in a row (the second is a double removal).
     case doubleUnobserve(controller: Int, object: Int, key: StressKey)
     /// Stop observing every key path of one object.
     case unobserveObject(controller: Int, object: Int)
     /// Stop observing everything through one controller.
     case unobserveAll(controller: Int)
-    /// Set a stored key to a fresh, unique value.
+    /// Set a stored key (`k0`, `k1`, `k2`) to a fresh, unique value.
     case mutate(object: Int, key: StressKey)
+    /// Set the middle object (`link`) of slot `object`'s object.
+    case link(object: Int, to: LinkTarget)
+    /// Announce a change of `level` by hand (`willChangeValue` / `didChangeValue`); with `nested`, an insertion into
+    /// `items` (itself announced with indexes) happens inside it.
+    case announce(object: Int, nested: Bool)
+    /// Insert, remove or replace elements of `items` through the to-many helpers.
+    case changeItems(object: Int, change: ItemsChange)
+    /// Ask a controller how many registrations it holds.
+    case countRegistrations(controller: Int)
+    /// Ask a controller whether it observes `key` of an object.
+    case isObserving(controller: Int, object: Int, key: StressKey)
+    /// Ask a controller which key paths of an object it observes.
+    case observedKeyPaths(controller: Int, object: Int)
     /// Drop the observer of a controller slot (and with it its controller); the slot gets new ones.
     case releaseObserver(controller: Int)
     /// Drop the controller of a slot, keeping its observer; the slot gets a new controller.
     case releaseController(controller: Int)
     /// Drop the object in a slot; the slot gets a new object.
     case releaseObject(object: Int)
+}
+
+/// What a `link` operation sets the middle object to.
+public enum LinkTarget: Hashable, Sendable {
+    /// The object in slot `object` (which must come after the linking slot, so links never form a cycle).
+    case object(Int)
+    /// Nothing: `link.k0` reads as nil.
+    case none
+    /// A fresh object of another class, which has no `k0`: the chain stops making sense.
+    case stranger
+
+    /// `o3`, `nil` or `stranger`.
+    public var text: String {
+        switch self {
+        case .object(let slot): return "o\(slot)"
+        case .none: return "nil"
+        case .stranger: return "stranger"
+        }
+    }
+
+    init?(text: String) {
+        switch text {
+        case "nil": self = .none
+        case "stranger": self = .stranger
+        default:
+            guard let slot = OperationText.slot(text, "o") else { return nil }
+            self = .object(slot)
+        }
+    }
+}
+
+/// How an ``Operation/changeItems(object:change:)`` changes the ordered to-many `items`.
+public enum ItemsChange: String, CaseIterable, Hashable, Sendable {
+    /// Insert two new elements, at the front and at the end (skipped when `items` is full).
+    case insert
+    /// Remove the first and the last element (skipped when `items` is empty).
+    case remove
+    /// Replace the first and the last element with new ones (skipped when `items` is empty).
+    case replace
 }
 
 /// What a handler does on the first notification it receives.
@@ -39,6 +105,10 @@ public enum HandlerAction: Hashable, Sendable {
     case mutate(object: Int, key: StressKey)
     /// Observe another key path from inside the handler.
     case observe(object: Int, key: StressKey)
+    /// Take the object out of slot `object` and keep it in the handler: from then on the handler holds the last
+    /// reference, so dropping the registration releases the object. When the same controller observes that object
+    /// weakly, this is the issue-7 defect-1 case (an object deinitializing while its controller drops the handler).
+    case adopt(object: Int)
 }
 
 extension Operation: CustomStringConvertible {
@@ -46,89 +116,174 @@ extension Operation: CustomStringConvertible {
     public var description: String {
         switch self {
         case .observe(let c, let o, let key, let options, let action):
-            let suffix = action == .none ? "" : " then \(action)"
-            return "observe c\(c) o\(o) \(key.name) \(options.text)\(suffix)"
+            return "observe c\(c) o\(o) \(key.name) \(options.text)" + Self.suffix(action)
+        case .observeForwarding(let c, let o, let key, let options, let context, let action):
+            return "observe c\(c) o\(o) \(key.name) \(options.text) context \(context)" + Self.suffix(action)
+        case .observeTyped(let c, let o, let key, let options, let action):
+            return "observe c\(c) o\(o) \(key.text) \(options.text)" + Self.suffix(action)
         case .unobserve(let c, let o, let key): return "unobserve c\(c) o\(o) \(key.name)"
+        case .unobserveContext(let c, let o, let key, let context): return "unobserve c\(c) o\(o) \(key.name) context \(context)"
+        case .unobserveTyped(let c, let o, let key): return "unobserve c\(c) o\(o) \(key.text)"
         case .doubleUnobserve(let c, let o, let key): return "double-unobserve c\(c) o\(o) \(key.name)"
         case .unobserveObject(let c, let o): return "unobserve-object c\(c) o\(o)"
         case .unobserveAll(let c): return "unobserve-all c\(c)"
         case .mutate(let o, let key): return "mutate o\(o) \(key.name)"
+        case .link(let o, let target): return "link o\(o) \(target.text)"
+        case .announce(let o, let nested): return "announce o\(o) level" + (nested ? " around insert items" : "")
+        case .changeItems(let o, let change): return "\(change.rawValue) o\(o) items"
+        case .countRegistrations(let c): return "count c\(c)"
+        case .isObserving(let c, let o, let key): return "is-observing c\(c) o\(o) \(key.name)"
+        case .observedKeyPaths(let c, let o): return "observed-key-paths c\(c) o\(o)"
         case .releaseObserver(let c): return "release-observer c\(c)"
         case .releaseController(let c): return "release-controller c\(c)"
         case .releaseObject(let o): return "release-object o\(o)"
         }
     }
 
+    private static func suffix(_ action: HandlerAction) -> String {
+        action == .none ? "" : " then \(action)"
+    }
+
     /// Parses the text form; `nil` if `text` is not one.
     public init?(_ text: String) {
-        let words = text.split(separator: " ").map(String.init)
-        guard let verb = words.first else { return nil }
-        func slot(_ index: Int, _ prefix: Character) -> Int? {
-            guard index < words.count, words[index].first == prefix else { return nil }
-            return Int(words[index].dropFirst()).flatMap { $0 >= 0 ? $0 : nil }
-        }
-        func key(_ index: Int) -> StressKey? {
-            index < words.count ? StressKey(name: words[index]) : nil
-        }
-        switch (verb, words.count) {
-        case ("observe", 5), ("observe", 7), ("observe", 9):
-            guard let c = slot(1, "c"), let o = slot(2, "o"), let k = key(3), let options = StressOptions(text: words[4])
-            else { return nil }
-            var action = HandlerAction.none
-            if words.count > 5 {
-                guard words[5] == "then", let parsed = HandlerAction(words[6...].joined(separator: " ")) else {
-                    return nil
+        var words = OperationText(text)
+        guard let verb = words.next() else { return nil }
+        switch verb {
+        case "observe":
+            guard let parsed = Self.parseObserve(&words) else { return nil }
+            self = parsed
+        case "unobserve":
+            guard let c = words.slot("c"), let o = words.slot("o"), let keyText = words.next() else { return nil }
+            if let typed = StressTypedKey(text: keyText) {
+                self = .unobserveTyped(controller: c, object: o, key: typed)
+            } else if let key = StressKey(name: keyText) {
+                if words.isAtEnd {
+                    self = .unobserve(controller: c, object: o, key: key)
+                } else {
+                    guard words.next() == "context", let context = words.context() else { return nil }
+                    self = .unobserveContext(controller: c, object: o, key: key, context: context)
                 }
-                action = parsed
+            } else {
+                return nil
             }
-            self = .observe(controller: c, object: o, key: k, options: options, action: action)
-        case ("unobserve", 4):
-            guard let c = slot(1, "c"), let o = slot(2, "o"), let k = key(3) else { return nil }
-            self = .unobserve(controller: c, object: o, key: k)
-        case ("double-unobserve", 4):
-            guard let c = slot(1, "c"), let o = slot(2, "o"), let k = key(3) else { return nil }
-            self = .doubleUnobserve(controller: c, object: o, key: k)
-        case ("unobserve-object", 3):
-            guard let c = slot(1, "c"), let o = slot(2, "o") else { return nil }
+        case "double-unobserve":
+            guard let c = words.slot("c"), let o = words.slot("o"), let key = words.key() else { return nil }
+            self = .doubleUnobserve(controller: c, object: o, key: key)
+        case "unobserve-object":
+            guard let c = words.slot("c"), let o = words.slot("o") else { return nil }
             self = .unobserveObject(controller: c, object: o)
-        case ("unobserve-all", 2):
-            guard let c = slot(1, "c") else { return nil }
+        case "unobserve-all":
+            guard let c = words.slot("c") else { return nil }
             self = .unobserveAll(controller: c)
-        case ("mutate", 3):
-            guard let o = slot(1, "o"), let k = key(2), k != .sum else { return nil }
-            self = .mutate(object: o, key: k)
-        case ("release-observer", 2):
-            guard let c = slot(1, "c") else { return nil }
+        case "mutate":
+            guard let o = words.slot("o"), let key = words.key(), StressKey.stored.contains(key) else { return nil }
+            self = .mutate(object: o, key: key)
+        case "link":
+            guard let o = words.slot("o"), let target = words.next().flatMap(LinkTarget.init(text:)) else { return nil }
+            self = .link(object: o, to: target)
+        case "announce":
+            guard let o = words.slot("o"), words.next() == "level" else { return nil }
+            if words.isAtEnd {
+                self = .announce(object: o, nested: false)
+            } else {
+                guard words.next() == "around", words.next() == "insert", words.next() == "items" else { return nil }
+                self = .announce(object: o, nested: true)
+            }
+        case "insert", "remove", "replace":
+            guard let change = ItemsChange(rawValue: verb), let o = words.slot("o"), words.next() == "items" else {
+                return nil
+            }
+            self = .changeItems(object: o, change: change)
+        case "count":
+            guard let c = words.slot("c") else { return nil }
+            self = .countRegistrations(controller: c)
+        case "is-observing":
+            guard let c = words.slot("c"), let o = words.slot("o"), let key = words.key() else { return nil }
+            self = .isObserving(controller: c, object: o, key: key)
+        case "observed-key-paths":
+            guard let c = words.slot("c"), let o = words.slot("o") else { return nil }
+            self = .observedKeyPaths(controller: c, object: o)
+        case "release-observer":
+            guard let c = words.slot("c") else { return nil }
             self = .releaseObserver(controller: c)
-        case ("release-controller", 2):
-            guard let c = slot(1, "c") else { return nil }
+        case "release-controller":
+            guard let c = words.slot("c") else { return nil }
             self = .releaseController(controller: c)
-        case ("release-object", 2):
-            guard let o = slot(1, "o") else { return nil }
+        case "release-object":
+            guard let o = words.slot("o") else { return nil }
             self = .releaseObject(object: o)
         default:
             return nil
         }
+        guard words.isAtEnd else { return nil }
+    }
+
+    /// `observe cC oO KEY [options] [context N] [then ACTION]`, after the verb.
+    private static func parseObserve(_ words: inout OperationText) -> Operation? {
+        guard let c = words.slot("c"), let o = words.slot("o"), let keyText = words.next(),
+            let options = words.next().flatMap(StressOptions.init(text:))
+        else { return nil }
+        var context: Int?
+        var action = HandlerAction.none
+        if words.peek() == "context" {
+            _ = words.next()
+            guard let number = words.context() else { return nil }
+            context = number
+        }
+        if words.peek() == "then" {
+            _ = words.next()
+            guard let parsed = HandlerAction(words.rest()) else { return nil }
+            action = parsed
+        }
+        guard words.isAtEnd else { return nil }
+        if let typed = StressTypedKey(text: keyText) {
+            guard context == nil else { return nil }
+            return .observeTyped(controller: c, object: o, key: typed, options: options, action: action)
+        }
+        guard let key = StressKey(name: keyText) else { return nil }
+        if let context {
+            return .observeForwarding(controller: c, object: o, key: key, options: options, context: context, action: action)
+        }
+        return .observe(controller: c, object: o, key: key, options: options, action: action)
     }
 
     /// The largest controller and object slot the operation names (`-1` where it names none).
     var slotsUsed: (controller: Int, object: Int) {
         switch self {
-        case .observe(let c, let o, _, _, let action):
-            switch action {
-            case .mutate(let o2, _), .observe(let o2, _): return (c, max(o, o2))
-            default: return (c, o)
-            }
-        case .unobserve(let c, let o, _), .doubleUnobserve(let c, let o, _), .unobserveObject(let c, let o):
+        case .observe(let c, let o, _, _, let action), .observeForwarding(let c, let o, _, _, _, let action),
+            .observeTyped(let c, let o, _, _, let action):
+            return (c, max(o, action.objectSlot ?? -1))
+        case .unobserve(let c, let o, _), .unobserveContext(let c, let o, _, _), .unobserveTyped(let c, let o, _),
+            .doubleUnobserve(let c, let o, _), .unobserveObject(let c, let o), .isObserving(let c, let o, _),
+            .observedKeyPaths(let c, let o):
             return (c, o)
-        case .unobserveAll(let c), .releaseObserver(let c), .releaseController(let c): return (c, -1)
-        case .mutate(let o, _), .releaseObject(let o): return (-1, o)
+        case .unobserveAll(let c), .releaseObserver(let c), .releaseController(let c), .countRegistrations(let c):
+            return (c, -1)
+        case .link(let o, let target):
+            if case .object(let other) = target { return (-1, max(o, other)) }
+            return (-1, o)
+        case .mutate(let o, _), .releaseObject(let o), .announce(let o, _), .changeItems(let o, _): return (-1, o)
+        }
+    }
+
+    /// Why the operation can never make sense whatever the configuration, or `nil`.
+    var problem: String? {
+        if case .link(let o, .object(let other)) = self, other <= o {
+            return "a link must go to a later object slot than its own (links never form a cycle)"
+        }
+        switch self {
+        case .observeForwarding(_, _, _, _, let context, _), .unobserveContext(_, _, _, let context):
+            return (1...OperationText.contexts).contains(context)
+                ? nil : "contexts are numbered 1 to \(OperationText.contexts)"
+        default:
+            return nil
         }
     }
 }
 
 extension HandlerAction: CustomStringConvertible {
-    /// `unobserve-self`, `unobserve-all`, `release-controller`, `mutate o2 k1`, `observe o2 k0`, or `none`.
+    /// `unobserve-self`, `unobserve-all`, `release-controller`, `mutate o2 k1`, `observe o2 k0`, `adopt o3`, or
+    /// `none`.
     public var description: String {
         switch self {
         case .none: return "none"
@@ -137,27 +292,86 @@ extension HandlerAction: CustomStringConvertible {
         case .releaseController: return "release-controller"
         case .mutate(let o, let key): return "mutate o\(o) \(key.name)"
         case .observe(let o, let key): return "observe o\(o) \(key.name)"
+        case .adopt(let o): return "adopt o\(o)"
         }
     }
 
     /// Parses the text form; `nil` if `text` is not one.
     public init?(_ text: String) {
-        let words = text.split(separator: " ").map(String.init)
-        switch (words.first, words.count) {
-        case ("none", 1): self = .none
-        case ("unobserve-self", 1): self = .unobserveSelf
-        case ("unobserve-all", 1): self = .unobserveAll
-        case ("release-controller", 1): self = .releaseController
-        case ("mutate", 3), ("observe", 3):
-            guard words[1].first == "o", let o = Int(words[1].dropFirst()), o >= 0, let key = StressKey(name: words[2])
-            else { return nil }
-            if words[0] == "mutate" {
-                guard key != .sum else { return nil }
-                self = .mutate(object: o, key: key)
-            } else {
-                self = .observe(object: o, key: key)
-            }
-        default: return nil
+        var words = OperationText(text)
+        switch words.next() {
+        case "none": self = .none
+        case "unobserve-self": self = .unobserveSelf
+        case "unobserve-all": self = .unobserveAll
+        case "release-controller": self = .releaseController
+        case "mutate":
+            guard let o = words.slot("o"), let key = words.key(), StressKey.stored.contains(key) else { return nil }
+            self = .mutate(object: o, key: key)
+        case "observe":
+            guard let o = words.slot("o"), let key = words.key() else { return nil }
+            self = .observe(object: o, key: key)
+        case "adopt":
+            guard let o = words.slot("o") else { return nil }
+            self = .adopt(object: o)
+        default:
+            return nil
         }
+        guard words.isAtEnd else { return nil }
+    }
+
+    /// The object slot the action names, if any.
+    var objectSlot: Int? {
+        switch self {
+        case .mutate(let o, _), .observe(let o, _), .adopt(let o): return o
+        case .none, .unobserveSelf, .unobserveAll, .releaseController: return nil
+        }
+    }
+}
+
+/// The words of an operation's text form, read one at a time.
+struct OperationText {
+    /// Context numbers run from 1 to this.
+    static let contexts = 3
+
+    private let words: [String]
+    private var position = 0
+
+    init(_ text: String) {
+        words = text.split(separator: " ").map(String.init)
+    }
+
+    var isAtEnd: Bool { position == words.count }
+
+    func peek() -> String? {
+        position < words.count ? words[position] : nil
+    }
+
+    mutating func next() -> String? {
+        defer { position += 1 }
+        return peek()
+    }
+
+    /// Everything not read yet, joined by spaces.
+    mutating func rest() -> String {
+        defer { position = words.count }
+        return words[min(position, words.count)...].joined(separator: " ")
+    }
+
+    /// A slot number written with `prefix` (`c3`, `o1`).
+    mutating func slot(_ prefix: Character) -> Int? {
+        next().flatMap { Self.slot($0, prefix) }
+    }
+
+    mutating func key() -> StressKey? {
+        next().flatMap(StressKey.init(name:))
+    }
+
+    mutating func context() -> Int? {
+        next().flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    static func slot(_ word: String, _ prefix: Character) -> Int? {
+        guard word.first == prefix, word.count > 1, word.dropFirst().allSatisfy(\.isASCII) else { return nil }
+        return Int(word.dropFirst()).flatMap { $0 >= 0 ? $0 : nil }
     }
 }

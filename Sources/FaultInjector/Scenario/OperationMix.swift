@@ -1,35 +1,113 @@
-/// Relative weights of the operations a worker draws. Zero switches an operation off.
-public struct OperationMix: Codable, Hashable, Sendable {
-    /// Observe without `.initial`.
-    public var observe = 20
-    /// Observe with `.initial`.
-    public var observeInitial = 10
-    /// Unobserve one key path.
-    public var unobserve = 14
-    /// Unobserve one key path twice in a row.
-    public var doubleUnobserve = 3
-    /// Unobserve every key path of an object.
-    public var unobserveObject = 3
-    /// Unobserve everything of a controller.
-    public var unobserveAll = 2
-    /// Set a stored key.
-    public var mutate = 40
-    /// Replace a slot's observer (and its controller).
-    public var releaseObserver = 1
-    /// Replace a slot's controller.
-    public var releaseController = 2
-    /// Replace a slot's object.
-    public var releaseObject = 2
+/// Relative weights of the operations a worker draws, one per ``OperationKind``. Zero switches an operation off.
+///
+/// Encoded as a JSON object keyed by kind name (`{"observe": 20, "observeInitial": 10, ...}`); a kind missing from
+/// a file (one written before that kind existed) has weight 0.
+public struct OperationMix: Hashable, Sendable {
+    private var weightsByKind: [OperationKind: Int]
 
-    /// The default mix: observe-heavy churn with mutations, every kind of removal and release.
-    public init() {}
-
-    /// The weights in a fixed order, for drawing.
-    var weights: [Int] {
-        [
-            observe, observeInitial, unobserve, doubleUnobserve, unobserveObject, unobserveAll, mutate,
-            releaseObserver, releaseController, releaseObject,
+    /// The default mix: observe-heavy churn with mutations, every kind of removal, release, change and query.
+    public init() {
+        weightsByKind = [
+            .observe: 20, .observeInitial: 10, .unobserve: 14, .doubleUnobserve: 3, .unobserveObject: 3,
+            .unobserveAll: 2, .mutate: 40, .releaseObserver: 1, .releaseController: 2, .releaseObject: 2,
+            .observeForwarding: 4, .unobserveContext: 3, .observeTyped: 3, .unobserveTyped: 2, .link: 5, .announce: 4,
+            .changeItems: 5, .countRegistrations: 2, .isObserving: 2, .observedKeyPaths: 2,
         ]
+    }
+
+    /// A mix with every weight zero, to build from.
+    public static var none: OperationMix {
+        var mix = OperationMix()
+        mix.weightsByKind = [:]
+        return mix
+    }
+
+    /// The mix of the scenarios before the widened operations: only the ten classic kinds, with their old weights.
+    public static var classic: OperationMix {
+        var mix = OperationMix()
+        for kind in OperationKind.allCases where !OperationKind.classic.contains(kind) { mix[kind] = 0 }
+        return mix
+    }
+
+    /// The weight of `kind`.
+    public subscript(kind: OperationKind) -> Int {
+        get { weightsByKind[kind, default: 0] }
+        set { weightsByKind[kind] = newValue }
+    }
+
+    /// The weights in drawing order (``OperationKind``'s declaration order).
+    var weights: [Int] {
+        OperationKind.allCases.map { self[$0] }
+    }
+
+    /// Parses `observe=3,unobserve=2,...`: the listed weights, every other kind 0. Throws a readable message for an
+    /// unknown name, a malformed entry, a weight that is not a whole number from 0 to 1,000,000, or a repeated name.
+    public init(parsing text: String) throws(MixError) {
+        self = .none
+        var seen: Set<OperationKind> = []
+        for entry in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = entry.split(separator: "=", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw MixError("'\(entry)' is not NAME=WEIGHT")
+            }
+            let name = String(parts[0])
+            guard let kind = OperationKind(rawValue: name) else {
+                throw MixError(
+                    "unknown operation '\(name)'; the operations are "
+                        + OperationKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            guard let weight = Int(parts[1]), (0...1_000_000).contains(weight) else {
+                throw MixError("the weight of \(name) must be a whole number from 0 to 1000000, not '\(parts[1])'")
+            }
+            guard seen.insert(kind).inserted else { throw MixError("\(name) is given twice") }
+            self[kind] = weight
+        }
+        guard weights.reduce(0, +) > 0 else { throw MixError("at least one weight must be positive") }
+    }
+
+    /// `observe=20,observeInitial=10,...`, every kind with a positive weight in drawing order.
+    public var text: String {
+        OperationKind.allCases.filter { self[$0] > 0 }.map { "\($0.rawValue)=\(self[$0])" }.joined(separator: ",")
+    }
+}
+
+/// Why a `--mix` text was refused.
+public struct MixError: Error, CustomStringConvertible, Sendable {
+    /// The reason, as a sentence fragment.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension OperationMix: Codable {
+    private struct KindKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Reads one weight per kind; a kind the file does not name has weight 0, and a name that is no kind is an error.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: KindKey.self)
+        self = .none
+        for key in container.allKeys {
+            guard let kind = OperationKind(rawValue: key.stringValue) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "\(key.stringValue) is not an operation kind")
+            }
+            self[kind] = try container.decode(Int.self, forKey: key)
+        }
+    }
+
+    /// Writes every kind's weight.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: KindKey.self)
+        for kind in OperationKind.allCases {
+            try container.encode(self[kind], forKey: KindKey(stringValue: kind.rawValue))
+        }
     }
 }
 
@@ -47,11 +125,26 @@ public struct HandlerActionMix: Codable, Hashable, Sendable {
     public var mutate = 8
     /// Observe another key path.
     public var observe = 5
+    /// Take an object out of its slot and keep it in the handler (issue 7 defect 1).
+    public var adopt = 2
 
     /// The default mix.
     public init() {}
 
-    var weights: [Int] { [none, unobserveSelf, unobserveAll, releaseController, mutate, observe] }
+    /// Reads the weights; `adopt`, which older files lack, is 0 when absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        none = try container.decode(Int.self, forKey: .none)
+        unobserveSelf = try container.decode(Int.self, forKey: .unobserveSelf)
+        unobserveAll = try container.decode(Int.self, forKey: .unobserveAll)
+        releaseController = try container.decode(Int.self, forKey: .releaseController)
+        mutate = try container.decode(Int.self, forKey: .mutate)
+        observe = try container.decode(Int.self, forKey: .observe)
+        adopt = try container.decodeIfPresent(Int.self, forKey: .adopt) ?? 0
+    }
+
+    /// The weights in drawing order (new actions appended, so older configurations draw what they drew before).
+    var weights: [Int] { [none, unobserveSelf, unobserveAll, releaseController, mutate, observe, adopt] }
 }
 
 /// How often workers pause, and how, to shake up interleavings.

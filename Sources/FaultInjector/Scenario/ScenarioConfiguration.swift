@@ -7,6 +7,9 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public var operationsPerWorker = 1_000
     /// Object slots shared by all workers.
     public var objects = 6
+    /// The keys observe, unobserve and query operations draw from (in ``StressKey``'s order). Every key by default; a
+    /// configuration written before the widened keys existed has none listed and draws from ``StressKey/classic``.
+    public var keys: [StressKey] = StressKey.allCases
     /// Controller slots (each an observer with its controller) shared by all workers.
     public var controllers = 8
     /// Every `weakHoldingEvery`-th controller slot holds its objects weakly (0: none do).
@@ -40,6 +43,29 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     /// The most operations one scenario may hold (they are all drawn up front).
     public static let operationLimit = 50_000_000
 
+    /// How many object slots a configuration may have.
+    public static let objectLimit = 16_384
+
+    private enum CodingKeys: String, CodingKey {
+        case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, mix, actions
+        case optionProbability, faults
+    }
+
+    /// Reads a configuration; `keys`, which older files lack, defaults to ``StressKey/classic`` (what they drew from).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        workers = try container.decode(Int.self, forKey: .workers)
+        operationsPerWorker = try container.decode(Int.self, forKey: .operationsPerWorker)
+        objects = try container.decode(Int.self, forKey: .objects)
+        keys = try container.decodeIfPresent([StressKey].self, forKey: .keys) ?? StressKey.classic
+        controllers = try container.decode(Int.self, forKey: .controllers)
+        weakHoldingEvery = try container.decode(Int.self, forKey: .weakHoldingEvery)
+        mix = try container.decode(OperationMix.self, forKey: .mix)
+        actions = try container.decode(HandlerActionMix.self, forKey: .actions)
+        optionProbability = try container.decode(Double.self, forKey: .optionProbability)
+        faults = try container.decode(FaultProfile.self, forKey: .faults)
+    }
+
     /// Whether controller slot `index` holds its objects weakly.
     public func holdsWeakly(controller index: Int) -> Bool {
         weakHoldingEvery > 0 && index % weakHoldingEvery == weakHoldingEvery - 1
@@ -56,7 +82,11 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
             problems.append(
                 "workers × operationsPerWorker must be at most \(Self.operationLimit) (is \(workers * operationsPerWorker))")
         }
-        if !(1...1_024).contains(objects) { problems.append("objects must be between 1 and 1024 (is \(objects))") }
+        if !(1...Self.objectLimit).contains(objects) {
+            problems.append("objects must be between 1 and \(Self.objectLimit) (is \(objects))")
+        }
+        if keys.isEmpty { problems.append("keys must name at least one key") }
+        if Set(keys).count != keys.count { problems.append("keys must not repeat a key") }
         if !(1...1_024).contains(controllers) {
             problems.append("controllers must be between 1 and 1024 (is \(controllers))")
         }

@@ -1,32 +1,87 @@
 import GuardCore
 
-/// The object every stress operation observes and mutates: three stored integer keys and `sum = k0 + k1`, a
-/// dependent key, so changes fan out to dependent registrations too.
+/// The object every stress operation observes and changes.
+///
+/// - `k0`, `k1`, `k2`: stored integers, notified automatically; `sum = k0 + k1` depends on two of them.
+/// - `level`: an integer announced by hand (`willChangeValue` / `didChangeValue`).
+/// - `items`: an ordered to-many array, changed through the to-many helpers (insertions, removals, replacements with
+///   indexes).
+/// - `link`: the middle object of the dotted key path `link.k0` (another stress object, a ``StressStranger`` without
+///   `k0`, or nil). It is kept behind a lock and announced by hand, so the runtime may read it while another thread
+///   sets it; `linked` depends on the dotted key path `link.k0`.
+/// - `peer`: always nil, for typed key paths that cannot be named (`\.peer!.k0` traps if evaluated).
+/// - `delegate` (weak) and `owner` (unowned): stored properties that key-value coding must refuse.
+///
+/// A stress object remembers the slot it was made for (`home`), so the harness knows which lock serializes its
+/// changes for as long as it lives.
 public final class StressObject: KVOObject, @unchecked Sendable {
-    /// Stored key `k0`; `sum` depends on it.
+    /// Stored key `k0`; `sum` depends on it, and so do `link.k0` and `linked` of objects linking to this one.
     @Observed public var k0 = 0
     /// Stored key `k1`; `sum` depends on it.
     @Observed public var k1 = 0
     /// Stored key `k2`, independent of the others.
     @Observed public var k2 = 0
+    /// Announced by hand: setting it notifies nobody (``automaticallyNotifiesObservers(forKey:)`` says no).
+    @Observed public var level = 0
+    /// An ordered to-many property; change it through `insert(_:at:into:)` and its siblings.
+    @Observed public var items: [Int] = []
+    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths without a name.
+    @Observed public var peer: StressObject? = nil
+    /// A weak stored property: not a key-value coding key.
+    public weak var delegate: StressObserver?
+    /// An unowned stored property: not a key-value coding key.
+    public unowned let owner: StressAnchor
     /// Unique within a process; names the object in histories and reports.
     public let id: Int
+    /// The object slot the object was made for, or -1.
+    public let home: Int
+    private let linkLock = Lock()
+    private var storedLink: KVOObject?
 
-    /// Creates an object with all keys at zero.
-    public init(id: Int) {
+    /// Creates an object with all keys at zero and no link, made for object slot `home`.
+    public init(id: Int, home: Int = -1) {
         self.id = id
+        self.home = home
+        self.owner = StressAnchor.shared
     }
 
     /// `k0 + k1`.
     public var sum: Int { k0 &+ k1 }
 
-    /// The current value of `key`.
+    /// The middle object of `link.k0`.
+    public var link: KVOObject? {
+        linkLock.withLock { storedLink }
+    }
+
+    /// `link.k0`, or nil when the link is nil or has no `k0`.
+    public var linked: Int? {
+        (link as? StressObject)?.k0
+    }
+
+    /// Sets `link`, announcing the change by hand (observers of `link`, `link.k0` and `linked` hear about it).
+    public func setLink(_ object: KVOObject?) {
+        willChangeValue(forKey: "link")
+        let previous = linkLock.withLock { () -> KVOObject? in
+            let previous = storedLink
+            storedLink = object
+            return previous
+        }
+        didChangeValue(forKey: "link")
+        withExtendedLifetime(previous) {}
+    }
+
+    /// The current value of `key`, encoded as ``StressValue`` does for notifications.
     public func value(of key: StressKey) -> Int {
         switch key {
         case .k0: return k0
         case .k1: return k1
         case .k2: return k2
         case .sum: return sum
+        case .level: return level
+        case .items: return StressValue.fingerprint(items)
+        case .link: return StressValue.encode(link)
+        case .linkK0, .linked: return linked ?? StressValue.nilValue
+        case .delegate, .owner: return StressValue.nilValue
         }
     }
 
@@ -36,15 +91,48 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .k0: k0 = value
         case .k1: k1 = value
         case .k2: k2 = value
-        case .sum: preconditionFailure("sum is derived and cannot be set")
+        default: preconditionFailure("\(key.name) is not set by a mutation")
         }
     }
 
+    override public class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        key == "level" || key == "link" ? false : super.automaticallyNotifiesObservers(forKey: key)
+    }
+
     override public class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
-        key == "sum" ? ["k0", "k1"] : super.keyPathsForValuesAffectingValue(forKey: key)
+        switch key {
+        case "sum": return ["k0", "k1"]
+        case "linked": return ["link.k0"]
+        default: return super.keyPathsForValuesAffectingValue(forKey: key)
+        }
     }
 
     override public func value(forKey key: String) -> Any? {
-        key == "sum" ? sum : super.value(forKey: key)
+        switch key {
+        case "sum": return sum
+        case "link": return link
+        case "linked": return linked
+        default: return super.value(forKey: key)
+        }
+    }
+}
+
+/// What a stress object's unowned `owner` points at: one instance that lives as long as the process.
+public final class StressAnchor: Sendable {
+    /// The one anchor.
+    public static let shared = StressAnchor()
+}
+
+/// An observable object of another class, without `k0`: linking one makes `link.k0` stop making sense (the guard
+/// reads it as nil and emits `keyPathUnavailable`; the raw runtime reports `unknownKey`).
+public final class StressStranger: KVOObject, @unchecked Sendable {
+    /// A key the stress object does not have.
+    @Observed public var unrelated = 0
+    /// Unique within a process, from the same sequence as the stress objects' ids.
+    public let id: Int
+
+    /// Creates a stranger.
+    public init(id: Int) {
+        self.id = id
     }
 }

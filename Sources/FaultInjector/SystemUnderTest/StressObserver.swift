@@ -1,19 +1,23 @@
 import GuardCore
 
 /// The observer of one controller slot. It owns its controller (the FBKVOController shape: the observer keeps
-/// the controller, the controller holds the observer weakly) and, for raw KVO, routes runtime callbacks to the
-/// registration they belong to by context.
+/// the controller, the controller holds the observer weakly) and, for notifications that arrive through its own
+/// `observeValue` (raw KVO, and the guard's forwarding variant), routes each one to the registration it belongs to by
+/// its context pointer.
 public final class StressObserver: KeyValueObserver, @unchecked Sendable {
     /// Unique within a process.
     public let id: Int
     private let lock = Lock()
     private var currentController: ControllerHandle?
-    private var rawRoutes: [Int: DeliverySink] = [:]
+    private var routes: [Int: DeliverySink] = [:]
     private let onDeinit: @Sendable (Int) -> Void
+    private let onUnrouted: @Sendable () -> Void
 
-    init(id: Int, onDeinit: @escaping @Sendable (Int) -> Void) {
+    /// `onUnrouted` runs for every notification whose context pointer no registration was made with.
+    init(id: Int, onDeinit: @escaping @Sendable (Int) -> Void, onUnrouted: @escaping @Sendable () -> Void = {}) {
         self.id = id
         self.onDeinit = onDeinit
+        self.onUnrouted = onUnrouted
     }
 
     deinit {
@@ -35,17 +39,20 @@ public final class StressObserver: KeyValueObserver, @unchecked Sendable {
         }
     }
 
-    /// Remembers where raw callbacks with `context` go.
-    public func route(context: Int, to sink: DeliverySink) {
-        lock.withLock { rawRoutes[context] = sink }
+    /// A context pointer unique to `sink` (its identity), registered so that notifications arriving with it through
+    /// ``observeValue(forKeyPath:of:change:context:)`` reach `sink`. The route keeps `sink` for the observer's life.
+    public func routingContext(to sink: DeliverySink) -> UnsafeMutableRawPointer? {
+        let context = Int(bitPattern: UInt(bitPattern: ObjectIdentifier(sink)))
+        lock.withLock { routes[context] = sink }
+        return UnsafeMutableRawPointer(bitPattern: context)
     }
 
-    /// Raw KVO callback: forwards to the registration named by `context`.
+    /// KVO callback: forwards to the registration named by `context`.
     public func observeValue(
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
     ) {
-        let sink = lock.withLock { rawRoutes[Int(bitPattern: context)] }
-        guard let sink, let object = object as? StressObject else { return }
+        let sink = lock.withLock { routes[Int(bitPattern: context)] }
+        guard let sink, let object = object as? StressObject else { return onUnrouted() }
         sink.deliver(observer: self, object: object, change: change)
     }
 }

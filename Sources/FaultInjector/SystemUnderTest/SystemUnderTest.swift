@@ -4,30 +4,126 @@ import GuardCore
 /// your own wrapper around GuardCore's runtime.
 ///
 /// The harness owns the observers (``StressObserver``) and the objects (``StressObject``); the system under test
-/// makes one controller per observer and performs observe / unobserve calls through it. Conform a type of your
-/// own and pass it to ``ChaosRunner`` (or `guard-stress`) to check it against the same oracle.
+/// makes one controller per observer and performs observe / unobserve calls and queries through it. Conform a type of
+/// your own and pass it to ``ChaosRunner`` (or `guard-stress`) to check it against the same oracle.
 public protocol SystemUnderTest: Sendable {
     /// A short name for reports and seed files (`guard`, `raw`, ...).
     var name: String { get }
-    /// Whether the system promises guard semantics: one registration per (controller, object, key path),
-    /// exact results, and no change made after `unobserve` returned delivered to the removed registration. The oracle checks those promises only then.
+    /// Whether the system promises guard semantics: one registration per (controller, object, key path), exact
+    /// results, and no change made after `unobserve` returned delivered to the removed registration. The oracle
+    /// checks those promises only then.
     var promisesGuardSemantics: Bool { get }
-    /// Makes the controller for `observer`, holding observed objects weakly if `retainsObjects` is `false`.
-    func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController
+    /// Whether every absorbed mistake is reported as one diagnostic to the sink its controller was made with, naming
+    /// the call site of the call it belongs to (``StressCall``). The oracle checks each one against its call's result
+    /// only then. `false` unless a conforming type says otherwise.
+    var reportsDiagnostics: Bool { get }
+    /// Makes the controller for `observer`, holding observed objects weakly if `retainsObjects` is `false`. A system
+    /// that reports diagnostics sends them to `diagnostics`.
+    func makeController(
+        for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+    ) -> any StressController
+}
+
+extension SystemUnderTest {
+    /// Systems report no diagnostics unless they say so.
+    public var reportsDiagnostics: Bool { false }
+}
+
+/// The call an operation makes: its id, which a system that reports diagnostics passes on as the call site's line
+/// (the guard's `file:line:` parameters), so the oracle can tell which call each diagnostic belongs to.
+public struct StressCall: Sendable, Hashable {
+    /// The operation's id in the history.
+    public let operation: Int
+
+    /// Creates the call of operation `operation`.
+    public init(operation: Int) {
+        self.operation = operation
+    }
+
+    /// The file every harness call site names.
+    public static let file = "FaultInjector/operation"
+
+    /// ``file``.
+    public var file: String { Self.file }
+    /// The operation's id.
+    public var line: UInt { UInt(truncatingIfNeeded: operation) }
 }
 
 /// One controller of a system under test. Every method may be called from any thread at any time.
+///
+/// The forwarding, typed and query methods have default implementations (plain observe and unobserve, names
+/// resolved by the object, no answers), so a wrapper need only implement what it changes.
 public protocol StressController: AnyObject, Sendable {
     /// Observes `keyPath` of `object`; every notification must reach `sink.deliver(...)` synchronously.
     func observe(
-        _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink
+        _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
+    ) -> ObserveOutcome
+    /// Observes `keyPath` of `object` with context number `context`, delivering to the observer's own
+    /// `observeValue(forKeyPath:of:change:context:)` (the guard's forwarding variant); the observer routes each
+    /// notification to `sink` by its context pointer (see ``StressObserver/contextPointer(for:)``).
+    func observe(
+        _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, context: Int, sink: DeliverySink,
+        call: StressCall
+    ) -> ObserveOutcome
+    /// Observes a Swift key path of `object` (which may have no name).
+    func observe(
+        _ object: StressObject, typedKey: StressTypedKey, options: KeyValueObservingOptions, sink: DeliverySink,
+        call: StressCall
     ) -> ObserveOutcome
     /// Stops observing `keyPath` of `object`.
-    func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome
+    func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome
+    /// Stops observing `keyPath` of `object` as registered with context number `context`.
+    func unobserve(_ object: StressObject, keyPath: String, context: Int, call: StressCall) -> UnobserveOutcome
+    /// Stops observing a Swift key path of `object`.
+    func unobserve(_ object: StressObject, typedKey: StressTypedKey, call: StressCall) -> UnobserveOutcome
     /// Stops observing every key path of `object`.
-    func unobserve(_ object: StressObject) -> UnobserveOutcome
-    /// Stops observing everything.
-    func unobserveAll()
+    func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome
+    /// Stops observing everything; returns how many registrations it removed, or `nil` if the system does not say.
+    @discardableResult
+    func unobserveAll(call: StressCall) -> Int?
+    /// How many registrations the controller holds, or `nil` if the system does not say.
+    func registrationCount() -> Int?
+    /// Whether the controller observes `keyPath` of `object`, or `nil` if the system does not say.
+    func isObserving(_ object: StressObject, keyPath: String) -> Bool?
+    /// The key paths the controller observes on `object`, or `nil` if the system does not say.
+    func observedKeyPaths(of object: StressObject) -> [String]?
+}
+
+extension StressController {
+    /// Observes as a plain observe: the context is not kept.
+    public func observe(
+        _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, context: Int, sink: DeliverySink,
+        call: StressCall
+    ) -> ObserveOutcome {
+        observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
+    }
+
+    /// Observes the key path's name as the object resolves it; `.invalid` if it has none.
+    public func observe(
+        _ object: StressObject, typedKey: StressTypedKey, options: KeyValueObservingOptions, sink: DeliverySink,
+        call: StressCall
+    ) -> ObserveOutcome {
+        guard let name = typedKey.name(on: object) else { return .invalid }
+        return observe(object, keyPath: name, options: options, sink: sink, call: call)
+    }
+
+    /// Unobserves as a plain unobserve: the context is not kept.
+    public func unobserve(_ object: StressObject, keyPath: String, context: Int, call: StressCall) -> UnobserveOutcome {
+        unobserve(object, keyPath: keyPath, call: call)
+    }
+
+    /// Unobserves the key path's name as the object resolves it; `.invalid` if it has none.
+    public func unobserve(_ object: StressObject, typedKey: StressTypedKey, call: StressCall) -> UnobserveOutcome {
+        guard let name = typedKey.name(on: object) else { return .invalid }
+        return unobserve(object, keyPath: name, call: call)
+    }
+
+    /// No answer.
+    public func registrationCount() -> Int? { nil }
+    /// No answer.
+    public func isObserving(_ object: StressObject, keyPath: String) -> Bool? { nil }
+    /// No answer.
+    public func observedKeyPaths(of object: StressObject) -> [String]? { nil }
 }
 
 /// Receives a system's notifications for one registration and records them for the oracle.

@@ -12,10 +12,12 @@ enum ControlledTargets {
         let name = "racy-dedup"
         let promisesGuardSemantics = true
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects))
+                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
         final class Controller: StressController, @unchecked Sendable {
@@ -30,28 +32,28 @@ enum ControlledTargets {
 
             init(inner: any StressController) { self.inner = inner }
 
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
                 let key = Key(object: object.id, keyPath: keyPath)
                 let known = lock.withLock { keys.contains(key) }
                 if known { return .duplicate }
-                _ = inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+                _ = inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
                 lock.withLock { _ = keys.insert(key) }
                 return .registered
             }
 
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
                 lock.withLock { _ = keys.remove(Key(object: object.id, keyPath: keyPath)) }
-                return inner.unobserve(object, keyPath: keyPath)
+                return inner.unobserve(object, keyPath: keyPath, call: call)
             }
 
-            func unobserve(_ object: StressObject) -> UnobserveOutcome {
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
                 lock.withLock { keys = keys.filter { $0.object != object.id } }
-                return inner.unobserve(object)
+                return inner.unobserve(object, call: call)
             }
 
-            func unobserveAll() {
+            func unobserveAll(call: StressCall) -> Int? {
                 lock.withLock { keys = [] }
-                inner.unobserveAll()
+                return inner.unobserveAll(call: call)
             }
         }
     }
@@ -64,10 +66,12 @@ enum ControlledTargets {
         let name = "lock-leak"
         let promisesGuardSemantics = true
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects),
+                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
                 lock: Lock())
         }
 
@@ -78,14 +82,14 @@ enum ControlledTargets {
                 self.inner = inner
                 self.lock = lock
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
             }
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath) }
-            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
-            func unobserveAll() {
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
+            func unobserveAll(call: StressCall) -> Int? {
                 lock.lock()
-                inner.unobserveAll()
+                return inner.unobserveAll(call: call)
                 // The early return that never unlocks.
             }
         }
@@ -97,10 +101,12 @@ enum ControlledTargets {
         let name = "silent-semaphore"
         let promisesGuardSemantics = true
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects),
+                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
                 semaphore: DispatchSemaphore(value: 0))
         }
 
@@ -111,14 +117,14 @@ enum ControlledTargets {
                 self.inner = inner
                 self.semaphore = semaphore
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
             }
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath) }
-            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
-            func unobserveAll() {
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
+            func unobserveAll(call: StressCall) -> Int? {
                 semaphore.wait()
-                inner.unobserveAll()
+                return inner.unobserveAll(call: call)
             }
         }
     }
@@ -129,10 +135,12 @@ enum ControlledTargets {
         let name = "address-ordered"
         let promisesGuardSemantics = true
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects))
+                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
         final class Controller: StressController, @unchecked Sendable {
@@ -147,18 +155,19 @@ enum ControlledTargets {
 
             init(inner: any StressController) { self.inner = inner }
 
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
                 lock.withLock { objects[ObjectIdentifier(object)] = WeakBox(object) }
-                return inner.observe(object, keyPath: keyPath, options: options, sink: sink)
+                return inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
             }
 
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath) }
-            func unobserve(_ object: StressObject) -> UnobserveOutcome { inner.unobserve(object) }
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
 
-            func unobserveAll() {
+            func unobserveAll(call: StressCall) -> Int? {
                 let live = lock.withLock { objects.values.compactMap(\.object) }
-                for object in live { _ = inner.unobserve(object) }
-                inner.unobserveAll()
+                for object in live { _ = inner.unobserve(object, call: call) }
+                inner.unobserveAll(call: call)
+                return nil
             }
         }
     }
@@ -174,10 +183,12 @@ enum ControlledTargets {
         /// The most threads seen inside a call at the same time.
         var maximumOverlap: Int { most.word.loadInt(ordering: .relaxed) }
 
-        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
             Controller(
                 inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects),
+                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
                 counter: self)
         }
 
@@ -202,14 +213,14 @@ enum ControlledTargets {
                 self.inner = inner
                 self.counter = counter
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink) -> ObserveOutcome {
-                counter.measure { inner.observe(object, keyPath: keyPath, options: options, sink: sink) }
+            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                counter.measure { inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call) }
             }
-            func unobserve(_ object: StressObject, keyPath: String) -> UnobserveOutcome {
-                counter.measure { inner.unobserve(object, keyPath: keyPath) }
+            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
+                counter.measure { inner.unobserve(object, keyPath: keyPath, call: call) }
             }
-            func unobserve(_ object: StressObject) -> UnobserveOutcome { counter.measure { inner.unobserve(object) } }
-            func unobserveAll() { counter.measure { inner.unobserveAll() } }
+            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { counter.measure { inner.unobserve(object, call: call) } }
+            func unobserveAll(call: StressCall) -> Int? { counter.measure { inner.unobserveAll(call: call) } }
         }
     }
 }
@@ -253,17 +264,11 @@ enum ControlledFixtures {
         configuration.objects = 1
         configuration.controllers = 1
         configuration.weakHoldingEvery = 0
-        configuration.mix = OperationMix()
-        configuration.mix.observe = 40
-        configuration.mix.observeInitial = 0
-        configuration.mix.unobserve = 20
-        configuration.mix.doubleUnobserve = 0
-        configuration.mix.unobserveObject = 0
-        configuration.mix.unobserveAll = 0
-        configuration.mix.mutate = 40
-        configuration.mix.releaseObserver = 0
-        configuration.mix.releaseController = 0
-        configuration.mix.releaseObject = 0
+        configuration.keys = StressKey.classic
+        configuration.mix = .none
+        configuration.mix[.observe] = 40
+        configuration.mix[.unobserve] = 20
+        configuration.mix[.mutate] = 40
         configuration.actions = HandlerActionMix()
         configuration.actions.none = 1
         configuration.actions.unobserveSelf = 0
@@ -271,6 +276,7 @@ enum ControlledFixtures {
         configuration.actions.releaseController = 0
         configuration.actions.mutate = 0
         configuration.actions.observe = 0
+        configuration.actions.adopt = 0
         return configuration
     }
 }

@@ -25,8 +25,8 @@ enum StressProfile: String, CaseIterable {
         case .mixed:
             break
         case .initialRace:
-            configuration.mix.observeInitial = 40
-            configuration.mix.observe = 5
+            configuration.mix[.observeInitial] = 40
+            configuration.mix[.observe] = 5
             configuration.actions = HandlerActionMix()
             configuration.actions.none = 10
             configuration.actions.unobserveSelf = 50
@@ -34,20 +34,20 @@ enum StressProfile: String, CaseIterable {
             configuration.actions.releaseController = 10
         case .teardown:
             configuration.weakHoldingEvery = 2
-            configuration.mix.releaseObserver = 8
-            configuration.mix.releaseController = 8
-            configuration.mix.releaseObject = 8
-            configuration.mix.mutate = 50
+            configuration.mix[.releaseObserver] = 8
+            configuration.mix[.releaseController] = 8
+            configuration.mix[.releaseObject] = 8
+            configuration.mix[.mutate] = 50
         case .reentrancy:
             configuration.actions.none = 10
             configuration.actions.mutate = 30
             configuration.actions.observe = 30
             configuration.actions.unobserveSelf = 20
         case .removalChurn:
-            configuration.mix.unobserve = 30
-            configuration.mix.doubleUnobserve = 15
-            configuration.mix.unobserveObject = 10
-            configuration.mix.unobserveAll = 5
+            configuration.mix[.unobserve] = 30
+            configuration.mix[.doubleUnobserve] = 15
+            configuration.mix[.unobserveObject] = 10
+            configuration.mix[.unobserveAll] = 5
         }
         return configuration
     }

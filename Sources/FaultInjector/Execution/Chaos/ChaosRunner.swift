@@ -24,6 +24,9 @@ public struct ChaosRunner: ScenarioRunner {
     }
 
     private func execute(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
+        // First uses of GuardCore's caches read values (a computed key's existence is learned by reading it); doing
+        // them here, on one thread, keeps those reads from racing with the workers' changes.
+        RuntimeWarmUp.ensure()
         let baseline = RunEnvironment.Baseline()
         let configuration = scenario.configuration
         let world = StressWorld(configuration: configuration, target: target)
@@ -70,20 +73,26 @@ public struct ChaosRunner: ScenarioRunner {
                 scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
                 history: History(), facts: facts,
                 operationsPerformed: workers.reduce(0) { $0 + $1.progress.completedOperations }, deliveries: 0,
-                faultsInjected: 0, seconds: seconds, abandoned: true)
+                faultsInjected: 0, seconds: seconds, abandoned: true,
+                reportsDiagnostics: target.reportsDiagnostics)
         }
 
         var history = History()
         history.operations = workers.flatMap(\.operations).sorted { $0.call < $1.call }
         history.deliveries = (workers.flatMap(\.deliveries) + world.deliveriesOffWorkers).sorted { $0.time < $1.time }
+        history.diagnostics = (workers.flatMap(\.diagnostics) + world.diagnostics.recordedOffWorkers)
+            .sorted { $0.time < $1.time }
         world.addFacts(to: &history)
         world.releaseEverything()
+        var facts = baseline.facts(after: world)
+        facts.unroutedNotifications = world.unroutedNotifications
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
         return RunRecording(
             scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
-            history: history, facts: baseline.facts(after: world),
+            history: history, facts: facts,
             operationsPerformed: history.operations.count, deliveries: history.deliveries.count,
-            faultsInjected: workers.reduce(0) { $0 + $1.faults.injected }, seconds: seconds, abandoned: false)
+            faultsInjected: workers.reduce(0) { $0 + $1.faults.injected }, seconds: seconds, abandoned: false,
+            reportsDiagnostics: target.reportsDiagnostics)
     }
 
     /// Waits for the workers; returns `nil` when they finished, or a reason when they stopped making progress.

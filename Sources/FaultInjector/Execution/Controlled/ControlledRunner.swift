@@ -141,22 +141,26 @@ public struct ControlledRunner: ScenarioRunner {
                 scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
                 history: History(), facts: facts,
                 operationsPerformed: workers.reduce(0) { $0 + $1.progress.completedOperations }, deliveries: 0,
-                faultsInjected: 0, seconds: seconds, abandoned: true, controlled: execution)
+                faultsInjected: 0, seconds: seconds, abandoned: true, controlled: execution,
+                reportsDiagnostics: target.reportsDiagnostics)
         }
 
         for thread in threads { thread.join() }
         var history = History()
         history.operations = workers.flatMap(\.operations).sorted { $0.call < $1.call }
         history.deliveries = (workers.flatMap(\.deliveries) + world.deliveriesOffWorkers).sorted { $0.time < $1.time }
+        history.diagnostics = (workers.flatMap(\.diagnostics) + world.diagnostics.recordedOffWorkers)
+            .sorted { $0.time < $1.time }
         world.addFacts(to: &history)
         world.releaseEverything()
         var facts = baseline.facts(after: world)
         facts.stepLimit = settings.stepLimit
         facts.stepLimitExceeded = scheduling.stepLimitReport
+        facts.unroutedNotifications = world.unroutedNotifications
         return RunRecording(
             scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
             history: history, facts: facts, operationsPerformed: history.operations.count,
             deliveries: history.deliveries.count, faultsInjected: 0, seconds: seconds, abandoned: false,
-            controlled: execution)
+            controlled: execution, reportsDiagnostics: target.reportsDiagnostics)
     }
 }

@@ -1,11 +1,16 @@
 import GuardCore
 
-/// Fills GuardCore's process-wide caches (per-class tables, key names, computed keys) before the first controlled
-/// run, by running a small drawn scenario against the guard and the raw runtime on the calling thread.
+/// Fills GuardCore's process-wide caches (per-class tables, key names, computed keys, dependent keys) before the
+/// first run, by performing every kind of operation on every key against the guard and the raw runtime on the calling
+/// thread.
 ///
 /// A cold cache takes extra locks on first use, so without this the first controlled run in a process would take
-/// other schedule steps than the same run later in the process (or in a replaying process). Worker threads are new
-/// for every run, so per-thread caches start empty every time.
+/// other schedule steps than the same run later in the process (or in a replaying process). And learning that a
+/// computed key exists reads it (and naming a typed key path may read the object), which would race with a worker's
+/// change of the values it reads. Worker threads are new for every run, so per-thread caches start empty every time.
+///
+/// Refused keys (`delegate`, `owner`) and typed key paths that cannot be named are left out: the runtime needs no
+/// cache for them and never reads them.
 enum RuntimeWarmUp {
     /// Runs the warm-up once per process. Call inside ``RunEnvironment/exclusively(_:)`` (misuse is reported, not
     /// trapped) before taking the run's misuse baseline.
@@ -13,22 +18,58 @@ enum RuntimeWarmUp {
         _ = done
     }
 
+    /// The warm-up's operations, for one worker on three objects and two controllers (the second holds weakly).
+    static var operations: [Operation] {
+        var operations: [Operation] = []
+        let keys = StressKey.allCases.filter { !$0.isRefused }
+        let typedKeys = StressTypedKey.allCases.filter { $0.named != nil || $0 == .sum }
+        for c in 0..<2 {
+            for key in keys {
+                operations.append(.observe(controller: c, object: 0, key: key, options: [.initial, .new, .old, .prior], action: .none))
+                operations.append(
+                    .observeForwarding(controller: c, object: 1, key: key, options: [.new], context: 1, action: .none))
+                operations.append(.isObserving(controller: c, object: 0, key: key))
+            }
+            for typed in typedKeys {
+                operations.append(.observeTyped(controller: c, object: 2, key: typed, options: [.initial, .new], action: .none))
+                operations.append(.unobserveTyped(controller: c, object: 2, key: typed))
+            }
+            operations += [
+                .link(object: 0, to: .object(1)), .mutate(object: 1, key: .k0), .mutate(object: 0, key: .k0),
+                .mutate(object: 0, key: .k1), .mutate(object: 0, key: .k2), .announce(object: 0, nested: true),
+                .announce(object: 0, nested: false), .changeItems(object: 0, change: .insert),
+                .changeItems(object: 0, change: .replace), .changeItems(object: 0, change: .remove),
+                .link(object: 0, to: .stranger), .link(object: 0, to: .none), .link(object: 1, to: .object(2)),
+                .countRegistrations(controller: c), .observedKeyPaths(controller: c, object: 0),
+                .unobserve(controller: c, object: 0, key: .k0),
+                .unobserveContext(controller: c, object: 1, key: .k0, context: 1),
+                .doubleUnobserve(controller: c, object: 0, key: .k1), .unobserveObject(controller: c, object: 0),
+                .unobserveAll(controller: c),
+            ]
+        }
+        operations += [
+            .observe(controller: 1, object: 1, key: .k0, options: [], action: .none),
+            .observe(controller: 1, object: 0, key: .k0, options: [.new], action: .adopt(object: 1)),
+            .mutate(object: 0, key: .k0), .unobserve(controller: 1, object: 0, key: .k0),
+            .releaseObject(object: 0), .releaseController(controller: 1), .releaseObserver(controller: 0),
+        ]
+        return operations
+    }
+
     private static let done: Void = {
         var configuration = ScenarioConfiguration()
         configuration.workers = 1
-        configuration.operationsPerWorker = 400
-        configuration.objects = 2
+        configuration.objects = 3
         configuration.controllers = 2
         configuration.weakHoldingEvery = 2
         configuration.faults = .none
-        let scenario = Scenario(configuration: configuration, seed: 0x5EED)
         let targets: [any SystemUnderTest] = [GuardTarget(diagnostics: CountingSink(keepsEvents: false)), RawRuntimeTarget()]
         let previous = WorkerContext.current
         for target in targets {
             let world = StressWorld(configuration: configuration, target: target, clock: .logical())
             let worker = WorkerContext(index: 0, faults: FaultInjection(profile: .none, seed: 0, worker: 0))
             WorkerContext.setCurrent(worker)
-            for (index, operation) in scenario.operations[0].enumerated() {
+            for (index, operation) in operations.enumerated() {
                 world.perform(operation, index: index, worker: worker)
             }
             WorkerContext.setCurrent(previous)

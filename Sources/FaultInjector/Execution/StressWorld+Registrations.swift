@@ -1,0 +1,173 @@
+import GuardCore
+
+/// Observe, unobserve (in every form) and the queries.
+extension StressWorld {
+    func observe(
+        controllerSlot c: Int, objectSlot o: Int, keyPath: String, key: StressKey?, form: HarnessRegistration.Form,
+        options: StressOptions, action: HandlerAction, index: Int, worker: WorkerContext
+    ) {
+        var record = begin(.observe, index: index, worker: worker)
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+            return skip(&record, worker: worker)
+        }
+        record.controller = handle.id
+        record.observer = handle.observerID
+        record.object = object.id
+        record.key = key
+        record.options = options
+        record.action = action
+        if case .forwarding(let context) = form { record.context = context }
+        if case .typed(let typed) = form { record.typedKey = typed }
+        let registration = HarnessRegistration(
+            id: record.id, controllerSlot: c, handle: handle, objectSlot: o, keyPath: keyPath, key: key, form: form,
+            action: action, world: self)
+        // Reading the value for `.initial` + `.new` must not race with a change of it; naming a typed key path may
+        // read the object's properties too.
+        let readsValue = options.contains(.initial) && options.contains(.new) && key != nil
+        var locked: [Int] = []
+        if readsValue || record.typedKey != nil {
+            guard let taken = lockForReading(key ?? .k0, of: object, worker: worker) else {
+                return skip(&record, worker: worker)
+            }
+            locked = taken
+        }
+        if readsValue, let key { record.newValue = object.value(of: key) }
+        enter(&record, worker: worker)
+        let call = call(record)
+        let observingOptions = options.observingOptions
+        let outcome = handle.perform { controller -> ObserveOutcome in
+            switch form {
+            case .handler:
+                return controller.observe(object, keyPath: keyPath, options: observingOptions, sink: registration, call: call)
+            case .forwarding(let context):
+                return controller.observe(
+                    object, keyPath: keyPath, options: observingOptions, context: context, sink: registration, call: call)
+            case .typed(let typed):
+                return controller.observe(object, typedKey: typed, options: observingOptions, sink: registration, call: call)
+            }
+        }
+        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
+        leave(&record, worker: worker)
+        unlockObjectSlots(locked, worker: worker)
+    }
+
+    func unobserve(
+        controllerSlot c: Int, objectSlot o: Int, key: StressKey?, form: HarnessRegistration.Form, index: Int,
+        worker: WorkerContext
+    ) {
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+            var record = begin(.unobserve, index: index, worker: worker)
+            return skip(&record, worker: worker)
+        }
+        unobserve(handle: handle, object: object, key: key, form: form, index: index, worker: worker)
+    }
+
+    func unobserve(
+        handle: ControllerHandle, object: StressObject, key: StressKey?, form: HarnessRegistration.Form, index: Int,
+        worker: WorkerContext
+    ) {
+        var record = begin(.unobserve, index: index, worker: worker)
+        record.controller = handle.id
+        record.observer = handle.observerID
+        record.object = object.id
+        record.key = key
+        if case .forwarding(let context) = form { record.context = context }
+        if case .typed(let typed) = form { record.typedKey = typed }
+        // Naming a typed key path may read the object's properties.
+        var locked: [Int] = []
+        if record.typedKey != nil {
+            guard let taken = lockForReading(.k0, of: object, worker: worker) else { return skip(&record, worker: worker) }
+            locked = taken
+        }
+        enter(&record, worker: worker)
+        let call = call(record)
+        let outcome = handle.perform { controller -> UnobserveOutcome in
+            switch form {
+            case .handler: return controller.unobserve(object, keyPath: key!.name, call: call)
+            case .forwarding(let context): return controller.unobserve(object, keyPath: key!.name, context: context, call: call)
+            case .typed(let typed): return controller.unobserve(object, typedKey: typed, call: call)
+            }
+        }
+        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
+        leave(&record, worker: worker)
+        unlockObjectSlots(locked, worker: worker)
+    }
+
+    func unobserveObject(controllerSlot c: Int, objectSlot o: Int, index: Int, worker: WorkerContext) {
+        var record = begin(.unobserveObject, index: index, worker: worker)
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+            return skip(&record, worker: worker)
+        }
+        record.controller = handle.id
+        record.observer = handle.observerID
+        record.object = object.id
+        enter(&record, worker: worker)
+        let call = call(record)
+        let outcome = handle.perform { $0.unobserve(object, call: call) }
+        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
+        leave(&record, worker: worker)
+    }
+
+    func unobserveAll(handle: ControllerHandle?, index: Int, worker: WorkerContext) {
+        var record = begin(.unobserveAll, index: index, worker: worker)
+        guard let handle else { return skip(&record, worker: worker) }
+        record.controller = handle.id
+        record.observer = handle.observerID
+        enter(&record, worker: worker)
+        let call = call(record)
+        let removed = handle.perform { $0.unobserveAll(call: call) }
+        if let removed {
+            record.answer = removed ?? -1
+        } else {
+            record.outcome = .skipped
+        }
+        leave(&record, worker: worker)
+    }
+
+    // MARK: Queries
+
+    func query(
+        _ kind: OperationRecord.Kind, controllerSlot c: Int, objectSlot o: Int?, key: StressKey?, index: Int,
+        worker: WorkerContext
+    ) {
+        var record = begin(kind, index: index, worker: worker)
+        guard let handle = controllerSlots[c].observer?.controller else { return skip(&record, worker: worker) }
+        let object = o.flatMap { objectSlots[$0].object }
+        if o != nil, object == nil { return skip(&record, worker: worker) }
+        record.controller = handle.id
+        record.observer = handle.observerID
+        record.object = object?.id ?? -1
+        record.key = key
+        enter(&record, worker: worker)
+        let answer = handle.perform { controller -> Int? in
+            switch kind {
+            case .countRegistrations:
+                return controller.registrationCount()
+            case .isObserving:
+                return controller.isObserving(object!, keyPath: key!.name).map { $0 ? 1 : 0 }
+            default:
+                return controller.observedKeyPaths(of: object!).map(Self.keyMask)
+            }
+        }
+        switch answer {
+        case .none: record.outcome = .skipped
+        case .some(.none): record.outcome = .unknown
+        case .some(.some(let value)):
+            record.outcome = .answered
+            record.answer = value
+        }
+        leave(&record, worker: worker)
+    }
+
+    /// Key path names as ``StressKey`` bits; a name that is no stress key sets ``unknownKeyPathBit``.
+    static func keyMask(_ keyPaths: [String]) -> Int {
+        var mask: UInt64 = 0
+        for keyPath in keyPaths {
+            mask |= StressKey(name: keyPath)?.bit ?? unknownKeyPathBit
+        }
+        return Int(bitPattern: UInt(mask))
+    }
+
+    /// Set in an `observedKeyPaths` answer that named a key path no operation observes.
+    static let unknownKeyPathBit: UInt64 = 1 << 62
+}

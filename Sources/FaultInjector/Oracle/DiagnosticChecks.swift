@@ -1,0 +1,141 @@
+import GuardCore
+
+/// Every diagnostic checked against the result it belongs to (for systems that report diagnostics): one
+/// `duplicateObservation` per `.duplicate`, one `doubleRemoval` per `.alreadyRemoved`, one `removalOfUnregistered`
+/// per `.notRegistered`, one `invalidArgument` per `.invalid` (with a reason that fits), none for anything else, each
+/// naming the call's key path and call site. A notification dropped for a gone observer is reported at most once per
+/// registration, and only once the observer may be gone; a chain that stops making sense (`keyPathUnavailable`) is
+/// reported once each time a registration of `link.k0` is re-wired onto an object without the leaf key.
+struct DiagnosticChecks {
+    let index: HistoryIndex
+    let history: History
+
+    /// The rule, as the checks count it.
+    static let rule = "one diagnostic per absorbed mistake, naming its call site"
+
+    func run(into report: inout OracleReport) {
+        var byOperation: [Int: [DiagnosticRecord]] = [:]
+        var byRegistration: [Int: [DiagnosticRecord]] = [:]
+        for event in history.diagnostics {
+            switch event.kind {
+            case .observerDeallocated, .keyPathUnavailable: byRegistration[event.operation, default: []].append(event)
+            default: byOperation[event.operation, default: []].append(event)
+            }
+        }
+        for record in index.operations.values {
+            check(record, events: byOperation.removeValue(forKey: record.id) ?? [], into: &report)
+        }
+        for (operation, events) in byOperation {
+            report.add(.init(
+                .diagnosticMismatch,
+                "\(events.count) \(events[0].kind) diagnostic(s) named call site \(operation), which no performed call had"))
+        }
+        for (registration, events) in byRegistration {
+            checkRegistrationEvents(events, of: registration, into: &report)
+        }
+        for (id, window) in index.windows where window.observe.key == .linkK0 && byRegistration[id] == nil {
+            checkRegistrationEvents([], of: id, into: &report)
+        }
+    }
+
+    /// The diagnostic a call's result must come with, if any.
+    private func expectedKind(of record: OperationRecord) -> GuardDiagnostic.Kind? {
+        switch (record.kind, record.outcome) {
+        case (.observe, .duplicate): return .duplicateObservation
+        case (.observe, .invalid), (.unobserve, .invalid), (.unobserveObject, .invalid): return .invalidArgument
+        case (.unobserve, .alreadyRemoved), (.unobserveObject, .alreadyRemoved): return .doubleRemoval
+        case (.unobserve, .notRegistered), (.unobserveObject, .notRegistered): return .removalOfUnregistered
+        default: return nil
+        }
+    }
+
+    private func check(_ record: OperationRecord, events: [DiagnosticRecord], into report: inout OracleReport) {
+        report.count(Self.rule)
+        let expected = expectedKind(of: record)
+        let describe = OperationDescription.of(record)
+        guard let expected else {
+            if let event = events.first {
+                report.add(.init(.diagnosticMismatch, "\(describe) reported \(record.outcome) but came with a \(event.kind) diagnostic"))
+            }
+            return
+        }
+        guard events.count == 1, let event = events.first else {
+            return report.add(.init(
+                .diagnosticMismatch,
+                "\(describe) reported \(record.outcome) with \(events.count) diagnostics instead of one \(expected)"))
+        }
+        var problems: [String] = []
+        if event.kind != expected { problems.append("kind \(event.kind) instead of \(expected)") }
+        if let expectedKeyPath = expectedKeyPath(of: record) {
+            if event.keyPath != expectedKeyPath {
+                problems.append("key path \(event.keyPath.map { "\"\($0)\"" } ?? "none") instead of \"\(expectedKeyPath)\"")
+            }
+        } else if record.kind == .unobserveObject, event.keyPath != nil {
+            problems.append("key path \"\(event.keyPath!)\" for a removal of a whole object")
+        } else if record.kind != .unobserveObject, event.keyPath == nil {
+            problems.append("no key path")
+        }
+        if expected == .invalidArgument, let reason = event.reason, !allowedReasons(for: record).contains(reason) {
+            problems.append("reason \(reason)")
+        } else if expected == .invalidArgument, event.reason == nil {
+            problems.append("no reason")
+        }
+        if !problems.isEmpty {
+            report.add(.init(.diagnosticMismatch, "the \(expected) diagnostic of \(describe) had " + problems.joined(separator: ", ")))
+        }
+    }
+
+    /// The key path a call's diagnostic names: the string key path, or a typed key path's name; `nil` where any
+    /// (a typed key path without a name is named as written) or none (a whole object) will do.
+    private func expectedKeyPath(of record: OperationRecord) -> String? {
+        guard record.kind != .unobserveObject else { return nil }
+        return record.key?.name
+    }
+
+    /// A controller whose observer is gone refuses every observe for that reason first; otherwise a key path that
+    /// cannot be observed is the reason.
+    private func allowedReasons(for record: OperationRecord) -> Set<GuardDiagnostic.InvalidArgument> {
+        if record.kind == .observe, index.observerMayBeGone(record.observer, before: record.ret) {
+            return [.observerDeallocated, .unobservableKeyPath]
+        }
+        return [.unobservableKeyPath]
+    }
+
+    private func checkRegistrationEvents(
+        _ events: [DiagnosticRecord], of registration: Int, into report: inout OracleReport
+    ) {
+        guard let window = index.windows[registration] else {
+            guard let first = events.first else { return }
+            return report.add(.init(
+                .diagnosticMismatch,
+                "\(events.count) \(first.kind) diagnostic(s) named call site \(registration), which made no registration"))
+        }
+        let observe = window.observe
+        let gone = events.filter { $0.kind == .observerDeallocated }
+        if !gone.isEmpty {
+            report.count("a notification for a gone observer is reported once")
+            if gone.count > 1 {
+                report.add(.init(.diagnosticMismatch, "\(OperationDescription.of(observe)) reported its gone observer \(gone.count) times"))
+            }
+            let first = gone.map(\.time).min()!
+            let mayBeGone =
+                index.observerMayBeGone(observe.observer, before: first)
+                || (history.observerDeinitTimes[observe.observer].map { $0 <= first } ?? false)
+            if !mayBeGone {
+                report.add(.init(.diagnosticMismatch, "\(OperationDescription.of(observe)) reported its observer gone while it lived"))
+            }
+        }
+        let unavailable = events.filter { $0.kind == .keyPathUnavailable }.count
+        guard unavailable > 0 || observe.key == .linkK0 else { return }
+        report.count("a broken chain is reported once per re-wiring")
+        let strangerLinks = (index.links[observe.object] ?? []).filter(HistoryIndex.linksStranger)
+        let possible = strangerLinks.filter { $0.call < window.tableSureEnd && $0.ret > window.mayStart }.count
+        let certain = strangerLinks.filter { $0.call > window.sureStart && $0.ret < window.mayEnd }.count
+        if observe.key != .linkK0 || unavailable < certain || unavailable > possible {
+            report.add(.init(
+                .diagnosticMismatch,
+                "\(OperationDescription.of(observe)) reported \(unavailable) broken chains, but its object's link was set to "
+                    + "an object without k0 \(certain) times for sure and \(possible) times possibly while it lived"))
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// The counts a controller gives (guard semantics): what `unobserveAll()` says it removed and what
+/// `registrationCount` answers must lie between the registrations surely in the controller's table throughout the
+/// call and those possibly in it at some instant of the call.
+struct RegistrationCountChecks {
+    let index: HistoryIndex
+
+    func run(into report: inout OracleReport) {
+        var windowsByController: [Int: [RegistrationWindow]] = [:]
+        var transientByController: [Int: [OperationRecord]] = [:]
+        for window in index.windows.values {
+            windowsByController[window.observe.controller, default: []].append(window)
+        }
+        // An observe that was refused after reserving its registration (the middle object changed meanwhile) was in
+        // the table for a moment.
+        for observe in index.observes.values where observe.outcome == .invalid && observe.key == .linkK0 {
+            transientByController[observe.controller, default: []].append(observe)
+        }
+        for record in index.operations.values {
+            let counted: Bool
+            switch record.kind {
+            case .unobserveAll: counted = record.answer >= 0
+            case .countRegistrations: counted = record.outcome == .answered
+            default: counted = false
+            }
+            guard counted else { continue }
+            report.count("registration counts within what was surely and possibly registered")
+            let windows = windowsByController[record.controller] ?? []
+            let excluded = record.kind == .unobserveAll ? record.id : Int.min
+            let surely = windows.filter { $0.surelyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
+            let possibly =
+                windows.filter { $0.possiblyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
+                + (transientByController[record.controller] ?? []).filter { $0.call <= record.ret && $0.ret > record.call }.count
+            if record.answer < surely || record.answer > possibly {
+                let what = record.kind == .unobserveAll ? "removed" : "counted"
+                report.add(.init(
+                    .nonLinearizable,
+                    "\(OperationDescription.of(record)) \(what) \(record.answer) registrations, but \(surely) were surely "
+                        + "and \(possibly) possibly registered during the call"))
+            }
+        }
+    }
+}

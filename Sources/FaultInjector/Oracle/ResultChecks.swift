@@ -1,0 +1,52 @@
+/// The results that valid arguments never produce, and the ones they must (guard semantics): observing a refused key
+/// (a weak or unowned property) or a Swift key path without a name is `.invalid`, so is unobserving such a key path;
+/// any other observe is `.invalid` only when the controller's observer may be gone, or (for `link.k0`) when the middle
+/// object may have lacked the leaf key; a removal's result is one of removed, already removed or not registered.
+struct ResultChecks {
+    let index: HistoryIndex
+
+    func run(into report: inout OracleReport) {
+        for record in index.operations.values {
+            switch record.kind {
+            case .observe: check(observe: record, into: &report)
+            case .unobserve, .unobserveObject: check(removal: record, into: &report)
+            default: continue
+            }
+        }
+    }
+
+    private func check(observe record: OperationRecord, into report: inout OracleReport) {
+        report.count("observe results valid arguments can give")
+        let refused = record.key == nil || record.key!.isRefused
+        switch record.outcome {
+        case .registered, .duplicate:
+            if refused {
+                report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome), but that key path cannot be observed"))
+            }
+        case .invalid:
+            if refused || index.observerMayBeGone(record.observer, before: record.ret) { return }
+            if record.key == .linkK0, index.mayLinkStranger(record.object, between: record.call, and: record.ret) { return }
+            report.add(.init(.unexpectedResult, "\(describe(record)) reported invalid"))
+        default:
+            report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))
+        }
+    }
+
+    private func check(removal record: OperationRecord, into report: inout OracleReport) {
+        report.count("unobserve results valid arguments can give")
+        let unnamed = record.kind == .unobserve && record.key == nil
+        let fine: Bool
+        switch record.outcome {
+        case .invalid: fine = unnamed
+        case .removed, .alreadyRemoved, .notRegistered: fine = !unnamed
+        default: fine = false
+        }
+        if !fine {
+            report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))
+        }
+    }
+
+    private func describe(_ record: OperationRecord) -> String {
+        OperationDescription.of(record)
+    }
+}
