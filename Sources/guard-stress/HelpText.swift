@@ -1,3 +1,6 @@
+import FaultInjector
+import Foundation
+
 /// guard-stress's help pages.
 enum HelpText {
     static let overview = """
@@ -29,15 +32,20 @@ enum HelpText {
           2  bad usage or a bad input file
         """
 
-    static let run = """
+    static var run: String {
+        """
         guard-stress run [options]
 
         Runs rounds of fresh scenarios (each drawn from the campaign seed) until the time or operation budget is
         used up. Each round: --queues Dispatch queues released together from a barrier, each performing its own
-        operation stream (observe, observe with .initial, unobserve, double unobserve, unobserve an object,
-        unobserve all, mutate, release observer / controller / object, and handler actions such as unobserving or
-        releasing the controller inside the callback) with injected yields, spins and sleeps; then the oracle checks
-        the recorded history. Every failing round is written to --out as a seed file.
+        operation stream (observe with a handler, with .initial, through the forwarding variant with a context, or
+        through a Swift key path; unobserve in each of those forms, double unobserve, unobserve an object, unobserve
+        all; set stored keys, set the middle object of link.k0 to another object, nil or an object without k0,
+        announce level by hand (sometimes around a to-many change), insert / remove / replace items with indexes;
+        query registrationCount, isObserving and observedKeyPaths; release observer / controller / object; and
+        handler actions such as unobserving, releasing the controller or adopting an object inside the callback) with
+        injected yields, spins and sleeps; then the oracle checks the recorded history (results, queries and counts,
+        diagnostics, every notification). Every failing round is written to --out as a seed file.
 
         With --runner controlled each round is one schedule: the workers run one at a time and switch only at
         schedule points, as the strategy decides. A deadlock is reported at once (naming each worker, its operation
@@ -49,6 +57,10 @@ enum HelpText {
 
         OPTIONS
           --seed N             campaign seed (decimal or 0x hex); default: random, printed
+          --profile NAME       the scenario shape (default mixed; the sizes below are the mixed profile's):
+        \(profileLines)
+          --mix NAME=W,...     the operation weights, replacing the profile's (operations not named get 0); the
+                               names: \(mixNames)
           --runner chaos|controlled
                                how rounds run (default chaos; see above)
           --strategy pct|random
@@ -62,7 +74,7 @@ enum HelpText {
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)
           --duration SECONDS   stop starting rounds after this long (default 50)
           --target guard|raw   system under test (default guard)
-          --objects N          shared objects per round (default 6; controlled: 3)
+          --objects N          shared objects per round (default 6; controlled: 3), up to 16384
           --controllers N      shared controllers per round (default 8; controlled: 3)
           --out DIR            where seed files of failing rounds go (default ./stress-seeds)
           --max-seed-files N   write at most N seed files (default 10), plus one for each failure signature not
@@ -72,6 +84,7 @@ enum HelpText {
           --stop-at-first-failure
                                end the campaign at the first failing round
         """
+    }
 
     static let replay = """
         guard-stress replay FILE [--runs K] [--target NAME]
@@ -125,6 +138,31 @@ enum HelpText {
 
         Exits 0 after measuring, 1 if the harness group's oracle was violated, 2 for bad usage.
         """
+
+    /// One line per profile, indented for the option list.
+    private static var profileLines: String {
+        ScenarioProfile.allCases.map { profile in
+            "                         " + profile.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + profile.summary
+        }.joined(separator: "\n")
+    }
+
+    /// The operation names `--mix` takes, wrapped for the option list.
+    private static var mixNames: String {
+        var lines: [String] = []
+        var line = ""
+        for name in OperationKind.allCases.map(\.rawValue) {
+            let addition = (line.isEmpty ? "" : ", ") + name
+            if line.count + addition.count > 110 - 31, !line.isEmpty {
+                lines.append(line + ",")
+                line = name
+            } else {
+                line += addition
+            }
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n" + String(repeating: " ", count: 23))
+    }
 
     static func topic(_ name: String) -> String? {
         switch name {

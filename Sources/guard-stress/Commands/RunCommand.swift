@@ -9,7 +9,7 @@ enum RunCommand {
             words,
             options: [
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
-                "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps",
+                "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps", "--profile", "--mix",
             ],
             flags: ["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"])
         if arguments.has("--help") || arguments.has("-h") {
@@ -21,16 +21,25 @@ enum RunCommand {
         }
         var settings = Campaign.Settings()
         settings.runner = try runnerChoice(arguments)
+        let profile = try self.profile(arguments)
+        settings.scenario = profile.configuration(controlled: settings.runner != .chaos)
         if settings.runner != .chaos {
-            settings.scenario = .controlledDefault
             // Schedules recorded under random per-process hashing would not replay in another process.
             DeterministicHashing.ensure()
+        }
+        if let mix = arguments.string("--mix") {
+            do {
+                settings.scenario.mix = try OperationMix(parsing: mix)
+            } catch {
+                throw UsageError("--mix: \(error)")
+            }
         }
         settings.seed = try arguments.seed("--seed") ?? UInt64.random(in: 0...UInt64.max)
         settings.scenario.workers = try arguments.integer("--queues", in: 1...4_096) ?? settings.scenario.workers
         settings.scenario.operationsPerWorker =
             try arguments.integer("--ops-per-queue", in: 1...10_000_000) ?? settings.scenario.operationsPerWorker
-        settings.scenario.objects = try arguments.integer("--objects", in: 1...1_024) ?? settings.scenario.objects
+        settings.scenario.objects =
+            try arguments.integer("--objects", in: 1...ScenarioConfiguration.objectLimit) ?? settings.scenario.objects
         settings.scenario.controllers = try arguments.integer("--controllers", in: 1...1_024) ?? settings.scenario.controllers
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
@@ -51,7 +60,7 @@ enum RunCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let runnerText = settings.runner.controlledSettings.map { "controlled runner (\($0.strategy))" } ?? "chaos runner"
         Terminal.printError(
-            "guard-stress: target \(settings.target), seed \(settings.seed), \(runnerText), "
+            "guard-stress: target \(settings.target), seed \(settings.seed), profile \(profile.rawValue), \(runnerText), "
                 + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? ""))
         let summary = Campaign(settings: settings).run { progress in
@@ -74,6 +83,16 @@ enum RunCommand {
             print(SummaryPrinter.rawComparison(raw))
         }
         return summary.passed ? .passed : .violated
+    }
+
+    /// `--profile`: a named scenario shape (``ScenarioProfile``); `mixed` by default.
+    private static func profile(_ arguments: ParsedArguments) throws -> ScenarioProfile {
+        guard let name = arguments.string("--profile") else { return .mixed }
+        guard let profile = ScenarioProfile(rawValue: name) else {
+            throw UsageError(
+                "--profile must be one of \(ScenarioProfile.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'")
+        }
+        return profile
     }
 
     /// `--runner`, `--strategy`, `--depth`, `--max-steps`: the runner, with every option checked against it.
