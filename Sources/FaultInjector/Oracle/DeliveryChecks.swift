@@ -163,7 +163,10 @@ struct DeliveryChecks {
                 report.add(.init(.duplicateDelivery, "\(describe(observe)) heard about \(describe(change)) \(count.changes) times (\(count.priors) prior)"))
             }
             if observe.options.contains(.prior), count.changes > 0 {
-                if count.priors == 0 {
+                // A change that began while the registration was still being made may be heard without its prior
+                // notification (the registration joined between the two).
+                let surelyRegistered = change.call > (index.windows[observe.id]?.sureStart ?? .max)
+                if count.priors == 0, surelyRegistered {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
                 } else if count.firstPriorSequence > count.firstChangeSequence {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change"))

@@ -5,7 +5,9 @@ import GuardCore
 /// per `.notRegistered`, one `invalidArgument` per `.invalid` (with a reason that fits), none for anything else, each
 /// naming the call's key path and call site. A notification dropped for a gone observer is reported at most once per
 /// registration, and only once the observer may be gone; a chain that stops making sense (`keyPathUnavailable`) is
-/// reported once each time a registration of `link.k0` is re-wired onto an object without the leaf key.
+/// reported once each time a registration of `link.k0` is re-wired onto an object without the leaf key (so at least
+/// once per such link made while it surely lived, and at most once per such link made while it possibly lived, plus
+/// once for its own first wiring).
 struct DiagnosticChecks {
     let index: HistoryIndex
     let history: History
@@ -129,7 +131,11 @@ struct DiagnosticChecks {
         guard unavailable > 0 || observe.key == .linkK0 else { return }
         report.count("a broken chain is reported once per re-wiring")
         let strangerLinks = (index.links[observe.object] ?? []).filter(HistoryIndex.linksStranger)
-        let possible = strangerLinks.filter { $0.call < window.tableSureEnd && $0.ret > window.mayStart }.count
+        // Every link to an object without k0 while it lived can re-wire it once; the observe's own first wiring can
+        // read such an object once more if one was linked during the observe.
+        let duringObserve = strangerLinks.contains { $0.call < observe.ret && $0.ret > observe.call }
+        let possible =
+            strangerLinks.filter { $0.call < window.tableSureEnd && $0.ret > window.mayStart }.count + (duringObserve ? 1 : 0)
         let certain = strangerLinks.filter { $0.call > window.sureStart && $0.ret < window.mayEnd }.count
         if observe.key != .linkK0 || unavailable < certain || unavailable > possible {
             report.add(.init(

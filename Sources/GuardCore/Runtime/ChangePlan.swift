@@ -133,11 +133,24 @@ struct ChangePlan {
     private func lateJoiners() -> [Entry] {
         guard table.insertionCount != epoch else { return [] }
         return table.targets(forChangeOf: key).targets.compactMap { target in
-            let joined = target.observances.filter { $0.isGuarded && $0.insertionEpoch > epoch }
+            let joined = target.observances.filter { $0.joinsChangesUnderWay && $0.insertionEpoch > epoch }
             if joined.isEmpty { return nil }
             return Self.entry(
                 for: ObservationTable.Target(keyPath: target.keyPath, observances: joined), key: key, kind: kind,
                 indexes: indexes)
+        }
+    }
+
+    /// After a change of `key` that began with nobody to notify (so it has no plan): re-wires every dotted observance
+    /// inserted since insertion count `epoch` that `key` triggers. Such an observance may have wired itself to the
+    /// object at its first key before the change stored a new one, and nothing else would move it; this puts it on
+    /// the object there now (its notification for this change is not due: it joined during it).
+    static func rewireDottedJoiners(of object: KVOObject, changeOf key: String, insertedAfter epoch: UInt64) {
+        guard let table = object.existingTable, table.insertionCount != epoch else { return }
+        for target in table.targets(forChangeOf: key).targets {
+            for observance in target.observances where observance.isDotted && observance.insertionEpoch > epoch {
+                KeyPathForwarder.rewire(observance, of: object)
+            }
         }
     }
 

@@ -4,11 +4,23 @@
 /// the *key path* `account.balance` to `summary`'s observers. One relay per object and affecting key path observes
 /// `account.balance` (with `.prior`, so it follows `account` and every account it is re-wired to) and turns each
 /// prior / change pair into a `willChange` / `didChange` of `account.balance` on the object, which notifies every
-/// key path that depends on it, once. The table starts a relay when the first dependent key path is registered and
-/// stops it when the last one goes.
+/// key path that depends on it, once. The table starts a relay when a dependent key path is registered and none is
+/// installed (several registering threads may each start one; the table installs one and the others are dropped),
+/// and stops it when the last dependent goes.
+///
+/// Only the installed relay begins changes (a candidate that lost, or one already stopped, stays silent), and a relay
+/// never joins a change already under way when it was registered: it reads the dependent values itself, and a change
+/// whose new value is stored has no old value left to read.
 final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
     private weak var root: KVOObject?
     private let affectingKeyPath: String
+    private let installed = AtomicCell()
+
+    /// Whether this is the relay its table keeps for its key path (set under the table's lock).
+    var isInstalled: Bool {
+        get { installed.word.load(ordering: .acquiring) != 0 }
+        set { installed.word.store(newValue ? 1 : 0, ordering: .releasing) }
+    }
 
     private init(root: KVOObject, affectingKeyPath: String) {
         self.root = root
@@ -22,7 +34,7 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
         guard
             let registration = root.register(
                 relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
-                isGuarded: true)
+                isGuarded: true, joinsChangesUnderWay: false)
         else { return }
         if !table.installRelay(registration, keeping: relay, for: affectingKeyPath) {
             root.unregister(registration)
@@ -34,8 +46,11 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
     ) {
         guard let root else { return }
         if change.isPrior {
+            guard isInstalled else { return }
             ManualChanges.willChange(object: root, key: affectingKeyPath, kind: .setting, indexes: nil)
         } else {
+            // Not gated: it ends the change this relay began on this thread, if any, even if the relay was stopped
+            // meanwhile (an unmatched end is ignored).
             ManualChanges.didChange(object: root, key: affectingKeyPath, reportsUnpaired: false)
         }
     }

@@ -56,10 +56,11 @@ extension KVOObject {
     ///
     /// `dropsWithObject` and `isGuarded` are the two independent properties of ``Observance`` (see there): the
     /// guard's registrations are guarded, and drop with their object when it is held weakly; forwarders always drop
-    /// with their object and are guarded when their root registration is.
+    /// with their object and are guarded when their root registration is. `joinsChangesUnderWay` (see
+    /// ``Observance/joinsChangesUnderWay``) defaults to `isGuarded`.
     func register(
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
-        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
     ) -> Observance? {
         guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(KeyPathSyntax.firstKey(of: keyPath)) else {
             if !isGuarded {
@@ -78,7 +79,7 @@ extension KVOObject {
         SchedulePoints.reach(.runtimeBeforeInsert)
         let observance = Observance(
             observer: observer, keyPath: keyPath, options: options, context: context, dropsWithObject: dropsWithObject,
-            isGuarded: isGuarded)
+            isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay ?? isGuarded)
         let triggers = ObservedClassInfo.triggerKeys(for: keyPath, of: type(of: self))
         let table = self.table
         let relaysNeeded = table.insert(observance, triggers: triggers, publishingTo: self)

@@ -63,7 +63,8 @@ final class KeyPathForwarder: KeyValueObserver, ObservanceEventListener, @unchec
             let candidate = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
             if let registration = newTarget.register(
                 candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial), context: nil,
-                dropsWithObject: true, isGuarded: observance.isGuarded)
+                dropsWithObject: true, isGuarded: observance.isGuarded,
+                joinsChangesUnderWay: observance.joinsChangesUnderWay)
             {
                 candidate.targetObservance = registration
                 forwarder = candidate

@@ -11,6 +11,9 @@ enum ManualChanges {
         weak var object: KVOObject?
         let key: String
         var plan: ChangePlan?
+        /// Without a plan (nobody to notify when the change began): the table's insertion count before it began, so
+        /// its end can re-wire dotted observances inserted meanwhile.
+        let epochWithoutPlan: UInt64
     }
 
     private final class ThreadState {
@@ -31,11 +34,12 @@ enum ManualChanges {
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
     static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+        let epoch = object.existingTable?.insertionCount ?? 0
         var plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
-        state.pending.append(Pending(object: object, key: key, plan: plan))
+        state.pending.append(Pending(object: object, key: key, plan: plan, epochWithoutPlan: epoch))
     }
 
     /// Ends the most recent pending change of `key` on this thread. Without one, reports
@@ -50,7 +54,11 @@ enum ManualChanges {
             return
         }
         var pending = state.pending.remove(at: index)
-        pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
+        if pending.plan != nil {
+            pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
+        } else {
+            ChangePlan.rewireDottedJoiners(of: object, changeOf: key, insertedAfter: pending.epochWithoutPlan)
+        }
     }
 
     /// How many changes this thread has begun and not ended (for tests).

@@ -29,6 +29,11 @@ final class Observance: @unchecked Sendable {
     /// was already under way when it was inserted (see ``ChangePlan``). `false` for the application's own
     /// `addObserver`, which behaves exactly like Foundation, failure modes included.
     let isGuarded: Bool
+    /// Whether a change that was already under way when the observance was inserted still reaches it (see
+    /// ``ChangePlan``): the guard's registrations and their forwarders do; the application's own observances do not
+    /// (Foundation's behaviour), and neither do a dependent key's relays, which read the dependent values themselves
+    /// and so cannot take part in a change that already stored its new value.
+    let joinsChangesUnderWay: Bool
     /// Whether the key path has more than one key (computed once: deliveries ask for every change).
     let isDotted: Bool
     /// The table's insertion count when this observance was inserted: a change whose plan began earlier did not see
@@ -39,7 +44,7 @@ final class Observance: @unchecked Sendable {
 
     init(
         observer: any KeyValueObserver, keyPath: String, options: KeyValueObservingOptions,
-        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool
     ) {
         self.observer = observer
         self.observerType = type(of: observer)
@@ -50,6 +55,7 @@ final class Observance: @unchecked Sendable {
         self.context = context
         self.dropsWithObject = dropsWithObject
         self.isGuarded = isGuarded
+        self.joinsChangesUnderWay = joinsChangesUnderWay
         active.store(1, ordering: .relaxed)
     }
 

@@ -56,13 +56,9 @@ final class ObservationTable: @unchecked Sendable {
     func insert(_ observance: Observance, triggers: [String], publishingTo object: KVOObject) -> [String] {
         lock.withLock {
             let keyPath = observance.keyPath
-            var relaysNeeded: [String] = []
             if observancesByKeyPath[keyPath] == nil {
                 triggersByKeyPath[keyPath] = triggers
                 for trigger in triggers {
-                    if KeyPathSyntax.isDotted(trigger), announcedKeyPaths[trigger] == nil, relays[trigger] == nil {
-                        relaysNeeded.append(trigger)
-                    }
                     if trigger == keyPath {
                         announcedKeyPaths[trigger, default: []].insert(keyPath, at: 0)
                     } else {
@@ -78,7 +74,9 @@ final class ObservationTable: @unchecked Sendable {
             count += 1
             targetsByChangedKey.removeAll(keepingCapacity: true)
             object.publish(mask: mask())
-            return relaysNeeded
+            // Every registration that depends on a dotted key path makes sure a relay is installed before it returns
+            // (another thread's relay may still be on its way).
+            return (triggersByKeyPath[keyPath] ?? []).filter { KeyPathSyntax.isDotted($0) && relays[$0] == nil }
         }
     }
 
@@ -89,6 +87,7 @@ final class ObservationTable: @unchecked Sendable {
         lock.withLock {
             guard announcedKeyPaths[keyPath] != nil, relays[keyPath] == nil else { return false }
             relays[keyPath] = (registration, relay)
+            relay.isInstalled = true
             return true
         }
     }
@@ -156,6 +155,7 @@ final class ObservationTable: @unchecked Sendable {
             announcedKeyPaths = [:]
             triggersByKeyPath = [:]
             targetsByChangedKey = [:]
+            for relay in relays.values { relay.relay.isInstalled = false }
             relays = [:]
             count = 0
             return all
@@ -241,7 +241,10 @@ final class ObservationTable: @unchecked Sendable {
             announcedKeyPaths[trigger]?.removeAll { $0 == keyPath }
             if announcedKeyPaths[trigger]?.isEmpty == true {
                 announcedKeyPaths[trigger] = nil
-                if let relay = relays.removeValue(forKey: trigger) { unused.append(relay.registration) }
+                if let relay = relays.removeValue(forKey: trigger) {
+                    relay.relay.isInstalled = false
+                    unused.append(relay.registration)
+                }
             }
         }
         return unused

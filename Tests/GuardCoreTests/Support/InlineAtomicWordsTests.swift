@@ -15,7 +15,8 @@ final class InlineAtomicWordsTests: XCTestCase {
     func testObservanceKeepsItsAtomicWordFirst() {
         let observer = LayoutProbeObserver()
         let observance = Observance(
-            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, isGuarded: false)
+            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, isGuarded: false,
+            joinsChangesUnderWay: false)
         assertLeadingWords(["activeWord", "rewireGenerationWord"], of: Observance.self, instance: observance)
     }
 

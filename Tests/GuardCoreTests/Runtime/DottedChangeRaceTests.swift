@@ -1,0 +1,113 @@
+import Foundation
+import XCTest
+
+@testable import GuardCore
+
+/// Races between changes of a dotted key path's middle object (or leaf) and registrations made while the change is
+/// under way, found by `guard-stress` once its scenarios observed `link.k0` and `linked` (which depends on it).
+final class DottedChangeRaceTests: XCTestCase {
+    // MARK: A registration made while nobody observed the middle key
+
+    /// The middle key's change begins while nobody observes it (so it announces nothing), a dotted registration is
+    /// made, then the new middle object is stored and the change ends. The registration read the old (nil) middle
+    /// object while wiring itself; the end of the change must re-wire it, or the chain stays on nothing and every
+    /// later change of the leaf is lost.
+    func testARegistrationMadeDuringAnUnannouncedChangeOfItsMiddleFollowsTheNewMiddle() {
+        let root = StepwiseRoot()
+        let node = ChainNode()
+        let observer = Recorder()
+        assertNoMisuse {
+            root.willChangeValue(forKey: "middle")
+            root.addObserver(observer, forKeyPath: "middle.leaf", options: [.new])
+            root.store(node)
+            root.didChangeValue(forKey: "middle")
+        }
+        observer.reset()
+        node.leaf = 5
+        XCTAssertEqual(observer.notes, [Note("middle.leaf", new: "5")], "the chain follows the new middle object")
+        root.removeObserver(observer, forKeyPath: "middle.leaf")
+        XCTAssertEqual(node.observationCount, 0, "the forwarder left with the registration")
+    }
+
+    /// The same through the guard.
+    func testAGuardRegistrationMadeDuringAnUnannouncedChangeOfItsMiddleFollowsTheNewMiddle() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeController(for: observer)
+        let root = StepwiseRoot()
+        let node = ChainNode()
+        let log = HandlerLog()
+        assertNoMisuse {
+            root.willChangeValue(forKey: "middle")
+            XCTAssertEqual(
+                controller.observe(root, keyPath: "middle.leaf", options: [.new], handler: log.recording("h")), .registered)
+            root.store(node)
+            root.didChangeValue(forKey: "middle")
+            node.leaf = 7
+        }
+        XCTAssertEqual(log.all.last?.new, 7, "the leaf change after the middle change is delivered: \(log.all)")
+        XCTAssertEqual(sink.total, 0)
+    }
+
+    // MARK: A dependent key's relay that joins while a change is under way
+
+    /// A change of the leaf is under way (its prior notifications are sent, the store is not done) when the first
+    /// registration of a key that depends on the dotted key path is made, which starts the relay that announces it.
+    /// The relay must not join that change late: it would announce the dependent key's "old" value after the store,
+    /// so the notification would carry the new value as the old one.
+    func testADependentKeyNeverReportsTheNewValueAsTheOld() {
+        let observer = GuardTestObserver()
+        let (_, controller) = makeController(for: observer)
+        let root = StepwiseRoot()
+        let node = ChainNode()
+        root.store(node)
+        node.leaf = 1
+        let other = Recorder()
+        node.addObserver(other, forKeyPath: "leaf")  // so the set takes the announcing path
+        defer { node.removeObserver(other, forKeyPath: "leaf") }
+        let pause = SchedulePause(at: .runtimeBeforeStore)
+        defer { pause.uninstall() }
+        let done = pause.runOnPausedThread(label: "leaf-setter") { node.leaf = 2 }
+        let log = HandlerLog()
+        XCTAssertEqual(
+            controller.observe(root, keyPath: "leafCopy", options: [.old, .new, .prior], handler: log.recording("h")),
+            .registered)
+        pause.resume()
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        for call in log.all {
+            XCTAssertNotEqual(call.old, 2, "the change under way reported its new value as the old one: \(log.all)")
+        }
+        node.leaf = 3
+        let last = log.all.filter { !$0.isPrior }.last
+        XCTAssertEqual(last?.old, 2, "\(log.all)")
+        XCTAssertEqual(last?.new, 3, "\(log.all)")
+    }
+}
+
+/// A root whose middle object is stored behind a lock and announced by hand, one step at a time, so a test can make
+/// a registration between the `willChangeValue`, the store and the `didChangeValue`. `leafCopy` depends on the dotted
+/// key path `middle.leaf`.
+private final class StepwiseRoot: KVOObject, @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedMiddle: ChainNode?
+
+    override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        key == "middle" ? false : super.automaticallyNotifiesObservers(forKey: key)
+    }
+
+    override class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
+        key == "leafCopy" ? ["middle.leaf"] : super.keyPathsForValuesAffectingValue(forKey: key)
+    }
+
+    override func value(forKey key: String) -> Any? {
+        switch key {
+        case "middle": return lock.withLock { storedMiddle }
+        case "leafCopy": return lock.withLock { storedMiddle }?.leaf
+        default: return super.value(forKey: key)
+        }
+    }
+
+    /// Stores a new middle object without announcing it.
+    func store(_ middle: ChainNode?) {
+        lock.withLock { storedMiddle = middle }
+    }
+}
