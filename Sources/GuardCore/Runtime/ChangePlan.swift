@@ -100,12 +100,10 @@ struct ChangePlan {
                 KeyPathForwarder.rewire(observance, of: object)
             }
         }
+        // Every dotted observance inserted meanwhile may have wired itself before the store: re-wire it, whether or
+        // not it hears about this change.
+        Self.rewireDottedJoiners(of: object, changeOf: key, insertedAfter: epoch)
         let lateJoiners = self.lateJoiners()
-        for late in lateJoiners {
-            for observance in late.observances where observance.isDotted {
-                KeyPathForwarder.rewire(observance, of: object)
-            }
-        }
         let ownEntryWantsNew = entries.contains { $0.isOwnKey && $0.wantsNew }
         let ownNewValue =
             ownEntryWantsNew || !lateJoiners.isEmpty
@@ -141,10 +139,10 @@ struct ChangePlan {
         }
     }
 
-    /// After a change of `key` that began with nobody to notify (so it has no plan): re-wires every dotted observance
-    /// inserted since insertion count `epoch` that `key` triggers. Such an observance may have wired itself to the
-    /// object at its first key before the change stored a new one, and nothing else would move it; this puts it on
-    /// the object there now (its notification for this change is not due: it joined during it).
+    /// After a change of `key`: re-wires every dotted observance inserted since insertion count `epoch` (when the
+    /// change began) that `key` triggers, whether or not it hears about this change. Such an observance may have wired
+    /// itself to the object at its first key before the change stored a new one, and nothing else would move it;
+    /// this puts it on the object there now. Also used for a change that began with nobody to notify (no plan).
     static func rewireDottedJoiners(of object: KVOObject, changeOf key: String, insertedAfter epoch: UInt64) {
         guard let table = object.existingTable, table.insertionCount != epoch else { return }
         for target in table.targets(forChangeOf: key).targets {

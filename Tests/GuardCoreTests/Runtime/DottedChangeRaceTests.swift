@@ -48,6 +48,33 @@ final class DottedChangeRaceTests: XCTestCase {
         XCTAssertEqual(sink.total, 0)
     }
 
+    /// The same for a dependent key's relay started while an announced change of the middle key is under way: the
+    /// relay does not hear that change (it never joins one under way), but it must still move to the new middle
+    /// object, or the dependent key hears the old middle object's leaf and never the new one's.
+    func testARelayStartedDuringAnAnnouncedChangeOfItsMiddleFollowsTheNewMiddle() {
+        let observer = GuardTestObserver()
+        let (_, controller) = makeController(for: observer)
+        let root = StepwiseRoot()
+        let old = ChainNode()
+        let node = ChainNode()
+        root.store(old)
+        let middleWatcher = Recorder()
+        root.addObserver(middleWatcher, forKeyPath: "middle")  // so the change of the middle key is announced
+        defer { root.removeObserver(middleWatcher, forKeyPath: "middle") }
+        let log = HandlerLog()
+        assertNoMisuse {
+            root.willChangeValue(forKey: "middle")
+            XCTAssertEqual(
+                controller.observe(root, keyPath: "leafCopy", options: [.new], handler: log.recording("h")), .registered)
+            root.store(node)
+            root.didChangeValue(forKey: "middle")
+            old.leaf = 1
+            node.leaf = 2
+        }
+        XCTAssertEqual(log.all.map(\.new), [2], "only the new middle object's leaf is heard: \(log.all)")
+        XCTAssertEqual(old.observationCount, 0, "nothing is left on the old middle object")
+    }
+
     // MARK: A dependent key's relay that joins while a change is under way
 
     /// A change of the leaf is under way (its prior notifications are sent, the store is not done) when the first
