@@ -14,12 +14,18 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
-    /// reporting a runtime misuse, when ``canObserve(_:forKeyPath:)`` says no.
+    /// reporting a runtime misuse, when the object is not a ``KVOObject`` or does not know the key path's first key.
+    /// A dotted key path whose chain stopped making sense after ``canObserve(_:forKeyPath:)`` said yes (its middle
+    /// object was replaced meanwhile) is registered all the same: like any registration whose chain breaks, it reads
+    /// as `nil` and reports ``ObservationReceiver/observedKeyPathBecameUnavailable()`` until the chain is whole again.
+    /// (The guard has already reserved the registration, and other callers may have been told it exists.)
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
-        guard canObserve(object, forKeyPath: keyPath), let object = object as? KVOObject else { return nil }
+        guard let object = object as? KVOObject, KeyPathSyntax.isWellFormed(keyPath),
+            object.isKnownKey(KeyPathSyntax.firstKey(of: keyPath))
+        else { return nil }
         let bridge = RuntimeObserverBridge(receiver: receiver)
         guard
             let observance = object.register(

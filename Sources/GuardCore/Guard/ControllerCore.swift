@@ -90,9 +90,9 @@ final class ControllerCore: @unchecked Sendable {
                 registration.state.set(.removed)
             }
         } else {
-            // Rare: the key path stopped being observable between the check and the add (a dotted path's middle
-            // object was replaced meanwhile). If another thread already removed the reserved registration, this
-            // observe happened (and ended); otherwise it never did.
+            // A backend that refuses after `canObserve` said yes (GuardCore's runtime backend never does: a dotted
+            // path whose chain broke meanwhile is registered and reads as nil). If another thread already removed the
+            // reserved registration, this observe happened (and ended); otherwise it never did.
             let (wasCancelled, dropped) = lock.withLock { () -> (Bool, GuardRegistration?) in
                 let wasCancelled = registration.state.value == .cancelled
                 registration.state.set(.removed)

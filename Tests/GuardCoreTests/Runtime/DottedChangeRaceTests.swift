@@ -75,6 +75,40 @@ final class DottedChangeRaceTests: XCTestCase {
         XCTAssertEqual(old.observationCount, 0, "nothing is left on the old middle object")
     }
 
+    // MARK: A chain that breaks while the guard registers
+
+    /// The guard checks a dotted key path, reserves the registration (so a concurrent observe of the same key path is
+    /// a duplicate), and only then registers with the runtime. If the middle object is replaced by one without the leaf
+    /// key in between, the registration must still be made (its chain reads as nil, like any registration whose chain
+    /// breaks later), not refused: a concurrent caller was already told it exists.
+    func testAChainThatBreaksWhileRegisteringStillRegisters() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeController(for: observer)
+        let root = ChainRoot()
+        root.middle = ChainNode()
+        let pause = SchedulePause(at: .guardBeforeRegister)
+        defer { pause.uninstall() }
+        let first = LockedBox<ObserveResult?>(nil)
+        let done = pause.runOnPausedThread(label: "observer") {
+            first.value = controller.observe(root, keyPath: "middle.leaf", options: [.new]) { _, _, _ in }
+        }
+        assertNoMisuse {
+            XCTAssertEqual(
+                controller.observe(root, keyPath: "middle.leaf") { _, _, _ in }, .duplicate,
+                "the reserved registration is visible")
+            root.middle = ChainStranger()
+        }
+        pause.resume()
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(first.value, .registered, "a registration another caller saw was made")
+        XCTAssertEqual(controller.observedKeyPaths(of: root), ["middle.leaf"])
+        XCTAssertEqual(sink.events.map(\.kind), [.duplicateObservation, .keyPathUnavailable])
+        let node = ChainNode()
+        root.middle = node
+        XCTAssertEqual(node.observationCount, 1, "the chain follows a middle object with the leaf again")
+        XCTAssertEqual(controller.unobserve(root, keyPath: "middle.leaf"), .removed)
+    }
+
     // MARK: A dependent key's relay that joins while a change is under way
 
     /// A change of the leaf is under way (its prior notifications are sent, the store is not done) when the first
