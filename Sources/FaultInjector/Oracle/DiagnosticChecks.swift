@@ -54,17 +54,19 @@ struct DiagnosticChecks {
     private func check(_ record: OperationRecord, events: [DiagnosticRecord], into report: inout OracleReport) {
         report.count(Self.rule)
         let expected = expectedKind(of: record)
-        let describe = OperationDescription.of(record)
         guard let expected else {
             if let event = events.first {
-                report.add(.init(.diagnosticMismatch, "\(describe) reported \(record.outcome) but came with a \(event.kind) diagnostic"))
+                report.add(.init(
+                    .diagnosticMismatch,
+                    "\(OperationDescription.of(record)) reported \(record.outcome) but came with a \(event.kind) diagnostic"))
             }
             return
         }
+        let describe = { OperationDescription.of(record) }
         guard events.count == 1, let event = events.first else {
             return report.add(.init(
                 .diagnosticMismatch,
-                "\(describe) reported \(record.outcome) with \(events.count) diagnostics instead of one \(expected)"))
+                "\(describe()) reported \(record.outcome) with \(events.count) diagnostics instead of one \(expected)"))
         }
         var problems: [String] = []
         if event.kind != expected { problems.append("kind \(event.kind) instead of \(expected)") }
@@ -83,7 +85,7 @@ struct DiagnosticChecks {
             problems.append("no reason")
         }
         if !problems.isEmpty {
-            report.add(.init(.diagnosticMismatch, "the \(expected) diagnostic of \(describe) had " + problems.joined(separator: ", ")))
+            report.add(.init(.diagnosticMismatch, "the \(expected) diagnostic of \(describe()) had " + problems.joined(separator: ", ")))
         }
     }
 

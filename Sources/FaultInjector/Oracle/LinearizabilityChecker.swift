@@ -100,18 +100,15 @@ struct LinearizabilityChecker {
         let call: UInt64
         let ret: UInt64
         let effect: Effect
-        /// Built only when a verdict names the call (most calls are never named).
-        private let describe: () -> String
+        /// How a violation message names the call; `nil` to have ``check(_:describing:)`` describe it only if needed.
+        let label: String?
 
-        init(call: UInt64, ret: UInt64, effect: Effect, label: @autoclosure @escaping () -> String) {
+        init(call: UInt64, ret: UInt64, effect: Effect, label: String? = nil) {
             self.call = call
             self.ret = ret
             self.effect = effect
-            self.describe = label
+            self.label = label
         }
-
-        /// How a violation message names the call.
-        var label: String { describe() }
     }
 
     enum Verdict: Equatable {
@@ -130,7 +127,9 @@ struct LinearizabilityChecker {
         var placed: PendingCallSet
     }
 
-    func check(_ calls: [Call]) -> Verdict {
+    /// Checks `calls`; a violation names the call with its label, or (for a call without one) with what `describe`
+    /// says about its index (only built when a verdict names it: most calls never are).
+    func check(_ calls: [Call], describing describe: (Int) -> String = { "call \($0)" }) -> Verdict {
         // Events in time order; at equal times calls come first (the more permissive reading).
         var events: [(time: UInt64, isReturn: Bool, call: Int)] = []
         events.reserveCapacity(calls.count * 2)
@@ -140,9 +139,10 @@ struct LinearizabilityChecker {
         }
         events.sort { ($0.time, $0.isReturn ? 1 : 0) < ($1.time, $1.isReturn ? 1 : 0) }
 
-        var configurations: Set<Configuration> = [Configuration(state: 0, placed: PendingCallSet())]
-        var bitOfCall: [Int: Int] = [:]
-        var callOfBit: [Int: Int] = [:]
+        var configurations: [Configuration] = [Configuration(state: 0, placed: PendingCallSet())]
+        var bitOfCall = [Int](repeating: -1, count: calls.count)
+        /// The pending calls as (bit, call index).
+        var pending: [(bit: Int, call: Int)] = []
         var freeBits = Array((0..<128).reversed())
         var steps = 0
 
@@ -150,33 +150,44 @@ struct LinearizabilityChecker {
             if !event.isReturn {
                 guard let bit = freeBits.popLast() else { return .inconclusive }
                 bitOfCall[event.call] = bit
-                callOfBit[bit] = event.call
+                pending.append((bit, event.call))
                 continue
             }
-            let bit = bitOfCall.removeValue(forKey: event.call)!
-            var next: Set<Configuration> = []
-            for start in configurations {
-                var stack = [start]
-                var seen: Set<Configuration> = [start]
-                while let configuration = stack.popLast() {
-                    if configuration.placed.contains(bit) {
-                        next.insert(Configuration(state: configuration.state, placed: configuration.placed.removing(bit)))
-                        continue
-                    }
-                    for (pendingBit, pendingCall) in callOfBit where !configuration.placed.contains(pendingBit) {
-                        steps += 1
-                        if steps > budget { return .inconclusive }
-                        guard let state = calls[pendingCall].effect.apply(to: configuration.state) else { continue }
-                        let placed = Configuration(
-                            state: state, placed: configuration.placed.inserting(pendingBit))
-                        if seen.insert(placed).inserted { stack.append(placed) }
+            let bit = bitOfCall[event.call]
+            var next: [Configuration]
+            if pending.count == 1, configurations.count == 1, !configurations[0].placed.contains(bit) {
+                // The common sequential case: nothing else is pending, so the call takes effect now or never.
+                steps += 1
+                next = calls[event.call].effect.apply(to: configurations[0].state).map {
+                    [Configuration(state: $0, placed: configurations[0].placed)]
+                } ?? []
+            } else {
+                var reached: Set<Configuration> = []
+                for start in configurations {
+                    var stack = [start]
+                    var seen: Set<Configuration> = [start]
+                    while let configuration = stack.popLast() {
+                        if configuration.placed.contains(bit) {
+                            reached.insert(
+                                Configuration(state: configuration.state, placed: configuration.placed.removing(bit)))
+                            continue
+                        }
+                        for (pendingBit, pendingCall) in pending where !configuration.placed.contains(pendingBit) {
+                            steps += 1
+                            if steps > budget { return .inconclusive }
+                            guard let state = calls[pendingCall].effect.apply(to: configuration.state) else { continue }
+                            let placed = Configuration(state: state, placed: configuration.placed.inserting(pendingBit))
+                            if seen.insert(placed).inserted { stack.append(placed) }
+                        }
                     }
                 }
+                next = Array(reached)
             }
-            callOfBit[bit] = nil
+            pending.removeAll { $0.bit == bit }
             freeBits.append(bit)
             if next.isEmpty {
-                return .violated("no order of the calls explains \(calls[event.call].label)")
+                let label = calls[event.call].label ?? describe(event.call)
+                return .violated("no order of the calls explains \(label)")
             }
             configurations = next
         }

@@ -5,20 +5,30 @@ struct LinearizabilityChecks {
     let index: HistoryIndex
 
     func run(into report: inout OracleReport) {
+        var records: [HistoryIndex.Pair: [OperationRecord]] = [:]
         var calls: [HistoryIndex.Pair: [LinearizabilityChecker.Call]] = [:]
         for record in index.operations.values {
             guard let effect = effect(of: record) else { continue }
-            calls[HistoryIndex.Pair(controller: record.controller, object: record.object), default: []]
-                .append(call(record, effect))
+            let pair = HistoryIndex.Pair(controller: record.controller, object: record.object)
+            records[pair, default: []].append(record)
+            calls[pair, default: []].append(.init(call: record.call, ret: record.ret, effect: effect))
         }
-        // Unobserve-all clears every object of its controller that has a history.
+        // Unobserve-all clears every object of its controller that has a history. One that returned before the
+        // object's first call began, or began after its last call returned, changes no result: left out.
         for pair in Array(calls.keys) {
-            calls[pair]! += (index.allUnobserves[pair.controller] ?? []).map { call($0, .clear) }
+            let list = calls[pair]!
+            let first = list.map(\.call).min()!
+            let last = list.map(\.ret).max()!
+            for clear in index.allUnobserves[pair.controller] ?? [] where clear.ret > first && clear.call < last {
+                records[pair]!.append(clear)
+                calls[pair]!.append(.init(call: clear.call, ret: clear.ret, effect: .clear))
+            }
         }
         let checker = LinearizabilityChecker()
         for (pair, list) in calls {
             report.count("observe/unobserve results linearizable")
-            switch checker.check(list) {
+            let pairRecords = records[pair]!
+            switch checker.check(list, describing: { Self.label(pairRecords[$0]) }) {
             case .linearizable:
                 break
             case .inconclusive:
@@ -63,10 +73,6 @@ struct LinearizabilityChecks {
         case .notRegistered: return .notRegistered
         default: return nil
         }
-    }
-
-    private func call(_ record: OperationRecord, _ effect: LinearizabilityChecker.Effect) -> LinearizabilityChecker.Call {
-        .init(call: record.call, ret: record.ret, effect: effect, label: Self.label(record))
     }
 
     private static func label(_ record: OperationRecord) -> String {

@@ -6,6 +6,14 @@
 /// configuration written before they existed draws exactly the operations it drew then.
 struct OperationDrawer {
     let configuration: ScenarioConfiguration
+    private let kindWeights: [Int]
+    private let actionWeights: [Int]
+
+    init(configuration: ScenarioConfiguration) {
+        self.configuration = configuration
+        kindWeights = configuration.mix.weights
+        actionWeights = configuration.actions.weights
+    }
 
     func draw(count: Int, using generator: inout Xoshiro256StarStar) -> [Operation] {
         (0..<count).map { _ in draw(using: &generator) }
@@ -15,7 +23,7 @@ struct OperationDrawer {
         let c = g.next(below: configuration.controllers)
         let o = g.next(below: configuration.objects)
         let key = configuration.keys[g.next(below: configuration.keys.count)]
-        let kind = OperationKind.allCases[g.pick(weights: configuration.mix.weights)]
+        let kind = OperationKind.allCases[g.pick(weights: kindWeights)]
         switch kind {
         case .observe:
             return .observe(controller: c, object: o, key: key, options: options(initial: false, &g), action: action(&g))
@@ -63,7 +71,7 @@ struct OperationDrawer {
 
     /// The handler action, keyed by its position in ``HandlerActionMix``'s weights.
     private func action(_ g: inout Xoshiro256StarStar) -> HandlerAction {
-        switch g.pick(weights: configuration.actions.weights) {
+        switch g.pick(weights: actionWeights) {
         case 0: return .none
         case 1: return .unobserveSelf
         case 2: return .unobserveAll
