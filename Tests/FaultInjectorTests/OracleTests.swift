@@ -138,7 +138,10 @@ final class OracleTests: XCTestCase {
         var base = Base()
         base.builder.deliver(base.secondChange, to: base.observe, at: 75)
         let report = guardOracle.evaluate(base.history, facts: RunFacts())
-        assertOnly(.deliveryOutsideRegistration, in: report, mentioning: "after the registration was surely gone")
+        assertOnly(
+            .deliveryOutsideRegistration, in: report,
+            mentioning: "no change made after unobserve returned is delivered to the removed registration, but")
+        XCTAssertGreaterThan(report.checks[DeliveryChecks.removalRule, default: 0], 0)
         // Raw KVO promises no such thing (its removals give no result): the raw oracle does not flag it.
         XCTAssertTrue(rawOracle.evaluate(base.history, facts: RunFacts()).passed)
     }

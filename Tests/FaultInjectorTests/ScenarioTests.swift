@@ -80,11 +80,35 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(
             verbs,
             [
-                "observe", "unobserve", "double-unobserve", "unobserve-object", "unobserve-all", "mutate",
+                "observe", "unobserve", "double-unobserve", "unobserve-object", "unobserve-all", "mutate", "link",
+                "announce", "insert", "remove", "replace", "count", "is-observing", "observed-key-paths",
                 "release-observer", "release-controller", "release-object",
             ])
-        XCTAssertEqual(actions, ["none", "unobserve-self", "unobserve-all", "release-controller", "mutate", "observe"])
+        XCTAssertEqual(
+            actions, ["none", "unobserve-self", "unobserve-all", "release-controller", "mutate", "observe", "adopt"])
         XCTAssertEqual(options.count, 16, "every combination of initial/new/old/prior should be drawn")
+        var forms = Set<String>()
+        var keys = Set<StressKey>()
+        var typedKeys = Set<StressTypedKey>()
+        var links = Set<String>()
+        for operation in scenario.operations.joined() {
+            switch operation {
+            case .observe(_, _, let key, _, _): keys.insert(key)
+            case .observeForwarding(_, _, let key, _, let context, _):
+                forms.insert("context \(context)")
+                keys.insert(key)
+            case .observeTyped(_, _, let key, _, _): typedKeys.insert(key)
+            case .unobserveContext: forms.insert("unobserve context")
+            case .unobserveTyped: forms.insert("unobserve typed")
+            case .link(_, let target): links.insert(target.text.hasPrefix("o") ? "object" : target.text)
+            case .announce(_, let nested): forms.insert(nested ? "nested announce" : "announce")
+            default: break
+            }
+        }
+        XCTAssertEqual(forms, ["context 1", "context 2", "context 3", "unobserve context", "unobserve typed", "announce", "nested announce"])
+        XCTAssertEqual(keys, Set(StressKey.allCases), "observes draw every key")
+        XCTAssertEqual(typedKeys, Set(StressTypedKey.allCases), "typed observes draw every key path")
+        XCTAssertEqual(links, ["object", "nil", "stranger"])
     }
 
     func testEveryOperationTextRoundTrips() {
@@ -124,6 +148,133 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(Operation.releaseObserver(controller: 0).description, "release-observer c0")
         XCTAssertEqual(Operation.releaseObject(object: 9).description, "release-object o9")
         XCTAssertEqual(Operation.unobserve(controller: 1, object: 2, key: .k2).description, "unobserve c1 o2 k2")
+    }
+
+    func testHandFormattedTextsOfTheWidenedOperations() {
+        var pairs: [(String, FaultInjector.Operation)] = []
+        pairs.append(("observe c1 o2 link.k0 [new,old] context 3 then adopt o4", .observeForwarding(controller: 1, object: 2, key: .linkK0, options: [.new, .old], context: 3, action: .adopt(object: 4))))
+        pairs.append(("observe c0 o1 \\.peer!.k0 [initial,new]", .observeTyped(controller: 0, object: 1, key: .peerForced, options: [.initial, .new], action: .none)))
+        pairs.append(("observe c0 o1 \\.peer?.k0 [] then unobserve-self", .observeTyped(controller: 0, object: 1, key: .peerOptional, options: [], action: .unobserveSelf)))
+        pairs.append(("observe c2 o0 delegate [initial]", .observe(controller: 2, object: 0, key: .delegate, options: [.initial], action: .none)))
+        pairs.append(("unobserve c1 o2 linked context 1", .unobserveContext(controller: 1, object: 2, key: .linked, context: 1)))
+        pairs.append(("unobserve c1 o2 \\.sum", .unobserveTyped(controller: 1, object: 2, key: .sum)))
+        pairs.append(("link o0 o3", .link(object: 0, to: .object(3))))
+        pairs.append(("link o0 nil", .link(object: 0, to: .none)))
+        pairs.append(("link o2 stranger", .link(object: 2, to: .stranger)))
+        pairs.append(("announce o1 level", .announce(object: 1, nested: false)))
+        pairs.append(("announce o1 level around insert items", .announce(object: 1, nested: true)))
+        pairs.append(("insert o0 items", .changeItems(object: 0, change: .insert)))
+        pairs.append(("remove o0 items", .changeItems(object: 0, change: .remove)))
+        pairs.append(("replace o0 items", .changeItems(object: 0, change: .replace)))
+        pairs.append(("count c4", .countRegistrations(controller: 4)))
+        pairs.append(("is-observing c1 o2 items", .isObserving(controller: 1, object: 2, key: .items)))
+        pairs.append(("observed-key-paths c1 o2", .observedKeyPaths(controller: 1, object: 2)))
+        for (text, operation) in pairs {
+            XCTAssertEqual(Operation(text), operation, text)
+            XCTAssertEqual(operation.description, text)
+        }
+        XCTAssertEqual(StressTypedKey.allCases.map(\.text), ["\\.k0", "\\.k1", "\\.k2", "\\.sum", "\\.peer!.k0", "\\.peer?.k0"])
+        XCTAssertEqual(StressTypedKey.allCases.map(\.named), [.k0, .k1, .k2, nil, nil, nil])
+    }
+
+    /// Each kind of the mix, alone, draws only operations of that kind: the drawer's choices are keyed by the
+    /// ``OperationKind``, not by positions in a list of weights.
+    func testEachKindAloneDrawsOnlyItsOwnOperations() {
+        for kind in OperationKind.allCases {
+            var configuration = configuration(workers: 1, operations: 200)
+            configuration.mix = .none
+            configuration.mix[kind] = 1
+            let operations = Scenario(configuration: configuration, seed: 77).operations[0]
+            for operation in operations {
+                XCTAssertEqual(Self.kind(of: operation), kind, "\(kind) drew \(operation)")
+            }
+        }
+    }
+
+    private static func kind(of operation: FaultInjector.Operation) -> OperationKind {
+        switch operation {
+        case .observe(_, _, _, let options, _): return options.contains(.initial) ? .observeInitial : .observe
+        case .observeForwarding: return .observeForwarding
+        case .observeTyped: return .observeTyped
+        case .unobserve: return .unobserve
+        case .unobserveContext: return .unobserveContext
+        case .unobserveTyped: return .unobserveTyped
+        case .doubleUnobserve: return .doubleUnobserve
+        case .unobserveObject: return .unobserveObject
+        case .unobserveAll: return .unobserveAll
+        case .mutate: return .mutate
+        case .link: return .link
+        case .announce: return .announce
+        case .changeItems: return .changeItems
+        case .countRegistrations: return .countRegistrations
+        case .isObserving: return .isObserving
+        case .observedKeyPaths: return .observedKeyPaths
+        case .releaseObserver: return .releaseObserver
+        case .releaseController: return .releaseController
+        case .releaseObject: return .releaseObject
+        }
+    }
+
+    /// A configuration written before the widened operations (no `keys`, no weights for the new kinds, no `adopt`
+    /// action) reads as the classic keys and zero weights, and draws only the classic operations.
+    func testAConfigurationFromBeforeTheWidenedOperationsDrawsOnlyClassicOperations() throws {
+        var json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration())) as! [String: Any]
+        json["keys"] = nil
+        var mix = json["mix"] as! [String: Any]
+        for kind in OperationKind.allCases.dropFirst(10) { mix[kind.rawValue] = nil }
+        json["mix"] = mix
+        var actions = json["actions"] as! [String: Any]
+        actions["adopt"] = nil
+        json["actions"] = actions
+        let old = try JSONDecoder().decode(
+            ScenarioConfiguration.self, from: JSONSerialization.data(withJSONObject: json))
+        XCTAssertEqual(old.keys, StressKey.classic)
+        XCTAssertEqual(old.actions.adopt, 0)
+        for kind in OperationKind.allCases.dropFirst(10) { XCTAssertEqual(old.mix[kind], 0, "\(kind)") }
+        for operation in Scenario(configuration: old, seed: 5).operations.joined() {
+            let kind = Self.kind(of: operation)
+            XCTAssertTrue(OperationKind.allCases.prefix(10).contains(kind), "\(operation)")
+            if case .observe(_, _, let key, _, let action) = operation {
+                XCTAssertTrue(StressKey.classic.contains(key), "\(operation)")
+                if case .adopt = action { XCTFail("\(operation)") }
+            }
+        }
+    }
+
+    func testMixTextParsesAndRejectsBadInput() throws {
+        let mix = try OperationMix(parsing: "observe=3,unobserve=2,link=1")
+        XCTAssertEqual(mix[.observe], 3)
+        XCTAssertEqual(mix[.unobserve], 2)
+        XCTAssertEqual(mix[.link], 1)
+        XCTAssertEqual(mix[.mutate], 0, "kinds not named get 0")
+        XCTAssertEqual(mix.text, "observe=3,unobserve=2,link=1")
+        for (text, phrase) in [
+            ("observe=3,bogus=1", "unknown operation 'bogus'"), ("observe", "is not NAME=WEIGHT"), ("=3", "is not NAME=WEIGHT"),
+            ("observe=-1", "whole number"), ("observe=x", "whole number"), ("observe=0", "at least one weight"),
+            ("observe=1,observe=2", "given twice"), ("", "is not NAME=WEIGHT"), ("observe=1,", "is not NAME=WEIGHT"),
+        ] {
+            XCTAssertThrowsError(try OperationMix(parsing: text), text) { error in
+                XCTAssertTrue("\(error)".contains(phrase), "\(text): \(error)")
+            }
+        }
+    }
+
+    func testEveryProfileIsUsableAndTheLongLivedOnesBuildUpState() {
+        for profile in ScenarioProfile.allCases {
+            for controlled in [false, true] {
+                XCTAssertEqual(profile.configuration(controlled: controlled).problems, [], "\(profile) controlled=\(controlled)")
+            }
+            XCTAssertFalse(profile.summary.isEmpty)
+        }
+        for profile in [ScenarioProfile.longLived, .crowd] {
+            let configuration = profile.configuration()
+            XCTAssertGreaterThanOrEqual(configuration.objects, 1_000, "\(profile)")
+            XCTAssertEqual(configuration.mix[.releaseController], 0, "\(profile): controllers live the whole round")
+            XCTAssertEqual(configuration.mix[.releaseObserver], 0, "\(profile)")
+            XCTAssertGreaterThanOrEqual(configuration.workers * configuration.operationsPerWorker, 50_000, "\(profile)")
+        }
+        XCTAssertEqual(ScenarioProfile.mixed.configuration(), ScenarioConfiguration())
+        XCTAssertEqual(ScenarioProfile.mixed.configuration(controlled: true), .controlledDefault)
     }
 
     func testEveryHandlerActionTextRoundTrips() {
@@ -179,6 +330,37 @@ final class ScenarioTests: XCTestCase {
             "release-object c1",
             "UNOBSERVE-ALL c1",
             "frobnicate c1",
+            "observe c1 o2 k0 [] context",
+            "observe c1 o2 k0 [] context x",
+            "observe c1 o2 k0 [] context -1",
+            "observe c1 o2 \\.k0 [] context 1",
+            "observe c1 o2 \\.nope []",
+            "observe c1 o2 k0 [] then adopt",
+            "observe c1 o2 k0 [] then adopt c1",
+            "observe c1 o2 k0 [] then adopt o1 o2",
+            "unobserve c1 o2 k0 context",
+            "unobserve c1 o2 \\.k0 context 1",
+            "unobserve c1 o2 k0 extra",
+            "mutate o1 level",
+            "mutate o1 link.k0",
+            "link o1",
+            "link o1 o2 extra",
+            "link o1 maybe",
+            "link c1 o2",
+            "announce o1",
+            "announce o1 k0",
+            "announce o1 level around",
+            "announce o1 level around insert",
+            "announce o1 level around remove items",
+            "insert o1",
+            "insert o1 level",
+            "shuffle o1 items",
+            "count",
+            "count o1",
+            "is-observing c1 o1",
+            "is-observing c1 o1 k9",
+            "observed-key-paths c1",
+            "observed-key-paths c1 o1 k0",
         ]
         for text in bad {
             XCTAssertNil(Operation(text), "\"\(text)\" should not parse")
@@ -217,6 +399,18 @@ final class ScenarioTests: XCTestCase {
             configuration: config, seed: 1,
             operations: [[.observe(controller: 0, object: 0, key: .k0, options: [], action: .observe(object: 5, key: .k1))], []])
         XCTAssertEqual(beyondInAction.problems.count, 1)
+        let beyondLink = Scenario(configuration: config, seed: 1, operations: [[.link(object: 0, to: .object(2))], []])
+        XCTAssertEqual(beyondLink.problems.count, 1)
+        let backwardLink = Scenario(configuration: config, seed: 1, operations: [[.link(object: 1, to: .object(0))], []])
+        XCTAssertEqual(backwardLink.problems.count, 1)
+        XCTAssertTrue(backwardLink.problems[0].contains("later object slot"), backwardLink.problems[0])
+        let selfLink = Scenario(configuration: config, seed: 1, operations: [[.link(object: 1, to: .object(1))], []])
+        XCTAssertEqual(selfLink.problems.count, 1)
+        let badContext = Scenario(
+            configuration: config, seed: 1,
+            operations: [[.unobserveContext(controller: 0, object: 0, key: .k0, context: 4)], []])
+        XCTAssertEqual(badContext.problems.count, 1)
+        XCTAssertTrue(badContext.problems[0].contains("contexts are numbered 1 to 3"), badContext.problems[0])
         let wrongWorkers = Scenario(configuration: config, seed: 1, operations: [[]])
         XCTAssertEqual(wrongWorkers.problems, ["the scenario lists 1 workers but its configuration has 2"])
     }
@@ -245,7 +439,11 @@ final class ScenarioTests: XCTestCase {
         let negativeWeight = problems { $0.mix[.mutate] = -1 }
         XCTAssertEqual(negativeWeight.count, 1)
         XCTAssertTrue(negativeWeight[0].contains("operation mix"), negativeWeight[0])
-        XCTAssertEqual(problems { $0.mix = zeroMix() }.count, 1)
+        XCTAssertEqual(problems { $0.mix = .none }.count, 1)
+        XCTAssertEqual(problems { $0.keys = [] }.count, 1)
+        XCTAssertEqual(problems { $0.keys = [.k0, .k0] }.count, 1)
+        XCTAssertEqual(problems { $0.objects = ScenarioConfiguration.objectLimit }.count, 0)
+        XCTAssertEqual(problems { $0.objects = ScenarioConfiguration.objectLimit + 1 }.count, 1)
         XCTAssertEqual(problems { $0.actions.observe = -3 }.count, 1)
         let probability = problems { $0.optionProbability = 2 }
         XCTAssertEqual(probability.count, 1)
@@ -263,21 +461,6 @@ final class ScenarioTests: XCTestCase {
             $0.optionProbability = 2
         }
         XCTAssertEqual(several.count, 3, "\(several)")
-    }
-
-    private func zeroMix() -> OperationMix {
-        var mix = OperationMix()
-        mix[.observe] = 0
-        mix[.observeInitial] = 0
-        mix[.unobserve] = 0
-        mix[.doubleUnobserve] = 0
-        mix[.unobserveObject] = 0
-        mix[.unobserveAll] = 0
-        mix[.mutate] = 0
-        mix[.releaseObserver] = 0
-        mix[.releaseController] = 0
-        mix[.releaseObject] = 0
-        return mix
     }
 
     func testHoldsWeakly() {

@@ -158,6 +158,7 @@ struct LinearizabilityChecker {
             if pending.count == 1, configurations.count == 1, !configurations[0].placed.contains(bit) {
                 // The common sequential case: nothing else is pending, so the call takes effect now or never.
                 steps += 1
+                if steps > budget { return .inconclusive }
                 next = calls[event.call].effect.apply(to: configurations[0].state).map {
                     [Configuration(state: $0, placed: configurations[0].placed)]
                 } ?? []

@@ -1,4 +1,5 @@
 @testable import FaultInjector
+import GuardCore
 
 /// Builds synthetic histories for the oracle: one controller (id 100) of one observer (id 200), objects with ids
 /// from 300, operations and notifications at explicit instants. Removals may name another controller of the same
@@ -56,17 +57,100 @@ struct HistoryBuilder {
         return append(record)
     }
 
-    /// An unobserve of one key through the builder's controller.
+    /// An unobserve of one key through the builder's controller; `parent` makes it a handler action of that
+    /// operation.
     @discardableResult
     mutating func unobserve(
         _ key: StressKey, at call: UInt64, returning ret: UInt64, outcome: OperationRecord.Outcome = .removed,
-        object: Int = object, controller: Int = controller, worker: Int = 0
+        object: Int = object, controller: Int = controller, worker: Int = 0, parent: Int = -1
     ) -> OperationRecord {
         var record = operation(.unobserve, key, object: object, at: call, returning: ret, worker: worker)
         record.controller = controller
         record.observer = Self.observer
         record.outcome = outcome
+        record.parent = parent
+        if parent >= 0 { record.index = -1 }
         return append(record)
+    }
+
+    /// An unobserve of a whole object through the builder's controller.
+    @discardableResult
+    mutating func unobserveObject(
+        at call: UInt64, returning ret: UInt64, outcome: OperationRecord.Outcome, object: Int = object, worker: Int = 0
+    ) -> OperationRecord {
+        var record = operation(.unobserveObject, .k0, object: object, at: call, returning: ret, worker: worker)
+        record.key = nil
+        record.controller = Self.controller
+        record.observer = Self.observer
+        record.outcome = outcome
+        return append(record)
+    }
+
+    /// An unobserve-all through the builder's controller that says it removed `removed` registrations.
+    @discardableResult
+    mutating func unobserveAll(at call: UInt64, returning ret: UInt64, removed: Int, worker: Int = 0) -> OperationRecord {
+        var record = operation(.unobserveAll, .k0, object: -1, at: call, returning: ret, worker: worker)
+        record.key = nil
+        record.controller = Self.controller
+        record.observer = Self.observer
+        record.answer = removed
+        return append(record)
+    }
+
+    /// A query through the builder's controller with its answer (`isObserving`: 0 or 1; `observedKeyPaths`: a set
+    /// of key bits; `countRegistrations`: the count).
+    @discardableResult
+    mutating func query(
+        _ kind: OperationRecord.Kind, key: StressKey? = nil, answer: Int, at call: UInt64, returning ret: UInt64,
+        object: Int = object, worker: Int = 0
+    ) -> OperationRecord {
+        var record = operation(kind, .k0, object: kind == .countRegistrations ? -1 : object, at: call, returning: ret, worker: worker)
+        record.key = key
+        record.controller = Self.controller
+        record.observer = Self.observer
+        record.outcome = .answered
+        record.answer = answer
+        return append(record)
+    }
+
+    /// A link of `root` to `target` (an object id, or nil), changing `link.k0` from `oldLeaf` to `newLeaf`.
+    @discardableResult
+    mutating func link(
+        _ root: Int, from previous: Int? = nil, to target: Int?, leaf oldLeaf: Int? = nil, to newLeaf: Int? = nil,
+        at call: UInt64, returning ret: UInt64, worker: Int = 0
+    ) -> OperationRecord {
+        var record = operation(.link, .link, object: root, at: call, returning: ret, worker: worker)
+        record.oldValue = previous ?? StressValue.nilValue
+        record.newValue = target ?? StressValue.nilValue
+        record.oldLeaf = oldLeaf ?? StressValue.nilValue
+        record.newLeaf = newLeaf ?? StressValue.nilValue
+        return append(record)
+    }
+
+    /// A to-many change of `items` of the given kind at the positions in `mask`, with fingerprints of the old and
+    /// new elements.
+    @discardableResult
+    mutating func changeItems(
+        _ kind: KeyValueChange.Kind, mask: UInt64, old: Int, new: Int, at call: UInt64, returning ret: UInt64,
+        object: Int = object, worker: Int = 0
+    ) -> OperationRecord {
+        var record = operation(.changeItems, .items, object: object, at: call, returning: ret, worker: worker)
+        record.changeKind = UInt8(kind.rawValue)
+        record.indexMask = mask
+        record.oldValue = old
+        record.newValue = new
+        return append(record)
+    }
+
+    /// A diagnostic naming `operation`'s call site.
+    mutating func diagnostic(
+        _ kind: GuardDiagnostic.Kind, for operation: OperationRecord, keyPath: String?,
+        reason: GuardDiagnostic.InvalidArgument? = nil, at time: UInt64? = nil
+    ) {
+        history.diagnostics.append(
+            DiagnosticRecord(
+                kind: kind, reason: reason, keyPath: keyPath, operation: operation.id, worker: operation.worker,
+                time: time ?? operation.ret))
     }
 
     /// A mutation of a stored key from `old` to `new`; `sum` moves by the same amount for `k0` and `k1`.
@@ -83,16 +167,20 @@ struct HistoryBuilder {
         return append(record)
     }
 
-    /// The notification `registration` should get for `change`, as the guard would send it.
+    /// The notification `registration` should get for `change`, as the guard would send it (for `link.k0` and
+    /// `linked`, the change is either a link of the registration's object or a change of `k0` of its middle object).
     @discardableResult
     mutating func deliver(
         _ change: OperationRecord, to registration: OperationRecord, at time: UInt64, prior: Bool = false,
-        old: Int? = nil, new: Int? = nil
+        old: Int? = nil, new: Int? = nil, indexMask: UInt64? = nil
     ) -> DeliveryRecord {
         let options = registration.options
         let sameKey = registration.key == change.key
-        let expectedOld = sameKey ? change.oldValue : change.oldSum
-        let expectedNew = sameKey ? change.newValue : change.newSum
+        let throughLink = registration.key?.readsThroughLink == true
+        let expectedOld =
+            sameKey ? change.oldValue : throughLink ? (change.key == .link ? change.oldLeaf : change.oldValue) : change.oldSum
+        let expectedNew =
+            sameKey ? change.newValue : throughLink ? (change.key == .link ? change.newLeaf : change.newValue) : change.newSum
         let hasNew = options.contains(.new) && !prior
         return add(
             DeliveryRecord(
@@ -100,7 +188,7 @@ struct HistoryBuilder {
                 kind: 1, isPrior: prior, hasOld: options.contains(.old), hasNew: hasNew,
                 oldValue: options.contains(.old) ? (old ?? expectedOld) : .min,
                 newValue: hasNew ? (new ?? expectedNew) : .min, observer: registration.observer,
-                keyPathMatches: true))
+                keyPathMatches: true, indexMask: indexMask ?? 0))
     }
 
     /// The `.initial` notification of `registration`, inside its observe call.
