@@ -3,9 +3,14 @@ import Foundation
 import GuardCore
 import XCTest
 
-/// The regression corpus (`Tests/StressTests/Seeds/`): one seed file per race reported in the reference material
-/// (DESIGN.md section 5). Each file names the system it breaks; replayed, that system must fail with the misuse
-/// the file records, and the guard must pass the very same operations.
+/// The regression corpus (`Tests/StressTests/Seeds/`).
+///
+/// - One seed file per race reported in the reference material (DESIGN.md section 5), named `NN-...`: each names the
+///   system it breaks; replayed, that system must fail with the misuse the file records, and the guard must pass the
+///   very same operations.
+/// - One seed file per defect of issue 7 (`issue7-N-...`) and per guard defect the widened scenarios found
+///   (`widen-N-...`), against the guard: each failed on the code before its fix (its description says which, and its
+///   failure records how), and the guard must pass it now, replayed exactly (controlled runner).
 final class SeedCorpusTests: XCTestCase {
     private func corpus() throws -> [String] {
         let url = try XCTUnwrap(Bundle.module.url(forResource: "Seeds", withExtension: nil), "the Seeds resource is missing")
@@ -13,16 +18,18 @@ final class SeedCorpusTests: XCTestCase {
         return names.map { url.appendingPathComponent($0).path }
     }
 
-    func testTheCorpusCoversTheReportedRaces() throws {
+    func testTheCorpusCoversTheReportedRacesAndEveryIssue7Defect() throws {
         let names = try corpus().map { ($0 as NSString).lastPathComponent }
-        XCTAssertGreaterThanOrEqual(names.count, 6, "corpus: \(names)")
+        XCTAssertGreaterThanOrEqual(names.filter { $0.first?.isNumber == true }.count, 6, "corpus: \(names)")
+        for defect in 1...8 {
+            XCTAssertEqual(names.filter { $0.hasPrefix("issue7-\(defect)-") }.count, 1, "issue 7 defect \(defect): \(names)")
+        }
     }
 
-    func testEverySeedFailsItsTargetAndPassesTheGuard() throws {
-        for path in try corpus() {
+    func testEveryReportedRaceFailsItsTargetAndPassesTheGuard() throws {
+        for path in try corpus() where try SeedFileStore.read(path).target != "guard" {
             let name = (path as NSString).lastPathComponent
             let file = try SeedFileStore.read(path)
-            XCTAssertNotEqual(file.target, "guard", "\(name): corpus seeds name the system they break")
             XCTAssertFalse(file.failure.runtimeMisuses.isEmpty, "\(name): the file records no misuse to reproduce")
 
             let broken = try Replayer(file: file).replay(runs: 1)
@@ -37,5 +44,31 @@ final class SeedCorpusTests: XCTestCase {
             XCTAssertEqual(
                 guarded.violatedRuns, 0, "\(name): the guard failed the same operations: \(guarded.signatures)")
         }
+    }
+
+    /// The guard's own regressions: each file says what it failed with before its fix, and the guard passes it now,
+    /// every run following the same schedule.
+    func testEveryGuardRegressionPassesNowAndSaysWhatItFailedBefore() throws {
+        var checked = 0
+        for path in try corpus() {
+            let file = try SeedFileStore.read(path)
+            guard file.target == "guard" else { continue }
+            let name = (path as NSString).lastPathComponent
+            checked += 1
+            let description = try XCTUnwrap(file.description, "\(name): a guard regression says what it shows")
+            XCTAssertFalse(description.contains("\n"), "\(name): the description is one line")
+            XCTAssertTrue(description.contains("fails on"), "\(name): \(description)")
+            XCTAssertTrue(description.contains("passes now"), "\(name): \(description)")
+            XCTAssertFalse(file.failure.signature.isEmpty, "\(name): the file records how it failed before the fix")
+            XCTAssertTrue(description.contains(file.failure.signature), "\(name): \(description)")
+            XCTAssertEqual(file.runner, "controlled", "\(name): replays exactly")
+
+            let outcome = try Replayer(file: file).replay(runs: 2)
+            XCTAssertEqual(outcome.violatedRuns, 0, "\(name): the guard fails it again: \(outcome.signatures)")
+            XCTAssertEqual(outcome.exactRuns, 2, "\(name): \(outcome.mismatches)")
+            let report = try XCTUnwrap(outcome.lastResult?.report)
+            XCTAssertGreaterThan(report.totalChecks, 0, "\(name): the oracle looked at the run")
+        }
+        XCTAssertEqual(checked, 11, "eight issue-7 defects and three found by the widened scenarios")
     }
 }

@@ -92,6 +92,8 @@ public struct SeedFile: Codable, Sendable, Equatable {
     /// The schedule a controlled run took (absent for chaos, or when too long: then the strategy and seed
     /// regenerate it).
     public var schedule: RecordedSchedule?
+    /// One line saying what the file shows, for files kept on purpose (the regression corpus); absent otherwise.
+    public var description: String?
 
     /// A seed file for a run (usually a failed one).
     public init(result: RunResult, toolVersion: String, createdAt: Date = Date()) {

@@ -27,8 +27,9 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     @Observed public var items: [Int] = []
     /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths without a name.
     @Observed public var peer: StressObject? = nil
-    /// A weak stored property: not a key-value coding key.
-    public weak var delegate: StressObserver?
+    /// A weak stored property, pointing at the anchor (reading its storage as a strong reference would crash): not a
+    /// key-value coding key.
+    public weak var delegate: StressAnchor?
     /// An unowned stored property: not a key-value coding key.
     public unowned let owner: StressAnchor
     /// Unique within a process; names the object in histories and reports.
@@ -43,6 +44,8 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         self.id = id
         self.home = home
         self.owner = StressAnchor.shared
+        super.init()
+        delegate = StressAnchor.shared
     }
 
     /// `k0 + k1`.
