@@ -24,7 +24,8 @@ let package = Package(
         // Heap and resident-memory counters for `guard-stress bench` (C: glibc's mallinfo2, Darwin's task_info).
         .target(name: "ProcessMemory"),
         .executableTarget(name: "guard-stress", dependencies: ["GuardCore", "FaultInjector", "ProcessMemory"]),
-        .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore"]),
+        // GuardCoreTests runs its concurrency storm through FaultInjector (checked by the oracle).
+        .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore", "FaultInjector"]),
         .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "GuardCore"]),
         .testTarget(
             name: "StressTests",
