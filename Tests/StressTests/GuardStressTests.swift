@@ -51,6 +51,61 @@ final class GuardStressTests: XCTestCase {
         XCTAssertGreaterThan(sink.count(of: .removalOfUnregistered), 0)
     }
 
+    func testDottedKeyPathsWhoseMiddleObjectChanges() {
+        runGuard(.dotted)
+        let scenario = Scenario(configuration: StressProfile.dotted.configuration, seed: 13)
+        let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+        assertOracleHeld(result, "guard, dotted, seed 13")
+        let strangers = result.history.operations.filter { $0.kind == .link && $0.newLeaf == StressValue.nilValue && $0.newValue != StressValue.nilValue }
+        XCTAssertGreaterThan(strangers.count, 20, "links to objects without the leaf key")
+        XCTAssertTrue(result.history.diagnostics.contains { $0.kind == .keyPathUnavailable }, "broken chains were reported")
+        XCTAssertGreaterThan(result.report.checks["a broken chain is reported once per re-wiring", default: 0], 0)
+    }
+
+    func testManualAndToManyNotifications() {
+        runGuard(.manual)
+        let scenario = Scenario(configuration: StressProfile.manual.configuration, seed: 14)
+        let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+        assertOracleHeld(result, "guard, manual, seed 14")
+        let kinds = Set(result.history.deliveries.map(\.kind))
+        XCTAssertEqual(kinds, [1, 2, 3, 4], "settings, insertions, removals and replacements were delivered")
+        let nested = result.history.operations.filter { $0.kind == .changeItems && $0.parent >= 0 }
+        XCTAssertGreaterThan(nested.count, 10, "to-many changes nested inside a manual change")
+    }
+
+    func testContextsTypedKeyPathsAndRefusedKeys() {
+        runGuard(.variants)
+        let scenario = Scenario(configuration: StressProfile.variants.configuration, seed: 15)
+        let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+        assertOracleHeld(result, "guard, variants, seed 15")
+        let invalid = result.history.operations.filter { $0.kind == .observe && $0.outcome == .invalid }
+        XCTAssertTrue(invalid.contains { $0.typedKey == .peerForced }, "typed key paths without a name were refused")
+        XCTAssertTrue(invalid.contains { $0.key == .delegate }, "weak properties were refused")
+        XCTAssertTrue(invalid.contains { $0.key == .owner }, "unowned properties were refused")
+        let forwarded = Set(result.history.deliveries.map(\.registration))
+        XCTAssertTrue(
+            result.history.operations.contains { $0.kind == .observe && $0.context != 0 && forwarded.contains($0.id) },
+            "notifications went through the observer's own observeValue")
+    }
+
+    /// Controllers that live the whole round see hundreds of objects: their registration tables and removal histories
+    /// grow and are swept while the oracle checks every result, count and query.
+    func testLongLivedControllersOverManyObjects() {
+        runGuard(.longLived)
+        let scenario = Scenario(configuration: StressProfile.longLived.configuration, seed: 16)
+        let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+        assertOracleHeld(result, "guard, long-lived, seed 16")
+        var objectsPerController: [Int: Set<Int>] = [:]
+        for record in result.history.operations where record.kind == .observe && record.outcome == .registered {
+            objectsPerController[record.controller, default: []].insert(record.object)
+        }
+        XCTAssertEqual(objectsPerController.count, StressProfile.longLived.configuration.controllers, "controllers were never replaced")
+        for (controller, objects) in objectsPerController {
+            XCTAssertGreaterThan(objects.count, 300, "controller \(controller) saw few objects")
+        }
+        XCTAssertGreaterThan(result.report.checks["registration counts within what was surely and possibly registered", default: 0], 100)
+    }
+
     func testWithoutInjectedFaults() {
         var configuration = StressProfile.mixed.configuration
         configuration.faults = .none

@@ -30,6 +30,17 @@ final class RawDetectionTests: XCTestCase {
         XCTAssertGreaterThan(result.report.runtimeMisuses[.notRegistered, default: 0], 0, result.report.signature)
     }
 
+    /// A middle object without the leaf key, typed key paths without a name, and weak or unowned properties: each
+    /// is the `unknownKey` misuse (Foundation's `NSUnknownKeyException`) without the guard.
+    func testDottedPathsTypedKeyPathsAndRefusedKeysReachTheRuntimeAsUnknownKey() {
+        for profile in [StressProfile.dotted, .variants, .mixed] {
+            let result = runRaw(profile, seed: 2_004)
+            XCTAssertFalse(result.passed)
+            XCTAssertGreaterThan(
+                result.report.runtimeMisuses[.unknownKey, default: 0], 0, "\(profile.rawValue): \(result.report.signature)")
+        }
+    }
+
     func testEveryProfileFailsWithoutTheGuard() {
         for profile in StressProfile.allCases {
             let result = runRaw(profile, seed: 2_100)

@@ -1,7 +1,7 @@
 import FaultInjector
 
-/// Scenario shapes for the stress tests, each aimed at one family of races, sized so that all stress tests
-/// together stay within a few minutes under ThreadSanitizer on two cores.
+/// Scenario shapes for the stress tests: FaultInjector's profiles (``ScenarioProfile``), sized so that all stress
+/// tests together stay within a few minutes under ThreadSanitizer on two cores.
 enum StressProfile: String, CaseIterable {
     /// The campaign's default mix at a small size.
     case mixed
@@ -13,41 +13,42 @@ enum StressProfile: String, CaseIterable {
     case reentrancy
     /// Removal churn: double removal and removal of what was never registered, from many queues.
     case removalChurn
+    /// Dotted key paths whose middle object changes (to objects without the leaf key too), and a key depending on one.
+    case dotted
+    /// Manual notifications, nested, and to-many changes with indexes.
+    case manual
+    /// Contexts through the forwarding variant, typed key paths (some without a name), weak and unowned keys.
+    case variants
+    /// Controllers that live the whole round over hundreds of objects that come and go.
+    case longLived
+
+    /// The FaultInjector profile this one sizes.
+    var scenarioProfile: ScenarioProfile {
+        switch self {
+        case .mixed: return .mixed
+        case .initialRace: return .initialRace
+        case .teardown: return .teardown
+        case .reentrancy: return .reentrancy
+        case .removalChurn: return .removalChurn
+        case .dotted: return .dotted
+        case .manual: return .manual
+        case .variants: return .variants
+        case .longLived: return .longLived
+        }
+    }
 
     /// The configuration of this profile.
     var configuration: ScenarioConfiguration {
-        var configuration = ScenarioConfiguration()
-        configuration.workers = 32
-        configuration.operationsPerWorker = 400
-        configuration.objects = 4
-        configuration.controllers = 6
-        switch self {
-        case .mixed:
-            break
-        case .initialRace:
-            configuration.mix[.observeInitial] = 40
-            configuration.mix[.observe] = 5
-            configuration.actions = HandlerActionMix()
-            configuration.actions.none = 10
-            configuration.actions.unobserveSelf = 50
-            configuration.actions.unobserveAll = 10
-            configuration.actions.releaseController = 10
-        case .teardown:
-            configuration.weakHoldingEvery = 2
-            configuration.mix[.releaseObserver] = 8
-            configuration.mix[.releaseController] = 8
-            configuration.mix[.releaseObject] = 8
-            configuration.mix[.mutate] = 50
-        case .reentrancy:
-            configuration.actions.none = 10
-            configuration.actions.mutate = 30
-            configuration.actions.observe = 30
-            configuration.actions.unobserveSelf = 20
-        case .removalChurn:
-            configuration.mix[.unobserve] = 30
-            configuration.mix[.doubleUnobserve] = 15
-            configuration.mix[.unobserveObject] = 10
-            configuration.mix[.unobserveAll] = 5
+        var configuration = scenarioProfile.configuration()
+        if self == .longLived {
+            configuration.workers = 16
+            configuration.operationsPerWorker = 1_500
+            configuration.objects = 400
+        } else {
+            configuration.workers = 32
+            configuration.operationsPerWorker = 400
+            configuration.objects = 4
+            configuration.controllers = 6
         }
         return configuration
     }
