@@ -97,6 +97,32 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
     }
 
+    func testBadProfileOrMixExitsTwo() throws {
+        assertUsageError(try run(["run", "--profile", "nope"] + safety), mentioning: "--profile must be one of mixed, initial-race")
+        assertUsageError(try run(["run", "--mix", "observe=3,bogus=1"] + safety), mentioning: "unknown operation 'bogus'")
+        assertUsageError(try run(["run", "--mix", "observe=three"] + safety), mentioning: "the weight of observe must be a whole number")
+        assertUsageError(try run(["run", "--mix", "observe=0"] + safety), mentioning: "at least one weight must be positive")
+        assertUsageError(try run(["run", "--mix", "observe"] + safety), mentioning: "is not NAME=WEIGHT")
+        assertUsageError(try run(["run", "--objects", "20000"] + safety), mentioning: "--objects needs a whole number from 1 to 16384")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
+        let help = try run(["run", "--help"])
+        for profile in ScenarioProfile.allCases { XCTAssertTrue(help.stdout.contains(profile.rawValue), profile.rawValue) }
+        for kind in OperationKind.allCases { XCTAssertTrue(help.stdout.contains(kind.rawValue), kind.rawValue) }
+    }
+
+    /// A profile and a mix shape the campaign: only the named operations run.
+    func testProfileAndMixShapeTheCampaign() throws {
+        let campaign = try run([
+            "run", "--profile", "dotted", "--mix", "observe=2,link=2,mutate=3", "--queues", "4", "--ops", "800",
+            "--duration", "5", "--seed", "8", "--no-compare", "--out", directory.file("dotted"),
+        ])
+        XCTAssertEqual(campaign.status, 0, campaign.stdout + campaign.stderr)
+        XCTAssertTrue(campaign.stderr.contains("profile dotted"), campaign.stderr)
+        XCTAssertTrue(campaign.stdout.contains("RESULT: PASS"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("key path unavailable"), "links to objects without k0 were made: \(campaign.stdout)")
+        XCTAssertFalse(campaign.stdout.contains("removal of unregistered"), "no unobserve was in the mix: \(campaign.stdout)")
+    }
+
     func testReplayWithoutAFileExitsTwo() throws {
         assertUsageError(try run(["replay"]), mentioning: "replay needs a seed file")
         assertUsageError(try run(["replay", "a.json", "b.json"]), mentioning: "replay takes one seed file, not 2")
