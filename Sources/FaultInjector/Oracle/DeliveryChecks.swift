@@ -162,11 +162,12 @@ struct DeliveryChecks {
             if count.changes > 1 || count.priors > 1 {
                 report.add(.init(.duplicateDelivery, "\(describe(observe)) heard about \(describe(change)) \(count.changes) times (\(count.priors) prior)"))
             }
-            if observe.options.contains(.prior), count.changes > 0 {
-                // A change that began while the registration was still being made may be heard without its prior
-                // notification (the registration joined between the two).
-                let surelyRegistered = change.call > (index.windows[observe.id]?.sureStart ?? .max)
-                if count.priors == 0, surelyRegistered {
+            // A change that began while the registration was still being made may be heard without its prior
+            // notification, or with it after the change (the registration, or a dotted one's forwarder, joined between
+            // the two): the pair is checked for changes that began once the registration surely existed.
+            let surelyRegistered = change.call > (index.windows[observe.id]?.sureStart ?? .max)
+            if observe.options.contains(.prior), count.changes > 0, surelyRegistered {
+                if count.priors == 0 {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
                 } else if count.firstPriorSequence > count.firstChangeSequence {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change"))

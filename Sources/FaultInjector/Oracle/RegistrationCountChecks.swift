@@ -6,14 +6,8 @@ struct RegistrationCountChecks {
 
     func run(into report: inout OracleReport) {
         var windowsByController: [Int: [RegistrationWindow]] = [:]
-        var transientByController: [Int: [OperationRecord]] = [:]
         for window in index.windows.values {
             windowsByController[window.observe.controller, default: []].append(window)
-        }
-        // An observe that was refused after reserving its registration (the middle object changed meanwhile) was in
-        // the table for a moment.
-        for observe in index.observes.values where observe.outcome == .invalid && observe.key == .linkK0 {
-            transientByController[observe.controller, default: []].append(observe)
         }
         for record in index.operations.values {
             let counted: Bool
@@ -27,9 +21,7 @@ struct RegistrationCountChecks {
             let windows = windowsByController[record.controller] ?? []
             let excluded = record.kind == .unobserveAll ? record.id : Int.min
             let surely = windows.filter { $0.surelyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
-            let possibly =
-                windows.filter { $0.possiblyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
-                + (transientByController[record.controller] ?? []).filter { $0.call <= record.ret && $0.ret > record.call }.count
+            let possibly = windows.filter { $0.possiblyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
             if record.answer < surely || record.answer > possibly {
                 let what = record.kind == .unobserveAll ? "removed" : "counted"
                 report.add(.init(
