@@ -10,11 +10,17 @@
 ///
 /// Only the installed relay begins changes (a candidate that lost, or one already stopped, stays silent), and a relay
 /// never joins a change already under way when it was registered: it reads the dependent values itself, and a change
-/// whose new value is stored has no old value left to read.
+/// whose new value is stored has no old value left to read. A relay pairs the changes it begins with their ends itself
+/// (per thread, innermost first) rather than through the thread's list of pending manual changes: a relay stopped
+/// between a prior notification and its change never hears the change, and what it began must die with it instead of
+/// pairing with some later `didChangeValue` of the same key path.
 final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
     private weak var root: KVOObject?
     private let affectingKeyPath: String
     private let installed = AtomicCell()
+    private let lock = Lock()
+    /// The changes this relay began and has not ended, by thread, innermost last.
+    private var begun: [UInt64: [ManualChanges.DetachedChange]] = [:]
 
     /// Whether this is the relay its table keeps for its key path (set under the table's lock).
     var isInstalled: Bool {
@@ -45,13 +51,20 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
     ) {
         guard let root else { return }
+        let thread = CurrentThread.identifier
         if change.isPrior {
             guard isInstalled else { return }
-            ManualChanges.willChange(object: root, key: affectingKeyPath, kind: .setting, indexes: nil)
+            let begun = ManualChanges.beginDetached(object: root, key: affectingKeyPath)
+            lock.withLock { self.begun[thread, default: []].append(begun) }
         } else {
-            // Not gated: it ends the change this relay began on this thread, if any, even if the relay was stopped
-            // meanwhile (an unmatched end is ignored).
-            ManualChanges.didChange(object: root, key: affectingKeyPath, reportsUnpaired: false)
+            // Ends the change this relay began on this thread, if it began one (it may have been installed between
+            // the prior notification and this one).
+            let pending = lock.withLock { () -> ManualChanges.DetachedChange? in
+                let last = self.begun[thread]?.popLast()
+                if self.begun[thread]?.isEmpty == true { self.begun[thread] = nil }
+                return last
+            }
+            if let pending { ManualChanges.endDetached(pending, object: root) }
         }
     }
 

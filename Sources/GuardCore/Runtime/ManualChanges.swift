@@ -43,14 +43,12 @@ enum ManualChanges {
     }
 
     /// Ends the most recent pending change of `key` on this thread. Without one, reports
-    /// ``KVOMisuse/Kind/unpairedDidChange`` (unless `reportsUnpaired` is `false`, for the runtime's own relays).
-    static func didChange(object: KVOObject, key: String, reportsUnpaired: Bool = true) {
+    /// ``KVOMisuse/Kind/unpairedDidChange``.
+    static func didChange(object: KVOObject, key: String) {
         let state = threadState.value
         state.forgetDeadObjects()
         guard let index = state.pending.lastIndex(where: { $0.object === object && $0.key == key }) else {
-            if reportsUnpaired {
-                RuntimeMonitor.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
-            }
+            RuntimeMonitor.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
             return
         }
         var pending = state.pending.remove(at: index)
@@ -58,6 +56,31 @@ enum ManualChanges {
             pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
         } else {
             ChangePlan.rewireDottedJoiners(of: object, changeOf: key, insertedAfter: pending.epochWithoutPlan)
+        }
+    }
+
+    /// A change begun by a caller that pairs its begin and end itself (a dependent key's relay) instead of through the
+    /// thread's pending list: if the caller never ends it, nothing is left behind for another `didChange` to pair with.
+    struct DetachedChange {
+        fileprivate var plan: ChangePlan?
+        fileprivate let epoch: UInt64
+        let key: String
+    }
+
+    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread).
+    static func beginDetached(object: KVOObject, key: String) -> DetachedChange {
+        let epoch = object.existingTable?.insertionCount ?? 0
+        var plan = ChangePlan(object: object, key: key, kind: .setting, indexes: nil)
+        plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
+        return DetachedChange(plan: plan, epoch: epoch, key: key)
+    }
+
+    /// Ends a change begun with ``beginDetached(object:key:)``.
+    static func endDetached(_ change: DetachedChange, object: KVOObject) {
+        if var plan = change.plan {
+            plan.end(on: object, readOwnValue: ownValueReader(of: object, key: change.key))
+        } else {
+            ChangePlan.rewireDottedJoiners(of: object, changeOf: change.key, insertedAfter: change.epoch)
         }
     }
 

@@ -109,6 +109,32 @@ final class DottedChangeRaceTests: XCTestCase {
         XCTAssertEqual(controller.unobserve(root, keyPath: "middle.leaf"), .removed)
     }
 
+    // MARK: A dependent key's relay removed in the middle of a change
+
+    /// The last registration of a key that depends on a dotted key path is removed from inside the prior notification
+    /// of a change of the leaf: the relay that announced the prior is stopped before the change ends. What it began
+    /// must not stay pending on the thread: a later `didChangeValue` of the affecting key path would pair with it and
+    /// announce stale values instead of being reported as unpaired.
+    func testARelayStoppedInTheMiddleOfAChangeLeavesNothingPending() {
+        let observer = GuardTestObserver()
+        let (_, controller) = makeController(for: observer)
+        let root = StepwiseRoot()
+        let node = ChainNode()
+        root.store(node)
+        let baseline = ManualChanges.pendingCountOnThisThread
+        let removed = LockedBox<UnobserveResult?>(nil)
+        XCTAssertEqual(
+            controller.observe(root, keyPath: "leafCopy", options: [.prior]) { [weak controller] _, object, change in
+                guard change.isPrior else { return }
+                removed.value = controller?.unobserve(object, keyPath: "leafCopy")
+            }, .registered)
+        assertNoMisuse { node.leaf = 1 }
+        XCTAssertEqual(removed.value, .removed, "the handler removed the last dependent registration")
+        XCTAssertEqual(ManualChanges.pendingCountOnThisThread, baseline, "nothing the relay began is left pending")
+        let misuses = recordingMisuse { root.didChangeValue(forKey: "middle.leaf") }
+        XCTAssertEqual(misuses.map(\.kind), [.unpairedDidChange], "an unpaired didChange is reported, not paired")
+    }
+
     // MARK: A dependent key's relay that joins while a change is under way
 
     /// A change of the leaf is under way (its prior notifications are sent, the store is not done) when the first
