@@ -31,7 +31,7 @@ struct ChangeExpectation {
             }
             return nil
         }
-        guard key.hearsLinkedLeaf, changed == .k0,
+        guard key.readsThroughLink, changed == .k0,
             index.mayLink(object, change.object, between: change.call, and: change.ret)
         else { return nil }
         return ChangeExpectation(

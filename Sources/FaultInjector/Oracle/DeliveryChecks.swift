@@ -186,7 +186,7 @@ struct DeliveryChecks {
                 let changes = index.changes[.init(object: observe.object, key: changedKey)] ?? []
                 requireHeard(changes, by: window, id: id, from: window.hearsFrom, to: window.mayEnd, pairs, &report)
             }
-            guard key.hearsLinkedLeaf else { continue }
+            guard key.readsThroughLink else { continue }
             for span in index.spansByRoot[observe.object] ?? [] {
                 let start = max(window.hearsFrom, span.sureStart)
                 let end = min(window.mayEnd, span.sureEnd)

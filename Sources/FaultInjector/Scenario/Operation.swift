@@ -75,7 +75,7 @@ public enum LinkTarget: Hashable, Sendable {
         case "nil": self = .none
         case "stranger": self = .stranger
         default:
-            guard let slot = OperationText.slot(text, "o") else { return nil }
+            guard let slot = OperationWords.slot(text, "o") else { return nil }
             self = .object(slot)
         }
     }
@@ -146,7 +146,7 @@ extension Operation: CustomStringConvertible {
 
     /// Parses the text form; `nil` if `text` is not one.
     public init?(_ text: String) {
-        var words = OperationText(text)
+        var words = OperationWords(text)
         guard let verb = words.next() else { return nil }
         switch verb {
         case "observe":
@@ -219,7 +219,7 @@ extension Operation: CustomStringConvertible {
     }
 
     /// `observe cC oO KEY [options] [context N] [then ACTION]`, after the verb.
-    private static func parseObserve(_ words: inout OperationText) -> Operation? {
+    private static func parseObserve(_ words: inout OperationWords) -> Operation? {
         guard let c = words.slot("c"), let o = words.slot("o"), let keyText = words.next(),
             let options = words.next().flatMap(StressOptions.init(text:))
         else { return nil }
@@ -273,8 +273,8 @@ extension Operation: CustomStringConvertible {
         }
         switch self {
         case .observeForwarding(_, _, _, _, let context, _), .unobserveContext(_, _, _, let context):
-            return (1...OperationText.contexts).contains(context)
-                ? nil : "contexts are numbered 1 to \(OperationText.contexts)"
+            return (1...OperationWords.contexts).contains(context)
+                ? nil : "contexts are numbered 1 to \(OperationWords.contexts)"
         default:
             return nil
         }
@@ -298,7 +298,7 @@ extension HandlerAction: CustomStringConvertible {
 
     /// Parses the text form; `nil` if `text` is not one.
     public init?(_ text: String) {
-        var words = OperationText(text)
+        var words = OperationWords(text)
         switch words.next() {
         case "none": self = .none
         case "unobserve-self": self = .unobserveSelf
@@ -329,7 +329,7 @@ extension HandlerAction: CustomStringConvertible {
 }
 
 /// The words of an operation's text form, read one at a time.
-struct OperationText {
+struct OperationWords {
     /// Context numbers run from 1 to this.
     static let contexts = 3
 

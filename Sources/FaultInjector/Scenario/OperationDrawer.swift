@@ -94,7 +94,7 @@ struct OperationDrawer {
     }
 
     private func context(_ g: inout Xoshiro256StarStar) -> Int {
-        1 + g.next(below: OperationText.contexts)
+        1 + g.next(below: OperationWords.contexts)
     }
 
     /// Another object in a later slot (links never form a cycle) most of the time, else nil or a stranger.

@@ -68,7 +68,8 @@ public enum StressKey: Int, CaseIterable, Sendable {
         self == .delegate || self == .owner
     }
 
-    /// Keys whose value is read through the middle object (`link`), so reading it needs that object's lock too.
+    /// Keys whose value is read through the middle object (`link`): reading one needs that object's lock too, and
+    /// its observers also hear about changes of `k0` on whatever object `link` names.
     public var readsThroughLink: Bool {
         self == .linkK0 || self == .linked
     }
@@ -93,11 +94,6 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .linkK0, .linked: return [.link]
         case .delegate, .owner: return []
         }
-    }
-
-    /// Whether `self` also hears about changes of `k0` on the object `link` names (through the middle object).
-    public var hearsLinkedLeaf: Bool {
-        readsThroughLink
     }
 
     /// This key's bit in a set of keys.
