@@ -16,6 +16,8 @@ enum CommandDispatcher {
             return try ReplayCommand.run(Array(arguments.dropFirst()))
         case "bench":
             return try BenchCommand.run(Array(arguments.dropFirst()))
+        case RoundServerCommand.name:
+            return try RoundServerCommand.run(Array(arguments.dropFirst()))
         default:
             if first.hasPrefix("-") { return try RunCommand.run(arguments) }
             throw UsageError("unknown subcommand '\(first)'")

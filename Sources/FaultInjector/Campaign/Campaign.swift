@@ -131,7 +131,10 @@ public struct Campaign: Sendable {
             let verdict = executed.verdict
             if let choiceSteps = verdict.choiceSteps { learnedSteps = max(learnedSteps ?? 0, choiceSteps) }
             summary.add(verdict)
-            budgetUsed += verdict.operations > 0 || verdict.passed ? verdict.operations : scenario.operationCount
+            // A round that died or deadlocked counts with all its planned operations: otherwise a target that
+            // always hangs would use the budget up a few operations per round.
+            let unfinishedRound = executed.log != nil || verdict.abandoned
+            budgetUsed += unfinishedRound ? max(verdict.operations, scenario.operationCount) : verdict.operations
             let seconds = Double(MonotonicClock.now - roundStart) / 1e9
             let record = CampaignSummary.RoundRecord(
                 round: round, seed: scenario.seed, seconds: seconds, signature: verdict.signature)

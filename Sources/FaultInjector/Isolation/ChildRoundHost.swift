@@ -73,7 +73,6 @@ final class ChildRoundHost {
         }
         let earlierRounds = child.served
         child.served += 1
-        statistics.rounds += 1
         let retiresAfter = child.served >= roundsPerProcess
         if retiresAfter, spare == nil { spare = try? spawn() }
         let logStart = child.process.logSize
@@ -81,7 +80,6 @@ final class ChildRoundHost {
         let timeout = settings.answerTimeout(operations: operations)
         let read = child.process.send(request) ? child.process.readLine(timeout: timeout) : .endOfFile
         let elapsed = Double(MonotonicClock.now - sent) / 1e9
-        statistics.roundTripSeconds += elapsed
         let note =
             earlierRounds > 0
             ? " (this process had run \(earlierRounds) earlier round\(earlierRounds == 1 ? "" : "s"); "
@@ -89,14 +87,17 @@ final class ChildRoundHost {
 
         switch read {
         case .line(let bytes):
-            guard let answer = try? JSONDecoder().decode(RoundAnswer.self, from: Data(bytes)) else {
+            guard var answer = try? JSONDecoder().decode(RoundAnswer.self, from: Data(bytes)) else {
                 let log = child.process.log(from: logStart)
                 retire(child)
                 return .failed(
                     IsolationError(description: "the child process answered something that is not a round answer: "
                         + String(decoding: bytes.prefix(200), as: UTF8.self) + (log.isEmpty ? "" : "; its log: \(log)")))
             }
+            statistics.rounds += 1
+            statistics.roundTripSeconds += elapsed
             statistics.busySeconds += answer.busySeconds
+            answer.verdict?.report.count(RoundVerdict.survivalCheck)
             if retiresAfter || answer.verdict?.abandoned == true {
                 retire(child)
             } else {
@@ -147,6 +148,7 @@ final class ChildRoundHost {
                         + "server: its first line was \"\(String(decoding: bytes.prefix(200), as: UTF8.self))\"")
             }
             if hello.readyAt >= child.startedAt {
+                statistics.processesReady += 1
                 statistics.startupSeconds += Double(hello.readyAt - child.startedAt) / 1e9
             }
             return child
