@@ -8,7 +8,7 @@ enum HelpText {
           guard-stress [run] [options]      run a stress campaign (the default subcommand)
           guard-stress run --runner controlled [--strategy pct|random] [--depth D]
                                             explore schedules one worker at a time; failures replay exactly
-          guard-stress replay FILE [--runs K] [--target NAME]
+          guard-stress replay FILE [--runs K] [--target NAME] [--json OUT] [--junit OUT]
                                             replay a seed file and report whether its failure comes back
           guard-stress bench [options]      measure KVOGuard's costs (build with -c release)
           guard-stress help [run|replay|bench]
@@ -23,10 +23,15 @@ enum HelpText {
         and release, each operation); a scheduling strategy (random, or PCT with a bug depth) picks who runs next,
         the seed file records the schedule taken, and replay repeats it exactly.
 
+        Rounds (and replay runs) run in child processes, so a crash, a trap or a hang of the system under test is a
+        verdict of its round (crash(SIGSEGV), trap, deadlock) with its seed file, and the campaign goes on;
+        --in-process runs them in guard-stress itself. --json FILE and --junit FILE write the
+        summary for machines (a versioned JSON schema; JUnit XML, one test case per round or run).
+
         EXIT CODES (every subcommand)
           0  the oracle held
           1  the oracle was violated (a replay that reproduces its failure exits 1)
-          2  bad usage or a bad input file
+          2  bad usage or a bad input file (or no child process could be started to run the rounds)
         """
 
     static let run = """
@@ -44,8 +49,20 @@ enum HelpText {
         and the lock it waits for), a worker blocked on something the scheduler cannot see (a semaphore) after two
         seconds, and a run longer than --max-steps as step-limit. The summary reports schedules and steps per
         second. Seed files record the strategy, depth, step limit and the schedule taken; replay follows it exactly.
-        Controlled runs restart guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in
-        another process.
+
+        ISOLATION. Each round runs in a child process (guard-stress itself, with SWIFT_DETERMINISTIC_HASHING=1): a
+        fresh process every round for the chaos runner; for the controlled runner, whose rounds take milliseconds,
+        one process serves up to 500 rounds. A round whose process dies is a verdict: crash(SIGSEGV) (or another
+        signal), trap (a Swift runtime trap: fatalError, precondition, force unwrap, overflow; SIGILL or SIGTRAP),
+        deadlock (no progress for --stall-timeout seconds in a chaos round; every worker blocked, or one blocked
+        outside the scheduler for two seconds, in a controlled round; or no answer at all long after that, when
+        the process is killed). Its seed file is written (with the process's standard error beside it, .log), it
+        is listed as it happens, a fresh process takes over, and the summary prints at the end. Each round's seed
+        file is also written before the round runs (seed-...running.json, failure "unfinished", removed after),
+        so even a crash of guard-stress itself leaves the round to replay. Isolation costs about a millisecond per
+        chaos round and a tenth of one per controlled round (the summary says how much). With --in-process a crash
+        of the system under test ends guard-stress, as it would end an app; controlled runs then restart
+        guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in another process.
 
         OPTIONS
           --seed N             campaign seed (decimal or 0x hex); default: random, printed
@@ -71,10 +88,19 @@ enum HelpText {
           --no-compare         skip the raw-runtime comparison after a guard campaign
           --stop-at-first-failure
                                end the campaign at the first failing round
+          --json FILE          write the summary as JSON (schema "kvoguard-stress-report" version 1: target, runner,
+                               seeds, rounds, operations, violations by kind, crash signals, failing rounds with
+                               their signatures and seed files)
+          --junit FILE         write JUnit XML: one test case per round, a <failure> per failing round
+          --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
+          --stall-timeout SECONDS
+                               chaos rounds: no finished operation for this long is a deadlock (default 3)
+          --rounds-per-process N
+                               rounds one child process serves (default: chaos 1, controlled 500)
         """
 
     static let replay = """
-        guard-stress replay FILE [--runs K] [--target NAME]
+        guard-stress replay FILE [--runs K] [--target NAME] [--json OUT] [--junit OUT] [--in-process]
 
         Re-runs the scenario of seed file FILE (its written operations, or the ones its seed regenerates) K times
         (default 3) with the file's runner and reports how often the oracle was violated and how often with the
@@ -83,7 +109,20 @@ enum HelpText {
         must record the same history, and the replay says so; if a run stops matching, it names the step where the
         schedule diverged. --target replays the same operations against another system (guard or raw); a recorded
         schedule belongs to its own target, so then the file's strategy and seed regenerate one.
-        guard-stress restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set.
+        Each run happens in a child process (with SWIFT_DETERMINISTIC_HASHING=1), so a run that crashes, traps or
+        hangs is reported as crash(SIGSEGV), trap or deadlock and the next run starts fresh; with --in-process
+        guard-stress runs them itself and restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set. A
+        file whose failure is "unfinished" was written before its round ran and the round never finished: replay
+        it to see what happened.
+
+        OPTIONS
+          --runs K             runs (default 3)
+          --target NAME        replay against another system (guard or raw)
+          --json FILE          write the outcome as JSON (schema "kvoguard-stress-report" version 1, command replay)
+          --junit FILE         write JUnit XML: one test case per run, a <failure> per run that violated the oracle
+          --in-process         run in guard-stress itself
+          --stall-timeout SECONDS
+                               chaos runs: no finished operation for this long is a deadlock (default 3)
 
         Exits 1 if any run violated the oracle (the failure reproduced), 0 if none did, 2 if FILE is missing,
         truncated, of another version, or makes no sense.
