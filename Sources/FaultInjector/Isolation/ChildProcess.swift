@@ -182,13 +182,14 @@ final class ChildProcess {
         return waitForEnd(timeout: 30) ?? .signalled(SIGKILL)
     }
 
-    /// The child's standard error from byte `offset` on (at most the last `limit` bytes), as text.
-    func log(from offset: Int, limit: Int = 64 * 1024) -> String {
+    /// The child's standard error from byte `offset` on (at most `limit` bytes: a crash's reason comes first, the
+    /// backtraces of every thread after it), as text.
+    func log(from offset: Int, limit: Int = 4 << 20) -> String {
         let descriptor = open(logPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return "" }
         defer { close(descriptor) }
-        let size = Int(lseek(descriptor, 0, SEEK_END))
-        let start = max(offset, size - limit)
+        let size = min(Int(lseek(descriptor, 0, SEEK_END)), offset + limit)
+        let start = offset
         guard size > start, lseek(descriptor, off_t(start), SEEK_SET) >= 0 else { return "" }
         var bytes = [UInt8](repeating: 0, count: size - start)
         let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
