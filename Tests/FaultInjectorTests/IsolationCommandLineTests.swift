@@ -224,6 +224,29 @@ final class IsolationCommandLineTests: XCTestCase {
         XCTAssertTrue(replay.stdout.contains("run 1: violated: crash(SIGSEGV)"), replay.stdout)
     }
 
+    /// A controlled campaign is a function of its seed (with deterministic hashing, which child processes always
+    /// have and `--in-process` sets up by restarting): in child processes it finds exactly what it finds in process,
+    /// round for round, as its JUnit reports show.
+    func testAnIsolatedControlledCampaignFindsWhatTheInProcessOneFinds() throws {
+        var reports: [[String]] = []
+        for mode in [["--in-process"], ["--rounds-per-process", "3"]] {
+            let outcome = try run(
+                [
+                    "run", "--runner", "controlled", "--target", "raw", "--ops", "1500", "--seed", "21", "--out",
+                    directory.file("same"), "--max-seed-files", "0", "--junit", directory.file("same.xml"),
+                ] + mode)
+            XCTAssertEqual(outcome.status, 1, outcome.stdout + outcome.stderr)
+            let cases = try junitReport("same.xml").elements(forName: "testsuite").flatMap { $0.elements(forName: "testcase") }
+            XCTAssertGreaterThan(cases.count, 3, "several processes take part")
+            reports.append(cases.map { testCase in
+                let name = testCase.attribute(forName: "name")?.stringValue ?? ""
+                let failure = testCase.elements(forName: "failure").first?.attribute(forName: "message")?.stringValue ?? "pass"
+                return "\(name): \(failure)"
+            })
+        }
+        XCTAssertEqual(reports[0], reports[1])
+    }
+
     // MARK: Reports of passing campaigns and usage errors
 
     func testPassingCampaignsReportInProcessAndIsolated() throws {

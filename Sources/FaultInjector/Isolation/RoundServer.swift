@@ -22,6 +22,10 @@ public enum RoundServer {
         let answers = dup(1)
         guard answers >= 0, dup2(2, 1) >= 0 else { return 1 }
         ParentWatch.exitWhenOrphaned()
+        if getenv("SWIFT_DETERMINISTIC_HASHING").map({ String(cString: $0) }) != "1" {
+            FileHandle.standardError.write(
+                Data("round server: SWIFT_DETERMINISTIC_HASHING is not 1; controlled runs may not match other processes\n".utf8))
+        }
         let encoder = JSONEncoder()
         let hello = RoundServerHello(pid: getpid(), readyAt: MonotonicClock.now)
         guard let helloLine = try? encoder.encode(hello), write(line: helloLine, to: answers) else { return 1 }
