@@ -94,6 +94,36 @@ final class RoundIsolationTests: XCTestCase {
         XCTAssertEqual(outcome.isolation?.processesLost, 2)
     }
 
+    /// A hang the runner's watchdog cannot see (in the teardown, after the workers finished) is caught by the
+    /// parent's own timeout: the process is killed and the round is a deadlock.
+    func testAHangOutsideTheWorkersRunIsCaughtByTheParentsTimeout() throws {
+        var children = try childProcesses()
+        children.stallTimeout = 1
+        children.answerAllowance = 1
+        var settings = Campaign.Settings()
+        settings.target = "fixture-hang-in-teardown"
+        settings.scenario.workers = 2
+        settings.scenario.operationsPerWorker = 10
+        // Controllers are released only in the teardown.
+        settings.scenario.mix.releaseObserver = 0
+        settings.scenario.mix.releaseController = 0
+        settings.scenario.actions.releaseController = 0
+        settings.operationBudget = 20
+        settings.outputDirectory = directory.file("teardown")
+        settings.isolation = .childProcesses(children)
+        let start = Date()
+        let summary = Campaign(settings: settings).run()
+        XCTAssertLessThan(Date().timeIntervalSince(start), 15)
+        XCTAssertEqual(summary.rounds, 1)
+        XCTAssertEqual(summary.roundRecords.first?.signature, "deadlock")
+        XCTAssertTrue(
+            summary.failures.first?.messages.first?.contains("gave no answer for") ?? false, "\(summary.failures)")
+        XCTAssertEqual(summary.deadlockedRounds, 1)
+        XCTAssertEqual(summary.isolation?.processesLost, 1)
+        let seedFile = try SeedFileStore.read(try XCTUnwrap(summary.seedFiles.first))
+        XCTAssertEqual(seedFile.failure.signature, "deadlock")
+    }
+
     func testAnIsolatedReplayOfAControlledFileIsExact() throws {
         let result = ControlledRunner(settings: .init()).runAndEvaluate(
             Scenario(configuration: .controlledDefault, seed: 5), against: RawRuntimeTarget())

@@ -32,6 +32,9 @@ public struct ChildProcessSettings: Sendable {
     /// runner knows at once when every worker is blocked, and after its own two seconds when one is blocked
     /// outside its control).
     public var stallTimeout = 3.0
+    /// Seconds the parent waits for a round's answer beyond the stall timeout (plus 0.2 ms per operation) before
+    /// it kills the process: see ``answerTimeout(operations:)``.
+    public var answerAllowance = 30.0
     /// Seconds a new process may take to start and say it is ready.
     public var startTimeout = 30.0
     /// Added to the environment the children inherit (`SWIFT_DETERMINISTIC_HASHING=1` is always set).
@@ -53,9 +56,9 @@ public struct ChildProcessSettings: Sendable {
 
     /// How long the parent waits for a round's answer before it kills the process: the safety net behind the
     /// child's own watchdogs, for a hang they cannot see (in the teardown, or in the oracle). The stall timeout,
-    /// plus 30 seconds, plus 0.2 ms per operation (rounds run at 50,000 or more operations a second, the oracle
-    /// included, so a round is never near it).
+    /// plus ``answerAllowance`` (30 seconds), plus 0.2 ms per operation (rounds run at 50,000 or more operations a
+    /// second, the oracle included, so a round is never near it).
     public func answerTimeout(operations: Int) -> Double {
-        stallTimeout + 30 + Double(operations) * 0.000_2
+        stallTimeout + answerAllowance + Double(operations) * 0.000_2
     }
 }

@@ -3,9 +3,11 @@ import GuardCore
 
 /// **Test fixtures, not systems worth testing.** The guard, except that observing key `k2` kills the process:
 /// with a segmentation fault (`fixture-segv`), a Swift runtime trap (`fixture-trap`, a `fatalError`), or a hang on a
-/// semaphore nobody signals (`fixture-hang`). They exist so the harness's round isolation can be checked end to end
-/// (`guard-stress run --target fixture-segv` must report `crash(SIGSEGV)` with a seed file that replays it, and go
-/// on). The catalog accepts their names but does not list them (``TargetCatalog/testFixtureNames``).
+/// semaphore nobody signals (`fixture-hang`); `fixture-hang-in-teardown` instead hangs when a controller is released
+/// (at the latest in the run's teardown, where no runner watchdog looks). They exist so the harness's round
+/// isolation can be checked end to end (`guard-stress run --target fixture-segv` must report `crash(SIGSEGV)` with a
+/// seed file that replays it, and go on). The catalog accepts their names but does not list them
+/// (``TargetCatalog/testFixtureNames``).
 ///
 /// Whether a round fails depends only on its operations (an observe of `k2` that reaches the controller), so a
 /// single-worker scenario fails in exactly the same rounds every time.
@@ -18,11 +20,13 @@ public struct CrashFixtureTarget: SystemUnderTest {
         case trap
         /// Waits on a semaphore that is never signalled.
         case hang
+        /// Waits on a semaphore that is never signalled when a controller is released.
+        case hangInTeardown = "hang-in-teardown"
     }
 
     /// How this fixture breaks.
     public let failure: Failure
-    /// `fixture-segv`, `fixture-trap` or `fixture-hang`.
+    /// `fixture-` and the failure's name.
     public var name: String { "fixture-\(failure.rawValue)" }
     /// It is the guard until it breaks.
     public let promisesGuardSemantics = true
@@ -34,7 +38,8 @@ public struct CrashFixtureTarget: SystemUnderTest {
         inner = GuardTarget(diagnostics: diagnostics)
     }
 
-    /// The fixture named `name` (`fixture-segv`, ...), or `nil`.
+    /// The fixture named `name` (`fixture-segv`, `fixture-trap`, `fixture-hang`, `fixture-hang-in-teardown`), or
+    /// `nil`.
     public init?(name: String, diagnostics: any DiagnosticSink) {
         guard let failure = Failure.allCases.first(where: { "fixture-\($0.rawValue)" == name }) else { return nil }
         self.init(failure, diagnostics: diagnostics)
@@ -54,6 +59,10 @@ private final class BreakingController: StressController, @unchecked Sendable {
     init(inner: any StressController, failure: CrashFixtureTarget.Failure) {
         self.inner = inner
         self.failure = failure
+    }
+
+    deinit {
+        if failure == .hangInTeardown { DispatchSemaphore(value: 0).wait() }
     }
 
     func observe(
@@ -80,6 +89,7 @@ private final class BreakingController: StressController, @unchecked Sendable {
         case .segv: Self.store(to: 8)
         case .trap: fatalError("fixture-trap: deliberate trap while observing k2")
         case .hang: DispatchSemaphore(value: 0).wait()
+        case .hangInTeardown: break
         }
     }
 
