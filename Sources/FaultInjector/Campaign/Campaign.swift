@@ -98,10 +98,13 @@ public struct Campaign: Sendable {
             ChildRoundHost(settings: $0, roundsPerProcess: $0.roundsPerProcess(for: settings.runner))
         }
         defer { host?.finish() }
+        let outputDirectoryExisted = FileManager.default.fileExists(atPath: settings.outputDirectory)
+        defer { if !outputDirectoryExisted { removeIfEmpty(settings.outputDirectory) } }
         let start = MonotonicClock.now
         var round = 0
         var learnedSteps: Int?
         var budgetUsed = 0
+        var signaturesSeen: Set<String> = []
         while true {
             let elapsed = Double(MonotonicClock.now - start) / 1e9
             if round > 0, elapsed >= settings.duration { break }
@@ -116,8 +119,7 @@ public struct Campaign: Sendable {
                 scenario: scenario)
             let unfinished = writeUnfinished(plan.file, into: &summary)
             let wish: RoundRequest.SeedFileWish =
-                summary.seedFiles.count < settings.maximumSeedFiles
-                ? .always : .unlessSignatureIn(Array(Set(summary.failures.map(\.signature))))
+                summary.seedFiles.count < settings.maximumSeedFiles ? .always : .unlessSignatureIn(signaturesSeen.sorted())
             let executed: ExecutedRound
             if let host {
                 guard let isolated = runIsolated(plan, on: host, wish: wish, summary: &summary) else {
@@ -133,7 +135,7 @@ public struct Campaign: Sendable {
             summary.add(verdict)
             // A round that died or deadlocked counts with all its planned operations: otherwise a target that
             // always hangs would use the budget up a few operations per round.
-            let unfinishedRound = executed.log != nil || verdict.abandoned
+            let unfinishedRound = executed.processDied || verdict.abandoned
             budgetUsed += unfinishedRound ? max(verdict.operations, scenario.operationCount) : verdict.operations
             let seconds = Double(MonotonicClock.now - roundStart) / 1e9
             let record = CampaignSummary.RoundRecord(
@@ -145,7 +147,7 @@ public struct Campaign: Sendable {
                 failed.messages = verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" }
                 failed.seconds = seconds
                 summary.failures.append(failed)
-                keepSeedFile(of: executed, in: &summary)
+                keepSeedFile(of: executed, isNewFailure: signaturesSeen.insert(verdict.signature).inserted, in: &summary)
                 failure = summary.failures.last
             }
             unfinished?.remove()
@@ -175,6 +177,9 @@ public struct Campaign: Sendable {
         let verdict: RoundVerdict
         let seedFile: () -> SeedFile?
         var log: String?
+
+        /// Whether the round's process died (crashed, trapped, or was killed for not answering).
+        var processDied: Bool { log != nil }
     }
 
     /// Runs the round here.
@@ -236,11 +241,15 @@ public struct Campaign: Sendable {
         }
     }
 
+    /// Removes `directory` if it holds nothing (the campaign created it for seed files of rounds that all passed).
+    private func removeIfEmpty(_ directory: String) {
+        guard let contents = try? FileManager.default.contentsOfDirectory(atPath: directory), contents.isEmpty else { return }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
     /// Writes the seed file of a failing round, unless its failure is a repeat and the campaign already wrote as
     /// many as it may; a round whose process died gets its log beside it.
-    private func keepSeedFile(of round: ExecutedRound, in summary: inout CampaignSummary) {
-        let signature = round.verdict.signature
-        let isNewFailure = !summary.failures.dropLast().contains { $0.signature == signature }
+    private func keepSeedFile(of round: ExecutedRound, isNewFailure: Bool, in summary: inout CampaignSummary) {
         guard isNewFailure || summary.seedFiles.count < settings.maximumSeedFiles, let file = round.seedFile() else {
             summary.unwrittenSeedFiles += 1
             return
