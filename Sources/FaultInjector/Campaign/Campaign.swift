@@ -117,7 +117,7 @@ public struct Campaign: Sendable {
                     roundAboutToRun: scenario, target: settings.target, runner: runner(learnedSteps: learnedSteps),
                     toolVersion: ToolVersion.current),
                 scenario: scenario)
-            let unfinished = writeUnfinished(plan.file, into: &summary)
+            let unfinished = writeUnfinished(plan, into: &summary)
             let wish: RoundRequest.SeedFileWish =
                 summary.seedFiles.count < settings.maximumSeedFiles ? .always : .unlessSignatureIn(signaturesSeen.sorted())
             let executed: ExecutedRound
@@ -166,10 +166,18 @@ public struct Campaign: Sendable {
         return summary
     }
 
-    /// A round about to run: its seed file (written before it runs, sent to a child process) and its scenario.
+    /// A round about to run: its seed file (written before it runs, sent to a child process), the file as JSON,
+    /// and its scenario.
     private struct RoundPlan {
         let file: SeedFile
+        let encodedFile: Data?
         let scenario: Scenario
+
+        init(file: SeedFile, scenario: Scenario) {
+            self.file = file
+            encodedFile = try? JSONEncoder().encode(file)
+            self.scenario = scenario
+        }
     }
 
     /// A round that ran: its verdict, and how to get its seed file and (for a round whose process died) its log.
@@ -201,8 +209,15 @@ public struct Campaign: Sendable {
         _ plan: RoundPlan, on host: ChildRoundHost, wish: RoundRequest.SeedFileWish, summary: inout CampaignSummary
     ) -> ExecutedRound? {
         let stallTimeout = settings.isolation.childProcessSettings?.stallTimeout ?? 3
-        let request = RoundRequest(file: plan.file, target: nil, stallTimeout: stallTimeout, seedFile: wish)
-        switch host.run(request, operations: plan.scenario.operationCount) {
+        let request: [UInt8]
+        do {
+            guard let encodedFile = plan.encodedFile else { throw CocoaError(.coderInvalidValue) }
+            request = try RoundRequest.encoded(file: encodedFile, target: nil, stallTimeout: stallTimeout, seedFile: wish)
+        } catch {
+            summary.harnessError = "the round's seed file could not be encoded: \(error)"
+            return nil
+        }
+        switch host.run(encoded: request, operations: plan.scenario.operationCount) {
         case .answered(let answer):
             guard let verdict = answer.verdict else {
                 summary.harnessError = "the child process could not run the round: \(answer.error ?? "no reason given")"
@@ -229,10 +244,11 @@ public struct Campaign: Sendable {
     }
 
     /// Writes the round's seed file before it runs (if the settings ask for it); a failure to write is noted once.
-    private func writeUnfinished(_ file: SeedFile, into summary: inout CampaignSummary) -> UnfinishedSeedFile? {
+    private func writeUnfinished(_ plan: RoundPlan, into summary: inout CampaignSummary) -> UnfinishedSeedFile? {
         guard settings.writesSeedFileBeforeEachRound else { return nil }
         do {
-            return try UnfinishedSeedFile(file, encoded: try JSONEncoder().encode(file), into: settings.outputDirectory)
+            guard let encoded = plan.encodedFile else { throw CocoaError(.coderInvalidValue) }
+            return try UnfinishedSeedFile(plan.file, encoded: encoded, into: settings.outputDirectory)
         } catch {
             let message = "could not write the seed file of a round before running it into \(settings.outputDirectory): "
                 + error.localizedDescription

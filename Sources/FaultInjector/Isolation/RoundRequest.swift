@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a parent asks a ``RoundServer`` to do: run one seed file once (a campaign's round is its not-yet-failed
 /// seed file; a replay run is the file being replayed) and answer with the verdict. Sent as one line of JSON.
 struct RoundRequest: Codable, Sendable {
@@ -28,6 +30,25 @@ struct RoundRequest: Codable, Sendable {
     var stallTimeout: Double
     /// Whether to send the failing run's seed file back.
     var seedFile: SeedFileWish
+
+    /// The fields besides the seed file, encoded on their own (see ``encoded(file:target:stallTimeout:seedFile:)``).
+    private struct Header: Encodable {
+        var target: String?
+        var stallTimeout: Double
+        var seedFile: SeedFileWish
+    }
+
+    /// A request as one line of JSON, around `file` already encoded as JSON (a campaign encodes each round's seed
+    /// file once, for the file it writes before the round and for the request). It decodes as a ``RoundRequest``.
+    static func encoded(file: Data, target: String?, stallTimeout: Double, seedFile: SeedFileWish) throws -> [UInt8] {
+        var bytes = [UInt8](try JSONEncoder().encode(Header(target: target, stallTimeout: stallTimeout, seedFile: seedFile)))
+        guard bytes.last == UInt8(ascii: "}") else { throw EncodingError.invalidValue(file, .init(codingPath: [], debugDescription: "not an object")) }
+        bytes.removeLast()
+        bytes.append(contentsOf: Array(#","file":"#.utf8))
+        bytes.append(contentsOf: file)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
 }
 
 /// A ``RoundServer``'s answer to one ``RoundRequest``, sent as one line of JSON.
