@@ -73,7 +73,8 @@ public struct StoryText: Sendable {
         var previousStep: Int?
         for index in shown {
             if let previous, index > previous + 1 {
-                rows.append(pad("⋯", 6, right: true) + " │ ⋯ \(index - previous - 1) rows left out")
+                rows.append(pad("⋯", 6, right: true) + " │ ⋯ \(index - previous - 1) rows left out (--full shows them)")
+                previousStep = nil
             }
             let line = story.lines[index]
             if let step = line.step, let previousStep, step - previousStep >= Self.quietGap {
@@ -87,7 +88,7 @@ public struct StoryText: Sendable {
     }
 
     /// Rows further apart than this many steps get a note that the steps between were quiet.
-    static let quietGap = 12
+    static let quietGap = 25
 
     private func quietNote(_ steps: Int) -> String {
         "… \(steps) quiet \(steps == 1 ? "step" : "steps") (locks and schedule points only)"
