@@ -106,6 +106,17 @@ final class ShrinkerTests: XCTestCase {
 
         let replay = try replayWritten(outcome.file, target: target, runs: 100)
         assertExact(replay, runs: 100, signature: found.report.signature, "shrunk racy dedup file")
+
+        // The story shows both workers, the preemption inside an observe, and the result that cannot be explained.
+        let story = try Explainer(file: outcome.file, fileName: "racy-dedup.shrunk.json", target: target).explain()
+        let text = StoryText(story: story).text
+        XCTAssertTrue(text.contains("⇥ preempted at"), text)
+        XCTAssertTrue(text.contains("◀ ✖1 non-linearizable"), text)
+        XCTAssertEqual(Set(story.lines.filter { $0.worker >= 0 }.map(\.worker)), [0, 1], text)
+        let pinned = story.lines[story.violations[0].line]
+        XCTAssertTrue(pinned.kind == .ended || pinned.kind == .completed, "pinned to a result: \(pinned)")
+        print("---- racy dedup, shrunk (\(outcome.original) → \(outcome.shrunk)) ----")
+        print(text)
     }
 
     func testAFileWhoseFailureDoesNotReproduceIsReportedAsSuch() throws {
@@ -173,7 +184,7 @@ final class ShrinkerTests: XCTestCase {
         XCTAssertEqual(outcome.shrunk.workers, 1)
         XCTAssertEqual(outcome.shrunk.operations, 1)
         let only = try XCTUnwrap(outcome.file.operations?.first?.first)
-        XCTAssertTrue(only.hasPrefix("unobserve c0 o0 "), "one removal of something never registered: \(only)")
+        XCTAssertEqual(only, "unobserve c0 o0 k0", "one removal of something never registered, slots and key renamed from 0")
         XCTAssertEqual(outcome.file.scenario.controllers, 1)
         XCTAssertEqual(outcome.file.scenario.objects, 1)
         XCTAssertEqual(outcome.file.shrunk?.runsPerCandidate, 3)

@@ -17,6 +17,7 @@ struct StoryBuilder {
         var endedLine: [Int: Int] = [:]
         var stacks: [Int: [Int]] = [:]
         var lastDelivery: [Int: Int] = [:]
+        var lastReleased: [Int: Int] = [:]
         var deliveriesSeen: [Int: Int] = [:]
         var deliveryLines: [(line: Int, registration: Int, cause: Int)] = []
         var marks: [Int: [RunStory.Mark]] = [:]
@@ -62,10 +63,14 @@ struct StoryBuilder {
         switch event.kind {
         case .decision(let point, let chosen):
             guard chosen != worker, !(state.stacks[worker]?.isEmpty ?? true) else { return }
+            let place: String
             switch point {
-            case .wait, .finish, .operation: return
-            default: _ = add(.preempted, "⇥ preempted at \(point.name); worker \(chosen) runs")
+            case .wait, .finish, .operation, .start: return
+            case .acquire: place = "before taking a lock"
+            case .release: place = "after releasing " + (state.lastReleased[worker].map(lockNames.describeLock) ?? "a lock")
+            case .guardCore: place = "at \(point.name)"
             }
+            _ = add(.preempted, "⇥ preempted \(place); worker \(chosen) runs")
         case .began(let id, let index, let kind, _):
             let label = makeLabel(id, state: state)
             let text = operationText(id: id, index: index, kind: kind, worker: worker, state: state, records: records)
@@ -121,7 +126,9 @@ struct StoryBuilder {
             state.tracedMisuses[kind, default: 0] += 1
         case .waits(let lock, let holder):
             _ = add(.waits, "⌛ waits for \(lockNames.describeLock(lock)), held by worker \(holder)")
-        case .acquired, .released, .finished:
+        case .released(let lock):
+            state.lastReleased[worker] = lock
+        case .acquired, .finished:
             return
         }
     }

@@ -284,6 +284,15 @@ final class ShrinkSearch {
                 }
             }
         }
+        // The first keys read most plainly: `k1` alone becomes `k0` if that still fails.
+        let all = StressKey.allCases.map(\.name)
+        for old in best.scenario.usedKeys where !outOfBudget {
+            let used = best.scenario.usedKeys
+            guard let new = all.prefix(while: { $0 != old }).first(where: { !used.contains($0) }),
+                let candidate = best.scenario.replacingKey(old, with: new)
+            else { continue }
+            _ = accepted(attempt(candidate, note: "key \(old) renamed \(new)"))
+        }
     }
 
     /// Renumbers the slots from 0 and cuts the slot counts to what is used.
