@@ -156,6 +156,45 @@ final class ShrinkerTests: XCTestCase {
         XCTAssertTrue(outcome.verified)
     }
 
+    /// ``ControlledTargets/LockLeak`` with every controller lock kept alive for good: shrinking tries candidates that
+    /// take the lock and then finish, and a lock destroyed while held stops the process.
+    private struct KeptLockLeak: SystemUnderTest {
+        let name = "lock-leak"
+        let promisesGuardSemantics = true
+        private static let kept = Protected([Lock]())
+
+        func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController {
+            let lock = Lock()
+            Self.kept.withValue { $0.append(lock) }
+            return ControlledTargets.LockLeak.Controller(
+                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+                    .makeController(for: observer, retainsObjects: retainsObjects),
+                lock: lock)
+        }
+    }
+
+    func testADeadlockShrinksToTheCallsThatBlockAndIsToldWhereItStopped() throws {
+        let target = KeptLockLeak()
+        let scenario = ControlledFixtures.scenario(
+            [["mutate o0 k2", "unobserve-all c0", "mutate o0 k0"], ["observe c0 o0 k1 [new]", "mutate o0 k1", "unobserve-all c0"]])
+        let original = ControlledRunner().runAndEvaluate(scenario, against: target)
+        XCTAssertEqual(original.report.signature, "deadlock")
+        let (file, _) = try seedFile(original, extraTargets: [target.name])
+        var settings = ShrinkSettings()
+        settings.verificationRuns = 3
+        let outcome = try shrunk(Shrinker(file: file, target: target, settings: settings).shrink())
+        XCTAssertEqual(outcome.file.failure.signature, "deadlock")
+        XCTAssertEqual((outcome.file.operations ?? []).flatMap { $0 }, ["unobserve-all c0", "unobserve-all c0"], "the leaked lock, taken twice")
+        XCTAssertTrue(outcome.verified)
+
+        let story = try Explainer(file: outcome.file, fileName: "lock-leak.shrunk.json", target: target).explain()
+        let text = StoryText(story: story).text
+        XCTAssertTrue(text.contains("the run was abandoned"), text)
+        let pinned = story.lines[story.violations[0].line]
+        XCTAssertNotEqual(pinned.kind, .end, "a deadlock is pinned where the run stopped: \(text)")
+        XCTAssertTrue(text.contains("◀ ✖1 deadlock"), text)
+    }
+
     // MARK: Chaos files
 
     func testAChaosFileWithADeterministicFailureShrinksToTheRemovalOfTheUnregistered() throws {

@@ -44,7 +44,8 @@ struct StoryBuilder {
             registrations: registrations, misuses: state.misuses, violations: [],
             violationCount: result.report.totalViolations, lastStep: state.lastStep,
             stepsAreScheduleSteps: stepsAreScheduleSteps)
-        ViolationPins(state: (state.labels, state.endedLine, state.deliveryLines, state.misuseLines), endLine: endLine)
+        ViolationPins(state: (state.labels, state.endedLine, state.deliveryLines, state.misuseLines), endLine: endLine,
+            abandoned: result.abandoned)
             .pin(result.report, records: result.history.operations, into: &story)
         return story
     }

@@ -2,7 +2,8 @@ import GuardCore
 
 /// Pins each oracle violation to the line where it became inevitable: the notification it names (the delivery of
 /// one of its operations' changes to one of its registrations), else the latest result of an operation it names,
-/// else the first misuse of the kind it names, else the end of the run (leaks, deadlocks).
+/// else the first misuse of the kind it names, else the last step of a run abandoned blocked (deadlocks), else the end
+/// of the run (leaks).
 ///
 /// Violations name operations the way the oracle writes them (``OperationDescription``); finding those texts in a
 /// message needs no knowledge of the individual checks, so checks added later are pinned too.
@@ -11,6 +12,8 @@ struct ViolationPins {
     let state: (labels: [Int: String], endedLine: [Int: Int], deliveries: [(line: Int, registration: Int, cause: Int)], misuses: [(line: Int, kind: KVOMisuse.Kind)])
     /// The end-of-run line.
     let endLine: Int
+    /// Whether the run was abandoned (its workers blocked for good): what names nothing is pinned where it stopped.
+    let abandoned: Bool
 
     func pin(_ report: OracleReport, records: [OperationRecord], into story: inout RunStory) {
         let descriptions = records.compactMap { record -> (text: String, id: Int, kind: String)? in
@@ -51,6 +54,6 @@ struct ViolationPins {
         for kind in KVOMisuse.Kind.allCases where message.contains(kind.rawValue) {
             if let misuse = state.misuses.first(where: { $0.kind == kind }) { return misuse.line }
         }
-        return endLine
+        return abandoned && endLine > 0 ? endLine - 1 : endLine
     }
 }
