@@ -110,7 +110,7 @@ final class ShrinkerTests: XCTestCase {
         // The story shows both workers, the preemption inside an observe, and the result that cannot be explained.
         let story = try Explainer(file: outcome.file, fileName: "racy-dedup.shrunk.json", target: target).explain()
         let text = StoryText(story: story).text
-        XCTAssertTrue(text.contains("⇥ preempted at"), text)
+        XCTAssertTrue(text.contains("⇥ preempted "), text)
         XCTAssertTrue(text.contains("◀ ✖1 non-linearizable"), text)
         XCTAssertEqual(Set(story.lines.filter { $0.worker >= 0 }.map(\.worker)), [0, 1], text)
         let pinned = story.lines[story.violations[0].line]
