@@ -1,0 +1,34 @@
+#if canImport(ObjectiveC)
+import Foundation
+
+/// The observer Foundation calls for one registration of ``NSObjectBackend``. It is private to the backend, so no
+/// other code can remove it, and it only forwards: the bookkeeping is in ``TrampolineRegistration``.
+final class NSObjectTrampoline: NSObject {
+    private let registration: TrampolineRegistration
+
+    init(registration: TrampolineRegistration) {
+        self.registration = registration
+        super.init()
+    }
+
+    override func observeValue(
+        forKeyPath keyPath: String?, of object: Any?, change: [NSKeyValueChangeKey: Any]?,
+        context: UnsafeMutableRawPointer?
+    ) {
+        guard let object else { return }
+        registration.deliver(context: context, of: object as AnyObject) { field in
+            change?[Self.changeKey(for: field)]
+        }
+    }
+
+    private static func changeKey(for field: FoundationChangeField) -> NSKeyValueChangeKey {
+        switch field {
+        case .kind: return .kindKey
+        case .new: return .newKey
+        case .old: return .oldKey
+        case .indexes: return .indexesKey
+        case .notificationIsPrior: return .notificationIsPriorKey
+        }
+    }
+}
+#endif
