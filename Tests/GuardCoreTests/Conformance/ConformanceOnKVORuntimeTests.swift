@@ -531,10 +531,11 @@ final class ConformanceValueBox<Value>: @unchecked Sendable {
 
     func set(_ value: Value?) { lock.withLock { stored = value } }
     var value: Value? { lock.withLock { stored } }
+    func mutate(_ body: (inout Value?) -> Void) { lock.withLock { body(&stored) } }
 }
 
 extension ConformanceValueBox where Value == Int {
-    func increment() { lock.withLock { stored = (stored ?? 0) + 1 } }
+    func increment() { mutate { $0 = ($0 ?? 0) + 1 } }
 }
 
 /// A flag set once from any thread.

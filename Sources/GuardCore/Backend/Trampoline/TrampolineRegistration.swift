@@ -30,7 +30,7 @@ package final class TrampolineRegistration: BackendObservation, @unchecked Senda
     }
 
     /// The trampoline while the sentinel holds it.
-    var trampoline: AnyObject? {
+    package var trampoline: AnyObject? {
         weakTrampoline
     }
 
