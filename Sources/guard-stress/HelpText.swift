@@ -35,7 +35,9 @@ enum HelpText {
           --ops N              stop after about N operations in all (default: no limit, time decides)
           --ops-per-queue N    operations per queue per round (default 1000)
           --duration SECONDS   stop starting rounds after this long (default 50)
-          --target guard|raw   system under test (default guard)
+          --target NAME        system under test (default guard): guard, raw (GuardCore's runtime without the
+                               guard), token (the ObservationToken API), nsobject (the guard in front of
+                               Foundation's own KVO; Apple platforms only)
           --objects N          shared objects per round (default 6)
           --controllers N      shared controllers per round (default 8)
           --out DIR            where seed files of failing rounds go (default ./stress-seeds)
@@ -53,7 +55,8 @@ enum HelpText {
         Re-runs the scenario of seed file FILE (its written operations, or the ones its seed regenerates) K times
         (default 3) and reports how often the oracle was violated and how often with the file's own signature.
         The chaos runner replays operations, not thread interleavings, so a race comes back with a rate.
-        --target replays the same operations against another system (guard or raw).
+        --target replays the same operations against another system (guard, raw, token, or nsobject on Apple
+        platforms).
 
         Exits 1 if any run violated the oracle (the failure reproduced), 0 if none did, 2 if FILE is missing,
         truncated, of another version, or makes no sense.

@@ -19,14 +19,15 @@
 ///   invalidate or release its own token, observe, or mutate); a key path that cannot be observed is a diagnostic
 ///   event and a token whose ``result`` is ``ObserveResult/invalid(_:)``, never a crash.
 public final class ObservationToken: @unchecked Sendable {
-    /// The controller's observer: the token owns it, the controller holds it weakly.
+    /// The controller's observer. The controller holds it weakly; the registration's handler holds it, so it lives
+    /// exactly as long as the registration and a notification never finds it gone (even one racing the token's
+    /// release on another thread).
     final class Anchor: Sendable {}
 
     /// What the guard did with the observe call: ``ObserveResult/registered``, or ``ObserveResult/invalid(_:)``
     /// (after emitting its diagnostic event) for a nil object or a key path that cannot be observed; an invalid
     /// token never calls its handler.
     public let result: ObserveResult
-    private let anchor: Anchor
     private let controller: ObservationController<Anchor>
 
     /// Observes `name` (the string form of the key path, `nil` if it has none) on `object` through `backend`.
@@ -41,12 +42,13 @@ public final class ObservationToken: @unchecked Sendable {
         let observedBackend = onObjectDeinit.map { DeinitReportingBackend(base: backend, onObjectDeinit: $0) }
         let controller = ObservationController(
             observer: anchor, retainsObservedObjects: false, backend: observedBackend ?? backend)
-        self.anchor = anchor
         self.controller = controller
         if let name = controller.resolvedName(name, description: description, of: object, file: file, line: line) {
             self.result = controller.registerTyped(
                 object, keyPath: name, options: options, context: nil, file: file, line: line,
-                handler: { _, object, change in handler(object, change) })
+                handler: { [anchor] _, object, change in
+                    withExtendedLifetime(anchor) { handler(object, change) }
+                })
         } else {
             self.result = .invalid(.unobservableKeyPath)
         }
