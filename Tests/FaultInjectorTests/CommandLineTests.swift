@@ -31,9 +31,15 @@ final class CommandLineTests: XCTestCase {
 
     /// The guard-stress binary beside the test bundle; fails the test (with how to build it) if it is missing.
     private func executable(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        #if os(macOS)
+        // On macOS the test bundle is loaded by Xcode's `xctest` runner, so argument 0 is the runner, not the bundle.
+        let bundle = Bundle(for: Self.self).bundleURL
+        let bundlePath = bundle.path
+        #else
         let bundlePath = CommandLine.arguments[0]
         let bundle = URL(fileURLWithPath: bundlePath, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL
+        #endif
         let candidate = bundle.deletingLastPathComponent().appendingPathComponent("guard-stress")
         guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
             XCTFail(

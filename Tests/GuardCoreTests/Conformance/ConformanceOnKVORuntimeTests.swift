@@ -383,10 +383,14 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
         var model: (any ConformanceModel)? = fixture.makeModel()
         let weakModel = ConformanceWeak(model as AnyObject?)
         assertNoMisuse {
-            controller.observe(object: model, keyPath: "age") { _, _, _ in }
-            model = nil
+            drainingAutoreleasedObjects {
+                controller.observe(object: model, keyPath: "age") { _, _, _ in }
+                model = nil
+            }
             XCTAssertNotNil(weakModel.object, "held by the controller")
-            XCTAssertEqual(controller.unobserve(weakModel.object, keyPath: "age"), .removed)
+            drainingAutoreleasedObjects {
+                XCTAssertEqual(controller.unobserve(weakModel.object, keyPath: "age"), .removed)
+            }
         }
         XCTAssertNil(weakModel.object, "released with its last registration")
         XCTAssertEqual(sink.total, 0)
@@ -399,10 +403,12 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
         let weakModel = ConformanceWeak(model as AnyObject?)
         let log = ConformanceLog()
         assertNoMisuse {
-            controller.observe(object: model, keyPaths: ["age", "name"], options: .new, handler: recording(log))
-            model?.age = 1
-            XCTAssertEqual(controller.registrationCount, 2)
-            model = nil
+            drainingAutoreleasedObjects {
+                controller.observe(object: model, keyPaths: ["age", "name"], options: .new, handler: recording(log))
+                model?.age = 1
+                XCTAssertEqual(controller.registrationCount, 2)
+                model = nil
+            }
         }
         XCTAssertNil(weakModel.object, "a weak controller does not keep the object")
         XCTAssertEqual(controller.registrationCount, 0)

@@ -126,3 +126,13 @@ final class ConformanceWeak<Object: AnyObject>: @unchecked Sendable {
 
     var object: Object? { lock.withLock { stored } }
 }
+
+/// Runs `body` inside an autorelease pool on Apple platforms, so objects Foundation autoreleased while observing are
+/// released when it returns (there is no such pool, and nothing to drain, elsewhere).
+func drainingAutoreleasedObjects<Result>(_ body: () throws -> Result) rethrows -> Result {
+    #if canImport(ObjectiveC)
+    return try autoreleasepool(invoking: body)
+    #else
+    return try body()
+    #endif
+}
