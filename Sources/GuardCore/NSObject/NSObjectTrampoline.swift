@@ -17,17 +17,20 @@ final class NSObjectTrampoline: NSObject {
     ) {
         guard let object else { return }
         registration.deliver(context: context, of: object as AnyObject) { field in
-            change?[Self.changeKey(for: field)]
+            change?[NSKeyValueChangeKey(field)]
         }
     }
+}
 
-    private static func changeKey(for field: FoundationChangeField) -> NSKeyValueChangeKey {
+extension NSKeyValueChangeKey {
+    /// Foundation's constant for `field`.
+    init(_ field: FoundationChangeField) {
         switch field {
-        case .kind: return .kindKey
-        case .new: return .newKey
-        case .old: return .oldKey
-        case .indexes: return .indexesKey
-        case .notificationIsPrior: return .notificationIsPriorKey
+        case .kind: self = .kindKey
+        case .new: self = .newKey
+        case .old: self = .oldKey
+        case .indexes: self = .indexesKey
+        case .notificationIsPrior: self = .notificationIsPriorKey
         }
     }
 }

@@ -64,7 +64,8 @@ extension ObservationController where Observer: NSObject {
         ) { observer, object, change, context in
             var dictionary: [NSKeyValueChangeKey: Any] = [:]
             for (key, value) in change.foundationChange {
-                dictionary[NSKeyValueChangeKey(rawValue: key)] = value
+                guard let field = FoundationChangeField(rawValue: key) else { continue }
+                dictionary[NSKeyValueChangeKey(field)] = value
             }
             (observer as? NSObject)?.observeValue(forKeyPath: keyPath, of: object, change: dictionary, context: context)
         }

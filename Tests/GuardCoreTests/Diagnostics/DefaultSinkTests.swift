@@ -29,10 +29,14 @@ final class DefaultSinkTests: XCTestCase {
             keyPath: "age", callSite: .init(file: "App/File.swift", line: 7), thread: "main")
         sink.record(event)
         let store = try OSLogStore(scope: .currentProcessIdentifier)
-        let entries = try store.getEntries(
-            at: store.position(timeIntervalSinceEnd: -60),
-            matching: NSPredicate(format: "subsystem == %@", subsystem))
-        let messages = entries.compactMap { $0 as? OSLogEntryLog }.map(\.composedMessage)
+        var messages: [String] = []
+        for _ in 0..<50 where messages.isEmpty {
+            let entries = try store.getEntries(
+                at: store.position(timeIntervalSinceEnd: -60),
+                matching: NSPredicate(format: "subsystem == %@", subsystem))
+            messages = entries.compactMap { $0 as? OSLogEntryLog }.map(\.composedMessage)
+            if messages.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        }
         XCTAssertEqual(messages, [event.description])
     }
     #endif
