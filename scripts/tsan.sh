@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${TSAN_FILTER:-StressTests|ConcurrencyTests}"
+filter="${TSAN_FILTER:-StressTests|ConcurrencyTests|Conformance|TrampolineBackendTests|ObservationTokenTests|ObservedValuesTests|TokenAndMirroredTargetTests}"
 log="$(mktemp -t kvoguard-tsan.XXXXXX)"
 trap 'rm -f "$log"' EXIT
 
