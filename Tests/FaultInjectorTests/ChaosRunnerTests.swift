@@ -12,11 +12,11 @@ final class ChaosRunnerTests: XCTestCase {
         for seed: UInt64 in [1, 2, 3, 0xDEAD_BEEF] {
             let diagnostics = CountingSink(keepsEvents: false)
             let scenario = Scenario(configuration: RunFixtures.configuration(workers: 12, operations: 150), seed: seed)
-            let misusesBefore = KVORuntime.misuseCount
+            let misusesBefore = RuntimeMonitor.misuseCount
             let result = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: diagnostics))
             XCTAssertTrue(result.passed, "seed \(seed): \(describe(result))")
             XCTAssertEqual(result.report.runtimeMisuses, [:], "seed \(seed)")
-            XCTAssertEqual(KVORuntime.misuseCount, misusesBefore, "seed \(seed): misuse reached the runtime")
+            XCTAssertEqual(RuntimeMonitor.misuseCount, misusesBefore, "seed \(seed): misuse reached the runtime")
             XCTAssertFalse(result.abandoned)
             XCTAssertEqual(result.targetName, "guard")
             XCTAssertGreaterThanOrEqual(result.operationsPerformed, 12 * 150, "double unobserves and handler actions add records")
@@ -44,17 +44,17 @@ final class ChaosRunnerTests: XCTestCase {
     }
 
     func testRunRestoresTheMisusePolicy() {
-        let before = KVORuntime.misusePolicy
+        let before = RuntimeMonitor.misusePolicy
         _ = RunFixtures.rawFailure
-        XCTAssertEqual(KVORuntime.misusePolicy, before)
-        let result = KVORuntime.withMisusePolicy(.log) {
+        XCTAssertEqual(RuntimeMonitor.misusePolicy, before)
+        let result = RuntimeMonitor.withMisusePolicy(.log) {
             let result = ChaosRunner().run(
                 Scenario(configuration: RunFixtures.configuration(workers: 2, operations: 20), seed: 1), against: RawRuntimeTarget())
-            XCTAssertEqual(KVORuntime.misusePolicy, .log)
+            XCTAssertEqual(RuntimeMonitor.misusePolicy, .log)
             return result
         }
         XCTAssertFalse(result.abandoned)
-        XCTAssertEqual(KVORuntime.misusePolicy, before)
+        XCTAssertEqual(RuntimeMonitor.misusePolicy, before)
     }
 
     func testGuardPassesWithoutFaults() {

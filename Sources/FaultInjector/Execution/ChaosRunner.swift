@@ -24,11 +24,11 @@ public struct ChaosRunner: Sendable {
     public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunResult {
         Self.exclusive.lock()
         defer { Self.exclusive.unlock() }
-        let previousPolicy = KVORuntime.misusePolicy
-        KVORuntime.misusePolicy = .report
-        defer { KVORuntime.misusePolicy = previousPolicy }
-        let misusesBefore = KVORuntime.misuseCountsByKind
-        let observancesBefore = KVORuntime.liveObservanceCount
+        let previousPolicy = RuntimeMonitor.misusePolicy
+        RuntimeMonitor.misusePolicy = .report
+        defer { RuntimeMonitor.misusePolicy = previousPolicy }
+        let misusesBefore = RuntimeMonitor.misuseCountsByKind
+        let observancesBefore = RuntimeMonitor.liveObservanceCount
 
         let configuration = scenario.configuration
         let world = StressWorld(configuration: configuration, target: target)
@@ -87,8 +87,8 @@ public struct ChaosRunner: Sendable {
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
         var facts = Oracle.Facts()
         facts.survivors = world.survivors()
-        facts.liveObservancesAfterTeardown = KVORuntime.liveObservanceCount - observancesBefore
-        let misusesAfter = KVORuntime.misuseCountsByKind
+        facts.liveObservancesAfterTeardown = RuntimeMonitor.liveObservanceCount - observancesBefore
+        let misusesAfter = RuntimeMonitor.misuseCountsByKind
         for kind in KVOMisuse.Kind.allCases {
             let delta = misusesAfter[kind, default: 0] - misusesBefore[kind, default: 0]
             if delta > 0 { facts.misuses[kind] = delta }

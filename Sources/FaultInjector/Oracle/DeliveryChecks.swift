@@ -188,20 +188,10 @@ struct DeliveryChecks {
             let delivered = initials[id] ?? 0
             if delivered > 1 {
                 report.add(.init(.initialNotExactlyOnce, "\(describe(observe)) got \(delivered) initial notifications"))
-            } else if delivered == 0, !removalOverlaps(observe) {
+            } else if delivered == 0 {
                 report.add(.init(.initialNotExactlyOnce, "\(describe(observe)) returned without its initial notification"))
             }
         }
-    }
-
-    /// Whether something that could remove the registration overlapped its observe call (then `.initial` may
-    /// legitimately be dropped).
-    private func removalOverlaps(_ observe: OperationRecord) -> Bool {
-        let candidates = index.removals(controller: observe.controller, object: observe.object, key: observe.key!)
-        return candidates.contains { $0.call < observe.ret && $0.ret > observe.call }
-            || history.observerDeinitTimes[observe.observer].map { $0 < observe.ret } ?? false
-            || (index.observerReleases[observe.observer] ?? []).contains { $0.call < observe.ret }
-            || history.controllerEndStartTimes[observe.controller].map { $0 < observe.ret } ?? false
     }
 
     private func describe(_ record: OperationRecord) -> String {

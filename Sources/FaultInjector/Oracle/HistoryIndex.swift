@@ -93,6 +93,11 @@ struct HistoryIndex {
         }
     }
 
+    /// Whether an operation that let go of `observer` began before `time` (the observer may be gone from then on).
+    func observerMayBeGone(_ observer: Int, before time: UInt64) -> Bool {
+        (observerReleases[observer] ?? []).contains { $0.call < time }
+    }
+
     /// The keys a change of `key` notifies.
     static func notified(by key: StressKey) -> [StressKey] { key.notifiedKeys }
 

@@ -11,6 +11,10 @@ struct LinearizabilityChecks {
                 switch record.outcome {
                 case .registered: effect = .observeRegistered
                 case .duplicate: effect = .observeDuplicate
+                case .invalid where index.observerMayBeGone(record.observer, before: record.ret):
+                    // The controller's observer was let go while the call ran: no handler could ever run, so the
+                    // guard registers nothing (`.invalid(.observerDeallocated)`).
+                    continue
                 default:
                     report.add(.init(.unexpectedResult, "\(OperationDescription.of(record)) reported \(record.outcome)"))
                     continue

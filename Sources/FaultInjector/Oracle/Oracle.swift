@@ -2,7 +2,8 @@ import GuardCore
 
 /// Checks a recorded run against the rules of DESIGN.md section 4: no misuse reaches the runtime; observe /
 /// unobserve results are linearizable per (controller, object, key path); each change reaches each live
-/// registration exactly once, never after `unobserve` returned, never a gone observer; `.initial` exactly once;
+/// registration exactly once; no change made after `unobserve` returned is delivered to the removed registration;
+/// never a gone observer; `.initial` exactly once;
 /// prior before its change; old and new consistent; no deadlock; nothing leaked.
 ///
 /// Rules that only the guard promises (exact results, linearizability, nothing delivered after removal) are

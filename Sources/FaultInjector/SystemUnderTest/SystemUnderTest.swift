@@ -10,7 +10,7 @@ public protocol SystemUnderTest: Sendable {
     /// A short name for reports and seed files (`guard`, `raw`, ...).
     var name: String { get }
     /// Whether the system promises guard semantics: one registration per (controller, object, key path),
-    /// exact results, and no delivery after `unobserve` returned. The oracle checks those promises only then.
+    /// exact results, and no change made after `unobserve` returned delivered to the removed registration. The oracle checks those promises only then.
     var promisesGuardSemantics: Bool { get }
     /// Makes the controller for `observer`, holding observed objects weakly if `retainsObjects` is `false`.
     func makeController(for observer: StressObserver, retainsObjects: Bool) -> any StressController

@@ -15,6 +15,9 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidArgument
         /// A notification arrived for an observer that is gone; it was dropped (reported once per registration).
         case observerDeallocated
+        /// A dotted key path stopped making sense: an object along its chain does not have the next key (or is not
+        /// observable). Its value reads as `nil` and its deeper changes go unheard until the chain is whole again.
+        case keyPathUnavailable
     }
 
     /// Why an argument was invalid (``Kind/invalidArgument`` only).
@@ -27,6 +30,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case emptyKeyPathList
         /// The backend cannot observe that key path on that object (unknown key, or not an observable object).
         case unobservableKeyPath
+        /// The controller's observer is gone, so no handler could ever run.
+        case observerDeallocated
     }
 
     /// A source location, `file:line`.
@@ -96,12 +101,14 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case .doubleRemoval: return "double removal ignored"
         case .removalOfUnregistered: return "removal of an unregistered observation ignored"
         case .observerDeallocated: return "notification for a deallocated observer dropped"
+        case .keyPathUnavailable: return "key path cannot be followed on the current objects; it reads as nil"
         case .invalidArgument:
             switch invalidArgument {
             case .nilObject: return "invalid argument (object is nil or deallocated)"
             case .emptyKeyPath: return "invalid argument (empty key path)"
             case .emptyKeyPathList: return "invalid argument (empty key path list)"
             case .unobservableKeyPath: return "invalid argument (key path cannot be observed on this object)"
+            case .observerDeallocated: return "invalid argument (the controller's observer is gone)"
             case nil: return "invalid argument"
             }
         }

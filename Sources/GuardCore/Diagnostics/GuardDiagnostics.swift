@@ -15,18 +15,21 @@ public enum GuardDiagnostics {
     /// The process-wide sink; ``defaultSink`` until you replace it. Thread-safe.
     public static var sink: any DiagnosticSink {
         get { current.current }
-        set { current.withValue { $0 = newValue } }
+        set {
+            // The replaced sink is the user's: release it after unlocking.
+            let replaced = current.exchange(newValue)
+            withExtendedLifetime(replaced) {}
+        }
     }
 
     /// Runs `body` with `sink` as the process-wide sink, then restores the previous one. Meant for tests: two
     /// threads doing this at once can restore each other's sink.
     public static func withSink<Result>(_ sink: any DiagnosticSink, _ body: () throws -> Result) rethrows -> Result {
-        let previous = current.withValue { current -> any DiagnosticSink in
-            let previous = current
-            current = sink
-            return previous
+        let previous = current.exchange(sink)
+        defer {
+            let replaced = current.exchange(previous)
+            withExtendedLifetime(replaced) {}
         }
-        defer { current.withValue { $0 = previous } }
         return try body()
     }
 }

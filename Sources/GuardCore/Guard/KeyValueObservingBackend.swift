@@ -11,18 +11,23 @@ public protocol KeyValueObservingBackend: Sendable {
 
     /// Registers `receiver` for `keyPath` on `object`, Foundation's `addObserver(_:forKeyPath:options:context:)`.
     ///
-    /// With `.initial`, the initial notification must reach the receiver before this returns. Returns a handle for
-    /// ``removeObservation(_:from:)``, or `nil` without side effects (and without any misuse) if `object` cannot be
-    /// observed for `keyPath`. When `dropsWithObject` is set and `object` deinitializes while the registration
-    /// exists, the backend drops it silently and calls ``ObservationReceiver/observedObjectDidDeinit()``.
+    /// The guard never passes `.initial`: it reads the initial value with ``currentValue(of:forKeyPath:)`` once the
+    /// registration exists and delivers it itself. Returns a handle for ``removeObservation(_:from:)``, or `nil`
+    /// without side effects (and without any misuse) if `object` cannot be observed for `keyPath`. When
+    /// `dropsWithObject` is set and `object` deinitializes while the registration exists, the backend drops it
+    /// silently and calls ``ObservationReceiver/observedObjectDidDeinit()``.
     func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)?
+    ) -> (any BackendHandle)?
 
     /// Removes a registration made by ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)``. Removing
     /// one the backend already dropped is a silent no-op.
-    func removeObservation(_ observation: any BackendObservation, from object: AnyObject)
+    func removeObservation(_ observation: any BackendHandle, from object: AnyObject)
+
+    /// The current value at `keyPath` of `object` (for `.initial` notifications), `nil` when it is `nil` or cannot
+    /// be read. Must never count as misuse.
+    func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any?
 }
 
 /// The callback side of ``KeyValueObservingBackend``: what a backend calls on the guard.
@@ -32,7 +37,10 @@ public protocol ObservationReceiver: AnyObject, Sendable {
     /// The observed object deinitialized and the backend dropped the registration (only for registrations added
     /// with `dropsWithObject`).
     func observedObjectDidDeinit()
+    /// A dotted key path's chain reached an object that does not have the next key; its value reads as `nil` until
+    /// the chain is whole again.
+    func observedKeyPathBecameUnavailable()
 }
 
 /// A backend's handle to one registration; the guard keeps it until it removes the registration.
-public protocol BackendObservation: AnyObject, Sendable {}
+public protocol BackendHandle: AnyObject, Sendable {}

@@ -76,7 +76,7 @@ extension ObservationController {
 
     private static func erase<Object: KVOObject>(
         _ handler: @escaping @Sendable (Observer, Object, KeyValueChange) -> Void
-    ) -> GuardedObservation.Handler {
+    ) -> GuardRegistration.Handler {
         { observer, object, change in
             handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
         }
@@ -112,7 +112,7 @@ extension ObservationController where Observer: KeyValueObserver {
         }
     }
 
-    private static func forwarding(to keyPath: String, context: UnsafeMutableRawPointer?) -> GuardedObservation.Handler {
+    private static func forwarding(to keyPath: String, context: UnsafeMutableRawPointer?) -> GuardRegistration.Handler {
         let context = UncheckedSendablePointer(context)
         return { observer, object, change in
             // A conformance lookup rather than a captured `Observer` type, which is not Sendable.

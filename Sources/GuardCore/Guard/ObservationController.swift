@@ -14,8 +14,20 @@
 ///   at the same moment.
 /// - **Threads.** Every method may be called from any thread at any time. Handlers run outside every internal lock,
 ///   so a handler may observe, unobserve, mutate, or drop the last reference to its controller.
-/// - **Ordering.** A change made after `unobserve` returned is never delivered to that registration. `.initial` is
-///   delivered exactly once, before `observe` returns, on the calling thread.
+/// - **No misuse reaches the runtime.** Whatever the calls and threads, the runtime's misuse count stays zero. A dotted
+///   key path whose chain stops making sense (an object along it lacks the next key) reads as `nil` and emits
+///   ``GuardDiagnostic/Kind/keyPathUnavailable`` each time it is re-wired onto such an object; deliveries of its deeper
+///   changes resume when the chain is whole again.
+/// - **Removal.** No change made after `unobserve` returned is delivered to the removed registration. (A handler
+///   already running on another thread when `unobserve` is called may still be finishing after it returns.)
+/// - **`.initial`.** Every `.registered` result of an `observe` with `.initial` comes with exactly one initial
+///   notification, delivered on the calling thread before `observe` returns, whatever other threads do (even if one
+///   of them removes the registration meanwhile). The registration exists before the initial value is read, so a
+///   change that completes after `observe` began is reflected in the initial value or delivered as a change, never
+///   lost; change notifications delivered on other threads may therefore come before the initial one. (A set of a
+///   property that nobody observed when the set began is not announced at all, as in Foundation.)
+/// - **Observer gone.** A controller whose observer is gone answers `observe` with
+///   `.invalid(.observerDeallocated)`: no handler of it could ever run.
 ///
 /// The observer is held weakly; observed objects strongly unless `retainsObservedObjects` is `false`. Diagnostics go
 /// to ``diagnosticSink`` or, if it is `nil`, to the process-wide ``GuardDiagnostics/sink``.
@@ -79,8 +91,10 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
         core.unobserve(object, callSite: .init(file: file, line: line))
     }
 
-    /// Stops observing everything. Calling it with nothing registered is not a mistake and emits nothing.
-    public func unobserveAll() {
+    /// Stops observing everything and returns how many registrations it removed. Calling it with nothing registered
+    /// is not a mistake and emits nothing.
+    @discardableResult
+    public func unobserveAll() -> Int {
         core.unobserveAll()
     }
 
@@ -115,7 +129,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     /// Registers a type-erased handler; the typed `observe` overloads build on this.
     func register(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        file: String, line: UInt, handler: @escaping GuardedObservation.Handler
+        file: String, line: UInt, handler: @escaping GuardRegistration.Handler
     ) -> ObserveResult {
         core.observe(
             object, keyPath: keyPath, options: options, context: context, callSite: .init(file: file, line: line),
@@ -126,7 +140,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     /// argument.
     func register(
         _ object: AnyObject?, keyPaths: [String], options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        file: String, line: UInt, handler: @escaping GuardedObservation.Handler
+        file: String, line: UInt, handler: @escaping GuardRegistration.Handler
     ) -> [ObserveResult] {
         guard !keyPaths.isEmpty else {
             core.emit(

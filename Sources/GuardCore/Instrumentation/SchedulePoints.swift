@@ -10,6 +10,8 @@ package enum SchedulePoint: UInt8, Sendable, CaseIterable {
     case runtimeBeforeStore
     /// The runtime delivered the `.initial` notification and is about to insert the observance.
     case runtimeBeforeInsert
+    /// A dotted key path's re-wiring read the object now at its first key and is about to move its forwarder there.
+    case runtimeRewireRead
     /// The guard reserved a registration and is about to register with the runtime.
     case guardBeforeRegister
     /// The guard registered with the runtime and is about to publish the registration.

@@ -19,12 +19,12 @@ enum ChangeAnnouncer {
             return
         }
         if key.valueIsOptional {
-            plan.begin(readOwnValue: { flattenOptional(currentValue()) })
+            plan.begin(on: object, readOwnValue: { _ in flattenOptional(currentValue()) })
         } else {
-            plan.begin(readOwnValue: currentValue)
+            plan.begin(on: object, readOwnValue: { _ in currentValue() })
         }
         SchedulePoints.reach(.runtimeBeforeStore)
         store()
-        plan.end(readOwnValue: { key.valueIsOptional ? flattenOptional(newValue) : newValue })
+        plan.end(on: object, readOwnValue: { _ in key.valueIsOptional ? flattenOptional(newValue) : newValue })
     }
 }

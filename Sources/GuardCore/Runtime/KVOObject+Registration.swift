@@ -18,7 +18,7 @@ extension KVOObject {
     ) {
         _ = register(
             observer, forKeyPath: keyPath, options: options, context: context, dropsWithObject: false,
-            onObjectDeinit: nil, reportsUnknownKey: true)
+            isGuarded: false)
     }
 
     /// Removes the most recent registration of `observer` for `keyPath`, whatever its context. Removing when no
@@ -40,32 +40,37 @@ extension KVOObject {
     ) {
         let address = ObjectDescription.address(of: observer)
         guard let table = existingTable,
-            let removed = table.remove(
+            let removal = table.remove(
                 observerAddress: address, keyPath: keyPath, context: matchingContext, publishingTo: self)
         else {
-            KVORuntime.handle(MisuseMessages.notRegistered(observer: observer, object: self, keyPath: keyPath))
+            RuntimeMonitor.handle(MisuseMessages.notRegistered(observer: observer, object: self, keyPath: keyPath))
             return
         }
-        finishRemoval(of: removed, from: table)
+        finish(removal, from: table)
     }
 
-    // MARK: Internal registration, shared by the public API, dotted key paths and the guard's backend
+    // MARK: Internal registration, shared by the public API, forwarders, relays and the guard's backend
 
-    /// Registers an observance. Returns `nil` (after reporting ``KVOMisuse/Kind/unknownKey`` if
-    /// `reportsUnknownKey`) when the key path's first key is unknown.
+    /// Registers an observance. Returns `nil` (after reporting ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when
+    /// the key path's first key is unknown.
+    ///
+    /// `dropsWithObject` and `isGuarded` are the two independent properties of ``Observance`` (see there): the
+    /// guard's registrations are guarded, and drop with their object when it is held weakly; forwarders always drop
+    /// with their object and are guarded when their root registration is.
     func register(
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
-        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, onObjectDeinit: (@Sendable () -> Void)?,
-        reportsUnknownKey: Bool
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool
     ) -> Observance? {
-        guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(ObservedClassInfo.firstKey(of: keyPath)) else {
-            if reportsUnknownKey {
-                KVORuntime.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
+        guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(KeyPathSyntax.firstKey(of: keyPath)) else {
+            if !isGuarded {
+                RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
             }
             return nil
         }
         if options.contains(.initial) {
-            let newValue = options.contains(.new) ? boxNil(value(forKeyPath: keyPath)) : nil
+            let newValue =
+                options.contains(.new)
+                ? boxNil(KeyValueReading.value(of: self, forKeyPath: keyPath, reportingMisuse: !isGuarded)) : nil
             observer.observeValue(
                 forKeyPath: keyPath, of: self, change: KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue),
                 context: context)
@@ -73,10 +78,14 @@ extension KVOObject {
         SchedulePoints.reach(.runtimeBeforeInsert)
         let observance = Observance(
             observer: observer, keyPath: keyPath, options: options, context: context, dropsWithObject: dropsWithObject,
-            onObjectDeinit: onObjectDeinit)
+            isGuarded: isGuarded)
         let triggers = ObservedClassInfo.triggerKeys(for: keyPath, of: type(of: self))
-        table.insert(observance, triggers: triggers, publishingTo: self)
-        KVORuntime.observanceAdded()
+        let table = self.table
+        let relaysNeeded = table.insert(observance, triggers: triggers, publishingTo: self)
+        RuntimeMonitor.observanceAdded()
+        for affectingKeyPath in relaysNeeded {
+            DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
+        }
         if observance.isDotted {
             KeyPathForwarder.rewire(observance, of: self)
         }
@@ -86,15 +95,20 @@ extension KVOObject {
     /// Removes a specific observance without any misuse check. Returns whether it was still registered.
     @discardableResult
     func unregister(_ observance: Observance) -> Bool {
-        guard let table = existingTable, table.remove(observance, publishingTo: self) else { return false }
-        finishRemoval(of: observance, from: table)
+        guard let table = existingTable, let removal = table.remove(observance, publishingTo: self) else { return false }
+        finish(removal, from: table)
         return true
     }
 
-    private func finishRemoval(of observance: Observance, from table: ObservationTable) {
-        KVORuntime.observancesRemoved(1)
-        if observance.isDotted {
-            table.detachForwarder(of: observance)?.detach()
+    /// After a removal, outside the table's lock: counts it, detaches a dotted key path's forwarder, and stops
+    /// relays nobody depends on any more.
+    private func finish(_ removal: ObservationTable.Removal, from table: ObservationTable) {
+        RuntimeMonitor.observancesRemoved(1)
+        if removal.observance.isDotted {
+            table.detachForwarder(of: removal.observance)?.detach()
+        }
+        for relay in removal.unusedRelays {
+            unregister(relay)
         }
     }
 }

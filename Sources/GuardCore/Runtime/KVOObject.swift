@@ -43,19 +43,18 @@ open class KVOObject {
         let table = unmanaged.takeUnretainedValue()
         let remaining = table.removeAll()
         announcedKeys.store(0, ordering: .releasing)
-        KVORuntime.observancesRemoved(remaining.count)
+        RuntimeMonitor.observancesRemoved(remaining.count)
         var stillObserved: [Observance] = []
         for observance in remaining {
-            observance.forwarder?.detach()
-            observance.forwarder = nil
+            table.detachForwarder(of: observance)?.detach()
             if observance.dropsWithObject {
-                observance.onObjectDeinit?()
-            } else {
+                observance.announceObjectDeinit()
+            } else if !observance.isGuarded {
                 stillObserved.append(observance)
             }
         }
         if !stillObserved.isEmpty {
-            KVORuntime.handle(
+            RuntimeMonitor.handle(
                 MisuseMessages.deallocatedWhileObserved(
                     objectType: type(of: self), objectAddress: ObjectDescription.address(of: self),
                     observances: stillObserved))
@@ -95,7 +94,7 @@ open class KVOObject {
     /// ``KVOMisuse/Kind/unknownKey`` (Foundation raises `NSUnknownKeyException`) and returns `nil`.
     open func valueForUndefinedKey(_ key: String) -> Any? {
         if UndefinedKeyProbe.noteUndefinedKey() { return nil }
-        KVORuntime.handle(MisuseMessages.unknownKey(object: self, key: key))
+        RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: key))
         return nil
     }
 

@@ -1,10 +1,16 @@
 
 /// Finds the string key behind a Swift key path such as `\Person.age` or `\Person.account.balance`.
 ///
-/// Swift key paths carry no names at run time, so the probe reads the key path once on a live object while
-/// recording which ``Observed`` accessors run; a key path that is exactly a chain of `@Observed` properties gets
-/// their names joined by dots. A plain stored property is recognised by its printed form. Anything else (a
-/// computed property, an optional chain) has no name to be had, and resolution returns `nil`. Results are cached.
+/// Swift key paths carry no names at run time. A key path of plain stored properties is named from its printed
+/// form (``KeyPathRendering``). Otherwise the probe reads the key path once on a live object while recording which
+/// ``Observed`` accessors run; a key path that is exactly a chain of `@Observed` properties gets their names joined
+/// by dots. Results are cached per key path.
+///
+/// Naming never evaluates a key path that could trap: one with an optional chain or a force unwrap (`\.a!.b`,
+/// `\.a?.b`) has no name and is never read, and neither is one with a component that cannot be an `@Observed`
+/// property or a stored property of a ``KVOObject`` (judged from the printed value type of each component against
+/// the classes' stored properties). The only user code a probe can run is the getter of a computed property whose
+/// value type is that of an `@Observed` property of the same class; it then has no name either.
 @usableFromInline
 enum KeyNameProbe {
     private struct Step {
@@ -32,11 +38,46 @@ enum KeyNameProbe {
     /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.
     static func keyPathString<Root: KVOObject, Value>(for keyPath: KeyPath<Root, Value>, on object: Root) -> String? {
         cache.valueIfPossible(for: keyPath) {
+            guard let components = KeyPathRendering.components(of: keyPath, root: Root.self) else { return nil }
+            if let storedNames = plainStoredNames(components) { return storedNames }
+            guard mayBeObservedChain(components, from: Root.self) else { return nil }
             let steps = recordSteps { _ = object[keyPath: keyPath] }
             // Every `@Observed` chain is settable; a read-only key path can only be some computed property.
             let isSettable = keyPath is ReferenceWritableKeyPath<Root, Value>
-            return name(from: steps, matching: keyPath, isSettable: isSettable) ?? plainStoredName(of: keyPath)
+            return name(from: steps, matching: keyPath, isSettable: isSettable)
         }
+    }
+
+    /// `a.b` for a key path of stored properties only (named by its printed form, never read).
+    private static func plainStoredNames(_ components: [KeyPathRendering.Component]) -> String? {
+        var names: [String] = []
+        for component in components {
+            guard case .stored(let name) = component, !name.hasPrefix("_") else { return nil }
+            names.append(name)
+        }
+        return names.joined(separator: ".")
+    }
+
+    /// Whether every step of `components`, starting at `root`, can be a stored or `@Observed` property of a
+    /// ``KVOObject`` class (a computed step must have the value type of one of the class's `@Observed` properties).
+    /// Only such a key path is read by the probe.
+    private static func mayBeObservedChain(_ components: [KeyPathRendering.Component], from root: Any.Type) -> Bool {
+        var roots: [Any.Type] = [root]
+        for component in components {
+            var next: [Any.Type] = []
+            for case let type as KVOObject.Type in roots {
+                let table = StoredPropertyTable.for(type)
+                switch component {
+                case .stored(let name):
+                    if let property = table.property(named: name), !property.isObserved { next.append(property.valueType) }
+                case .computed(let valueType):
+                    next += table.observedValueTypes.filter { String(describing: $0) == valueType }
+                }
+            }
+            guard !next.isEmpty else { return false }
+            roots = next
+        }
+        return true
     }
 
     private static func recordSteps(_ body: () -> Void) -> [Step] {
@@ -112,19 +153,5 @@ enum KeyNameProbe {
             }
         }
         return result
-    }
-
-    /// `name` for a key path printed as `\Type.name` to a plain stored property.
-    private static func plainStoredName(of keyPath: AnyKeyPath) -> String? {
-        let text = String(describing: keyPath)
-        guard text.hasPrefix("\\"), let firstDot = text.firstIndex(of: ".") else { return nil }
-        let path = text[text.index(after: firstDot)...]
-        let parts = path.split(separator: ".", omittingEmptySubsequences: false)
-        guard !parts.isEmpty,
-            parts.allSatisfy({ part in
-                !part.isEmpty && !part.hasPrefix("_") && part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
-            })
-        else { return nil }
-        return String(path)
     }
 }

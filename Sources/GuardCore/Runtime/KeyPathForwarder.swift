@@ -1,14 +1,26 @@
+import GuardCoreAtomics
+
 /// Carries changes from deeper objects of a dotted key path back to the observance on the root object.
 ///
 /// For `"account.balance"` observed on a person, the person's observance is triggered by `account` itself, and a
 /// forwarder observes `"balance"` on the current account. When `account` is replaced, ``rewire(_:of:)`` moves the
 /// forwarder to the new account, so the old chain goes silent and the new one is live. Longer paths nest.
-final class KeyPathForwarder: KeyValueObserver, @unchecked Sendable {
+///
+/// Re-wiring is linearizable per observance: however re-wirings of one observance interleave (a setter racing a
+/// registration, two setters of a lock-backed middle key), when they have all returned exactly one forwarder is
+/// installed, on the object the first key held when the last of them began, and only an installed forwarder relays.
+final class KeyPathForwarder: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
+    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    /// Word 0: nonzero while this is its root observance's installed forwarder (set under the root table's lock).
+    private var installedWord = gca_word()
+    /// Word 1: nonzero if a deeper link broke before this forwarder was installed (while it was being wired).
+    private var brokeBeforeInstallWord = gca_word()
+
     private weak var root: KVOObject?
     private weak var rootObservance: Observance?
     private weak var target: KVOObject?
     private let targetIdentity: ObjectIdentifier
-    /// The forwarder's own registration on the target; set once, before the forwarder is attached.
+    /// The forwarder's own registration on the target; set once, before the forwarder can be installed.
     private var targetObservance: Observance?
 
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
@@ -18,35 +30,60 @@ final class KeyPathForwarder: KeyValueObserver, @unchecked Sendable {
         self.targetIdentity = ObjectIdentifier(target)
     }
 
-    /// Points the forwarder of a dotted `observance` on `root` at the object currently at its first key, if that
-    /// changed. Safe to call at any time; a removed observance gets no new forwarder.
+    /// Whether this is its root observance's current forwarder. Only an installed forwarder relays changes, so a
+    /// forwarder that lost a re-wiring race never delivers.
+    var isInstalled: Bool {
+        get { InlineAtomicWords.word(0, of: self).load(ordering: .acquiring) != 0 }
+        set { InlineAtomicWords.word(0, of: self).store(newValue ? 1 : 0, ordering: .releasing) }
+    }
+
+    /// Points the forwarder of a dotted `observance` on `root` at the object currently at its first key. Safe to
+    /// call at any time, from any thread; a removed observance gets no new forwarder.
+    ///
+    /// Each call takes a new generation before it reads the first key, and installs its forwarder only if no later
+    /// call began meanwhile; a call that loses drops its own forwarder. So the call that began last decides, and it
+    /// read the first key after every store that triggered a re-wiring before it.
     static func rewire(_ observance: Observance, of root: KVOObject) {
-        guard let table = root.existingTable, let dot = observance.keyPath.firstIndex(of: ".") else { return }
-        let firstKey = String(observance.keyPath[..<dot])
-        let remainingPath = String(observance.keyPath[observance.keyPath.index(after: dot)...])
-        let newTarget = root.value(forKey: firstKey) as? KVOObject
+        guard let table = root.existingTable else { return }
+        let (firstKey, remainingPath) = KeyPathSyntax.split(observance.keyPath)
+        guard let remainingPath else { return }
+        let generation = UInt64(bitPattern: Int64(observance.rewireGeneration.add(1, ordering: .acquiringAndReleasing)))
+        let value = KeyValueReading.value(of: root, forKey: firstKey, reportingMisuse: !observance.isGuarded)
+        SchedulePoints.reach(.runtimeRewireRead)
+        let newTarget = value as? KVOObject
         if let current = table.forwarder(of: observance), let newTarget,
             current.targetIdentity == ObjectIdentifier(newTarget), current.target != nil
         {
             return
         }
-        table.detachForwarder(of: observance)?.detach()
-        guard observance.isActive, let newTarget else { return }
-        let forwarder = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
-        guard
-            let registration = newTarget.register(
-                forwarder, forKeyPath: remainingPath, options: observance.options.subtracting(.initial),
-                context: nil, dropsWithObject: true, onObjectDeinit: nil,
-                reportsUnknownKey: !observance.dropsWithObject)
-        else { return }
-        forwarder.targetObservance = registration
-        if !table.attach(forwarder, to: observance) {
-            forwarder.detach()
+        guard observance.isActive else { return }
+        var chainIsBroken = value != nil && newTarget == nil
+        var forwarder: KeyPathForwarder?
+        if let newTarget {
+            let candidate = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
+            if let registration = newTarget.register(
+                candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial), context: nil,
+                dropsWithObject: true, isGuarded: observance.isGuarded)
+            {
+                candidate.targetObservance = registration
+                forwarder = candidate
+            } else {
+                chainIsBroken = true
+            }
+        }
+        let (installed, replaced) = table.install(forwarder, on: observance, generation: generation)
+        if let forwarder, InlineAtomicWords.word(1, of: forwarder).exchange(0) != 0 { chainIsBroken = true }
+        if installed {
+            replaced?.detach()
+            if chainIsBroken, observance.isGuarded { observance.announceChainBroken() }
+        } else {
+            forwarder?.detach()
         }
     }
 
     /// Unregisters the forwarder from its target.
     func detach() {
+        isInstalled = false
         guard let target, let targetObservance else { return }
         target.unregister(targetObservance)
     }
@@ -54,10 +91,22 @@ final class KeyPathForwarder: KeyValueObserver, @unchecked Sendable {
     func observeValue(
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
     ) {
-        guard let root, let rootObservance else { return }
+        guard isInstalled, let root, let rootObservance else { return }
         let relayed = KeyValueChange(
             kind: change.kind, keyPath: rootObservance.keyPath, newValue: change.newValue,
             oldValue: change.oldValue, indexes: change.indexes, isPrior: change.isPrior)
         rootObservance.deliver(relayed, from: root)
+    }
+
+    func observedObjectDidDeinit() {}
+
+    /// A deeper link of the chain broke: the root observance's chain is broken.
+    func observedKeyPathBecameUnavailable() {
+        guard isInstalled else {
+            // Still being wired: the re-wiring that is installing this forwarder reports it.
+            InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
+            return
+        }
+        rootObservance?.announceChainBroken()
     }
 }

@@ -1,10 +1,10 @@
 extension KVOObject {
     /// The value at a dotted key path (`"account.balance"`): each key but the last must name a ``KVOObject``.
     /// Returns `nil` if an intermediate value is `nil`; an intermediate that is not a `KVOObject` is an unknown key.
+    /// Key paths are split at "." scalars (see ``KeyPathSyntax``).
     public func value(forKeyPath keyPath: String) -> Any? {
-        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
-        let first = String(keyPath[..<dot])
-        let rest = String(keyPath[keyPath.index(after: dot)...])
+        let (first, rest) = KeyPathSyntax.split(keyPath)
+        guard let rest else { return value(forKey: keyPath) }
         guard let next = value(forKey: first) else { return nil }
         guard let nextObject = next as? KVOObject else {
             return valueForUndefinedKey(keyPath)
@@ -23,7 +23,24 @@ extension KVOObject {
     }
 }
 
-/// Lets ``KVOObject/isKnownKey(_:)`` ask `value(forKey:)` about a key without triggering the unknown-key misuse.
+/// Reads values for the runtime and the guard, either the way key-value coding does (an unknown key is the misuse
+/// ``KVOMisuse/Kind/unknownKey``) or quietly (an unknown key reads as `nil`), for registrations that must never let
+/// a misuse reach the runtime.
+enum KeyValueReading {
+    /// The value for `key` of `object`.
+    static func value(of object: KVOObject, forKey key: String, reportingMisuse: Bool) -> Any? {
+        reportingMisuse ? object.value(forKey: key) : UndefinedKeyProbe.quietly { object.value(forKey: key) }
+    }
+
+    /// The value at `keyPath` of `object`.
+    static func value(of object: KVOObject, forKeyPath keyPath: String, reportingMisuse: Bool) -> Any? {
+        reportingMisuse
+            ? object.value(forKeyPath: keyPath) : UndefinedKeyProbe.quietly { object.value(forKeyPath: keyPath) }
+    }
+}
+
+/// Lets ``KVOObject/isKnownKey(_:)`` ask `value(forKey:)` about a key without triggering the unknown-key misuse, and
+/// lets quiet reads (``KeyValueReading``) read a broken chain as `nil`.
 enum UndefinedKeyProbe {
     private final class ThreadState {
         var depth = 0
@@ -43,6 +60,18 @@ enum UndefinedKeyProbe {
         state.depth -= 1
         state.sawUndefinedKey = outer
         return !sawUndefined
+    }
+
+    /// Runs `body` with undefined keys read as `nil` instead of reported, and returns its result.
+    static func quietly<Result>(_ body: () -> Result) -> Result {
+        let state = threadState.value
+        let outer = state.sawUndefinedKey
+        state.depth += 1
+        defer {
+            state.depth -= 1
+            state.sawUndefinedKey = outer
+        }
+        return body()
     }
 
     /// Called by the default `valueForUndefinedKey`; returns `true` (and records it) while a probe is running.

@@ -86,7 +86,7 @@ extension KeyValueObservable {
 
     private func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {
         if let name = keyPathString(for: keyPath) { return name }
-        KVORuntime.handle(MisuseMessages.unknownKey(object: self, key: String(describing: keyPath)))
+        RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: String(describing: keyPath)))
         return nil
     }
 }

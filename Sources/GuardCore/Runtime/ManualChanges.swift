@@ -3,10 +3,12 @@ import Foundation
 /// The changes each thread has begun with `willChangeValue` and not yet ended with `didChangeValue`.
 ///
 /// Like Foundation, pending changes are per thread: a `didChange` pairs with the most recent `willChange` of the
-/// same object and key on the same thread, so nesting (also of different keys) works.
+/// same object and key on the same thread, so nesting (also of different keys) works. A pending change holds its
+/// object weakly: when the object deinitializes with a change still pending, the entry is dropped, so it neither
+/// leaks nor pairs with a `didChange` of a new object that reuses the address.
 enum ManualChanges {
     private struct Pending {
-        let object: ObjectIdentifier
+        weak var object: KVOObject?
         let key: String
         var plan: ChangePlan?
     }
@@ -15,6 +17,11 @@ enum ManualChanges {
         var pending: [Pending] = []
         /// Object and key pairs whose automatic notifications are suppressed on this thread (see ``silently``).
         var silenced: [(ObjectIdentifier, String)] = []
+
+        /// Drops entries whose object is gone.
+        func forgetDeadObjects() {
+            if pending.contains(where: { $0.object == nil }) { pending.removeAll { $0.object == nil } }
+        }
     }
 
     private static let threadState = ThreadLocal { ThreadState() }
@@ -25,22 +32,32 @@ enum ManualChanges {
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
     static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
         var plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
-        plan?.begin(readOwnValue: { object.value(forKey: key) })
-        threadState.value.pending.append(
-            Pending(object: ObjectIdentifier(object), key: key, plan: plan))
+        plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
+        let state = threadState.value
+        state.forgetDeadObjects()
+        state.pending.append(Pending(object: object, key: key, plan: plan))
     }
 
-    /// Ends the most recent pending change of `key` on this thread, or reports
-    /// ``KVOMisuse/Kind/unpairedDidChange`` if there is none.
-    static func didChange(object: KVOObject, key: String) {
+    /// Ends the most recent pending change of `key` on this thread. Without one, reports
+    /// ``KVOMisuse/Kind/unpairedDidChange`` (unless `reportsUnpaired` is `false`, for the runtime's own relays).
+    static func didChange(object: KVOObject, key: String, reportsUnpaired: Bool = true) {
         let state = threadState.value
-        let identity = ObjectIdentifier(object)
-        guard let index = state.pending.lastIndex(where: { $0.object == identity && $0.key == key }) else {
-            KVORuntime.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
+        state.forgetDeadObjects()
+        guard let index = state.pending.lastIndex(where: { $0.object === object && $0.key == key }) else {
+            if reportsUnpaired {
+                RuntimeMonitor.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
+            }
             return
         }
         var pending = state.pending.remove(at: index)
-        pending.plan?.end(readOwnValue: { object.value(forKey: key) })
+        pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
+    }
+
+    /// How many changes this thread has begun and not ended (for tests).
+    static var pendingCountOnThisThread: Int {
+        let state = threadState.value
+        state.forgetDeadObjects()
+        return state.pending.count
     }
 
     /// Runs `body` with automatic notifications for `key` of `object` suppressed on this thread; used by the
@@ -64,5 +81,10 @@ enum ManualChanges {
         guard let state = threadState.valueIfCreated, !state.silenced.isEmpty else { return false }
         let identity = ObjectIdentifier(object)
         return state.silenced.contains { $0.0 == identity && $0.1 == key }
+    }
+
+    /// Reads a manually announced key through key-value coding (reporting a failed read only when asked to).
+    private static func ownValueReader(of object: KVOObject, key: String) -> (Bool) -> Any? {
+        { reportingMisuse in KeyValueReading.value(of: object, forKey: key, reportingMisuse: reportingMisuse) }
     }
 }

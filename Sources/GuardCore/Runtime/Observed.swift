@@ -91,6 +91,8 @@ public struct Observed<Value> {
 }
 
 extension Observed: ObservedStorage {
+    static var wrappedValueType: Any.Type { Value.self }
+
     static func readValue(at address: UnsafeRawPointer) -> Any? {
         flattenOptional(address.assumingMemoryBound(to: Self.self).pointee.value)
     }
@@ -98,6 +100,8 @@ extension Observed: ObservedStorage {
 
 /// Implemented by every `Observed<Value>` so key-value coding can read one without knowing `Value`.
 protocol ObservedStorage: SendableMetatype {
+    /// The type of the wrapped value.
+    static var wrappedValueType: Any.Type { get }
     /// Reads the wrapped value of the `Observed` stored at `address`.
     static func readValue(at address: UnsafeRawPointer) -> Any?
 }

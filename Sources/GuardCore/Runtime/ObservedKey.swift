@@ -8,26 +8,24 @@ struct ObservedKey: Sendable {
 
     private static let cache = ReadMostlyCache<AnyKeyPath, ObservedKey>()
 
-    /// The key of the property whose storage is at `storage` (`\Person._age` gives `age`).
+    /// The key of the property whose storage is at `storage` (`\Person._age` gives `age`). If no name can be had
+    /// (a build without reflection metadata), the property gets no key bit: it is never announced, and nobody can
+    /// register for it by name either.
     static func resolve(storage: AnyKeyPath, valueIsOptional: Bool) -> ObservedKey {
         cache.value(for: storage) {
             guard let name = storageName(of: storage) else {
-                fatalError(
-                    "KVOGuard: cannot learn the name of the @Observed property behind \(storage); GuardCore needs the "
-                        + "type's reflection metadata (do not build with -disable-reflection-metadata).")
+                return ObservedKey(name: "", bit: 0, valueIsOptional: valueIsOptional)
             }
             return ObservedKey(name: name, bit: KeyBit.of(name), valueIsOptional: valueIsOptional)
         }
     }
 
-    /// `age` for a key path printed as `\Module.Person._age`; `nil` if the rendering has no property name.
+    /// `age` for a storage key path printed as `\Person._age` (any identifier, `größe` and `😀` included); `nil` if
+    /// the rendering has no property name.
     static func storageName(of storage: AnyKeyPath) -> String? {
-        let text = String(describing: storage)
-        guard let lastDot = text.lastIndex(of: ".") else { return nil }
-        let component = text[text.index(after: lastDot)...]
-        guard component.hasPrefix("_"), component.count > 1,
-            component.dropFirst().allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        guard let components = KeyPathRendering.components(of: storage, root: type(of: storage).rootType),
+            case .stored(let name) = components.last, name.hasPrefix("_"), name.count > 1
         else { return nil }
-        return String(component.dropFirst())
+        return String(name.dropFirst())
     }
 }

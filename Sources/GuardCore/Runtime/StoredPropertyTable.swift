@@ -1,13 +1,17 @@
-@_spi(Reflection) import Swift
-
 /// The stored properties of a ``KVOObject`` subclass by key, read from the type's reflection metadata.
 ///
 /// Built once per class without touching any instance, so building it never races with a setter. Reading a
-/// property reads that property's storage and nothing else.
+/// property reads that property's storage and nothing else. Only fields that hold their value directly are keys:
+/// `weak`, `unowned` and `unowned(unsafe)` properties are listed as refused (key-value coding cannot read their
+/// storage safely; expose one by overriding ``KVOObject/value(forKey:)``).
 final class StoredPropertyTable: Sendable {
     /// One readable stored property.
     struct Property: Sendable {
         let offset: Int
+        /// The property's type (for an ``Observed`` property, the wrapped value's type).
+        let valueType: Any.Type
+        /// Whether it is an ``Observed`` property.
+        let isObserved: Bool
         let reader: @Sendable (UnsafeRawPointer) -> Any?
 
         /// The property's current value on `object`, `nil` if it is an `Optional.none`.
@@ -17,9 +21,11 @@ final class StoredPropertyTable: Sendable {
     }
 
     private let properties: [String: Property]
+    private let refusedKeys: Set<String>
 
-    private init(properties: [String: Property]) {
+    private init(properties: [String: Property], refusedKeys: Set<String>) {
         self.properties = properties
+        self.refusedKeys = refusedKeys
     }
 
     /// The property named `key` (for an ``Observed`` property, its name without the underscore).
@@ -27,9 +33,19 @@ final class StoredPropertyTable: Sendable {
         properties[key]
     }
 
+    /// Whether `key` is a `weak` or `unowned` stored property, which key-value coding refuses to read.
+    func isRefusedWeakOrUnowned(_ key: String) -> Bool {
+        refusedKeys.contains(key)
+    }
+
     /// Every readable key.
     var keys: Set<String> {
         Set(properties.keys)
+    }
+
+    /// The value types of the ``Observed`` properties.
+    var observedValueTypes: [Any.Type] {
+        properties.values.filter(\.isObserved).map(\.valueType)
     }
 
     private static let cache = ReadMostlyCache<ObjectIdentifier, StoredPropertyTable>()
@@ -40,31 +56,27 @@ final class StoredPropertyTable: Sendable {
     }
 
     /// Offsets of the stored properties `KVOObject` itself declares; they are runtime state, not keys.
-    private static let baseOffsets: Set<Int> = {
-        var offsets = Set<Int>()
-        _ = _forEachField(of: KVOObject.self, options: classType) { _, offset, _, _ in
-            offsets.insert(offset)
-            return true
-        }
-        return offsets
-    }()
-
-    /// `_EachFieldOptions.classType`, spelled by value because the stdlib declares it as a mutable static.
-    private static var classType: _EachFieldOptions { _EachFieldOptions(rawValue: 1 << 0) }
+    private static let baseOffsets = Set(StoredFieldReflection.fields(of: KVOObject.self).map(\.offset))
 
     private static func build(for type: KVOObject.Type) -> StoredPropertyTable {
         var properties: [String: Property] = [:]
-        _ = _forEachField(of: type, options: classType) { rawName, offset, fieldType, _ in
-            guard !baseOffsets.contains(offset) else { return true }
-            let name = String(cString: rawName)
-            if let observed = fieldType as? any ObservedStorage.Type, name.hasPrefix("_"), name.count > 1 {
-                properties[String(name.dropFirst())] = Property(offset: offset, reader: observedReader(for: observed))
-            } else if !name.hasPrefix("$"), !name.contains("$") {
-                properties[name] = Property(offset: offset, reader: reader(for: fieldType))
+        var refused: Set<String> = []
+        for field in StoredFieldReflection.fields(of: type) where !baseOffsets.contains(field.offset) {
+            let name = field.name
+            if let observed = field.type as? any ObservedStorage.Type, name.hasPrefix("_"), name.count > 1 {
+                properties[String(name.dropFirst())] = Property(
+                    offset: field.offset, valueType: observed.wrappedValueType, isObserved: true,
+                    reader: observedReader(for: observed))
+            } else if name.contains("$") {
+                continue
+            } else if field.isStrong {
+                properties[name] = Property(
+                    offset: field.offset, valueType: field.type, isObserved: false, reader: reader(for: field.type))
+            } else {
+                refused.insert(name)
             }
-            return true
         }
-        return StoredPropertyTable(properties: properties)
+        return StoredPropertyTable(properties: properties, refusedKeys: refused)
     }
 
     private static func observedReader<Storage: ObservedStorage>(

@@ -16,6 +16,15 @@ package final class Protected<Value>: @unchecked Sendable {
         try lock.withLock { try body(&value) }
     }
 
+    /// Replaces the value and returns the previous one, for the caller to release after the lock is released.
+    package func exchange(_ newValue: Value) -> Value {
+        lock.withLock {
+            let previous = value
+            value = newValue
+            return previous
+        }
+    }
+
     /// A copy of the current value.
     package var current: Value {
         lock.withLock { value }

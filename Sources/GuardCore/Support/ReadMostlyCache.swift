@@ -1,46 +1,97 @@
 /// A process-wide cache of values that are computed once and never change (per-class tables, key names), read
 /// without a process-wide lock: each thread keeps its own copy of what it looked up, and only a miss takes the
 /// shared lock. The value is built outside every lock, so building may call back into code that uses the cache.
+///
+/// With a capacity, the cache never holds more than that many entries: when the shared copy is full it starts over
+/// (a new generation), and each thread drops its own copy when it sees the generation change. Values are pure
+/// functions of their keys, so starting over only costs recomputation.
 package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: SendableMetatype>: @unchecked Sendable {
     private final class LocalCopy {
+        var generation: UInt64 = 0
         var entries: [Key: Value] = [:]
     }
 
-    private let shared = Protected<[Key: Value]>([:])
-    private let local = ThreadLocal { LocalCopy() }
+    private struct Shared {
+        var generation: UInt64 = 0
+        var entries: [Key: Value] = [:]
+    }
 
-    /// Creates an empty cache.
-    package init() {}
+    private let shared = Protected(Shared())
+    private let generation = AtomicCell()
+    private let local = ThreadLocal { LocalCopy() }
+    private let capacity: Int
+
+    /// Creates an empty cache holding at most `capacity` entries (unbounded by default: for keys that are
+    /// bounded by the program itself, such as classes and key path literals).
+    package init(capacity: Int = .max) {
+        self.capacity = capacity
+    }
+
+    /// How many entries the shared copy holds now.
+    package var sharedCount: Int {
+        shared.withValue { $0.entries.count }
+    }
 
     /// The cached value for `key`, built with `make` on the first miss anywhere in the process. Two threads that
     /// miss at once may both build; the first to finish wins and both get its value.
     package func value(for key: Key, orMake make: () -> Value) -> Value {
-        let copy = local.value
+        let copy = currentLocalCopy()
         if let hit = copy.entries[key] { return hit }
         let value: Value
-        if let known = shared.withValue({ $0[key] }) {
+        if let known = shared.withValue({ $0.entries[key] }) {
             value = known
         } else {
             let made = make()
-            value = shared.withValue { entries in
-                if let raced = entries[key] { return raced }
-                entries[key] = made
-                return made
-            }
+            value = store(made, for: key)
         }
-        copy.entries[key] = value
+        remember(value, for: key, in: copy)
         return value
     }
 
     /// The cached value for `key`, or `nil` (and nothing cached) when `make` gives none.
     package func valueIfPossible(for key: Key, make: () -> Value?) -> Value? {
-        let copy = local.value
+        let copy = currentLocalCopy()
         if let hit = copy.entries[key] { return hit }
-        if let known = shared.withValue({ $0[key] }) {
-            copy.entries[key] = known
+        if let known = shared.withValue({ $0.entries[key] }) {
+            remember(known, for: key, in: copy)
             return known
         }
         guard let made = make() else { return nil }
         return value(for: key) { made }
+    }
+
+    /// This thread's copy, emptied first if the shared copy started over since the thread last looked.
+    private func currentLocalCopy() -> LocalCopy {
+        let copy = local.value
+        let current = generation.word.load(ordering: .acquiring)
+        if copy.generation != current {
+            copy.entries.removeAll()
+            copy.generation = current
+        }
+        return copy
+    }
+
+    private func remember(_ value: Value, for key: Key, in copy: LocalCopy) {
+        if copy.entries.count >= capacity { copy.entries.removeAll() }
+        copy.entries[key] = value
+    }
+
+    /// Stores `made` unless another thread stored a value first; returns the value that stays. The replaced shared
+    /// dictionary (when starting over) is released after unlocking.
+    private func store(_ made: Value, for key: Key) -> Value {
+        let (value, discarded) = shared.withValue { shared -> (Value, [Key: Value]) in
+            if let raced = shared.entries[key] { return (raced, [:]) }
+            var discarded: [Key: Value] = [:]
+            if shared.entries.count >= capacity {
+                discarded = shared.entries
+                shared.entries = [:]
+                shared.generation &+= 1
+                generation.word.store(shared.generation, ordering: .releasing)
+            }
+            shared.entries[key] = made
+            return (made, discarded)
+        }
+        withExtendedLifetime(discarded) {}
+        return value
     }
 }

@@ -97,6 +97,7 @@ enum SummaryPrinter {
         case .removalOfUnregistered: return "removal of unregistered"
         case .invalidArgument: return "invalid argument"
         case .observerDeallocated: return "notification to a gone observer"
+        case .keyPathUnavailable: return "key path unavailable (reads as nil)"
         }
     }
 

@@ -7,7 +7,7 @@ import XCTest
 final class GuardBackendTests: XCTestCase {
     /// A backend that records every call and delivers changes only when told to.
     final class RecordingBackend: KeyValueObservingBackend, @unchecked Sendable {
-        final class Observation: BackendObservation, @unchecked Sendable {
+        final class Observation: BackendHandle, @unchecked Sendable {
             let keyPath: String
             weak var receiver: (any ObservationReceiver)?
             init(keyPath: String, receiver: any ObservationReceiver) {
@@ -29,22 +29,26 @@ final class GuardBackendTests: XCTestCase {
         func addObserver(
             _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
             options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-        ) -> (any BackendObservation)? {
-            lock.withLock { calls.append("add \(keyPath) drops:\(dropsWithObject)") }
-            if options.contains(.initial) {
-                receiver.receive(KeyValueChange(kind: .setting, keyPath: keyPath, newValue: "initial"), of: object)
+        ) -> (any BackendHandle)? {
+            lock.withLock {
+                calls.append("add \(keyPath) drops:\(dropsWithObject)" + (options.contains(.initial) ? " initial" : ""))
             }
             let observation = Observation(keyPath: keyPath, receiver: receiver)
             lock.withLock { live.append(observation) }
             return observation
         }
 
-        func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
+        func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
             let observation = observation as! Observation
             lock.withLock {
                 calls.append("remove \(observation.keyPath)")
                 live.removeAll { $0 === observation }
             }
+        }
+
+        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+            lock.withLock { calls.append("value \(keyPath)") }
+            return "initial"
         }
 
         /// Sends a change to every live registration for `keyPath`, as a backend does on a set.
@@ -99,7 +103,11 @@ final class GuardBackendTests: XCTestCase {
         XCTAssertEqual(owner.values, ["initial", "Ada"])
         XCTAssertEqual(
             backend.calls,
-            ["can name", "add name drops:true", "can name", "remove name", "can name", "add name drops:true", "remove name"])
+            [
+                // The guard registers first (never asking the backend for `.initial`), then reads the initial value.
+                "can name", "add name drops:true", "value name", "can name", "remove name", "can name",
+                "add name drops:true", "remove name",
+            ])
         XCTAssertEqual(sink.events.map(\.kind), [.duplicateObservation, .doubleRemoval])
     }
 }

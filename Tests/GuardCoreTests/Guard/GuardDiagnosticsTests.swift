@@ -144,6 +144,7 @@ final class GuardDiagnosticsTests: XCTestCase {
     func testDescriptionIsOneReadableLineForEveryKind() {
         let sink = CountingSink()
         let person = Person()
+        let root = ChainRoot()
         var controller: ObservationController<GuardTestObserver>?
         var lines: [GuardDiagnostic.Kind: Int] = [:]
         var invalidLine = 0
@@ -159,6 +160,13 @@ final class GuardDiagnosticsTests: XCTestCase {
                 controller?.observe(person, keyPath: "age") { _, _, change in
                     XCTFail("unexpected handler call: \(change)")
                 }
+                lines[.invalidArgument] = #line + 1
+                controller?.observe(person, keyPath: "nope") { _, _, change in XCTFail("unexpected handler call: \(change)")
+                }
+                lines[.keyPathUnavailable] = #line + 1
+                controller?.observe(root, keyPath: "middle.leaf") { _, _, _ in }
+                root.middle = ChainStranger()
+                controller?.unobserve(root, keyPath: "middle.leaf")
             }
             person.age = 1
             controller?.unobserve(person, keyPath: "age")
@@ -166,9 +174,6 @@ final class GuardDiagnosticsTests: XCTestCase {
             controller?.unobserve(person, keyPath: "age")
             lines[.removalOfUnregistered] = #line + 1
             controller?.unobserve(person, keyPath: "name")
-            lines[.invalidArgument] = #line + 1
-            controller?.observe(person, keyPath: "nope") { _, _, change in XCTFail("unexpected handler call: \(change)")
-            }
             invalidLine = #line + 1
             controller?.unobserve(Person?.none, keyPath: "age")
         }
@@ -179,22 +184,24 @@ final class GuardDiagnosticsTests: XCTestCase {
             .removalOfUnregistered: "removal of an unregistered observation ignored",
             .observerDeallocated: "notification for a deallocated observer dropped",
             .invalidArgument: "invalid argument (key path cannot be observed on this object)",
+            .keyPathUnavailable: "key path cannot be followed on the current objects; it reads as nil",
         ]
         let events = sink.events
         XCTAssertEqual(
             events.map(\.kind),
             [
-                .duplicateObservation, .observerDeallocated, .doubleRemoval, .removalOfUnregistered, .invalidArgument,
-                .invalidArgument,
+                .duplicateObservation, .invalidArgument, .keyPathUnavailable, .observerDeallocated, .doubleRemoval,
+                .removalOfUnregistered, .invalidArgument,
             ])
         XCTAssertEqual(Set(events.map(\.kind)), Set(GuardDiagnostic.Kind.allCases), "every kind is exercised")
         for event in events.dropLast() {
             let text = event.description
             let keyPath = event.keyPath ?? "?"
+            let object: AnyObject = event.kind == .keyPathUnavailable ? root : person
             XCTAssertFalse(text.contains("\n"), text)
             XCTAssertTrue(text.hasPrefix("KVOGuard: \(summaries[event.kind] ?? "?"): "), text)
             XCTAssertTrue(text.contains("observer GuardTestObserver"), text)
-            XCTAssertTrue(text.contains("object \(rendered(person))"), text)
+            XCTAssertTrue(text.contains("object \(rendered(object))"), text)
             XCTAssertTrue(text.contains("key path \"\(keyPath)\""), text)
             XCTAssertTrue(
                 text.contains(" at GuardCoreTests/GuardDiagnosticsTests.swift:\(lines[event.kind] ?? -1) "), text)
@@ -222,16 +229,20 @@ final class GuardDiagnosticsTests: XCTestCase {
             controller.observe(person, keyPaths: []) { _, _, change in XCTFail("unexpected handler call: \(change)") }
             controller.observe(person, keyPath: "nope") { _, _, change in XCTFail("unexpected handler call: \(change)")
             }
+            let orphaned = ObservationController(observer: GuardTestObserver(), diagnosticSink: sink)
+            orphaned.observe(person, keyPath: "age") { _, _, change in XCTFail("unexpected handler call: \(change)") }
         }
         let events = sink.events
         XCTAssertEqual(
-            events.map(\.invalidArgument), [.nilObject, .emptyKeyPath, .emptyKeyPathList, .unobservableKeyPath])
+            events.map(\.invalidArgument),
+            [.nilObject, .emptyKeyPath, .emptyKeyPathList, .unobservableKeyPath, .observerDeallocated])
         XCTAssertEqual(events.map(\.invalidArgument), GuardDiagnostic.InvalidArgument.allCases.map { Optional($0) })
         let expected = [
             "invalid argument (object is nil or deallocated)", "invalid argument (empty key path)",
             "invalid argument (empty key path list)", "invalid argument (key path cannot be observed on this object)",
+            "invalid argument (the controller's observer is gone)",
         ]
-        XCTAssertEqual(events.map { $0.description.hasPrefix("KVOGuard: ") }, [true, true, true, true])
+        XCTAssertEqual(events.map { $0.description.hasPrefix("KVOGuard: ") }, [true, true, true, true, true])
         for (event, summary) in zip(events, expected) {
             XCTAssertTrue(
                 event.description.hasPrefix("KVOGuard: \(summary): observer GuardTestObserver"), event.description)

@@ -343,4 +343,4 @@ func withDeadlockWatchdog<Result>(
 }
 
 /// The runtime's live observance count, for "the runtime tables are back where they were" checks.
-var liveObservances: Int { KVORuntime.liveObservanceCount }
+var liveObservances: Int { RuntimeMonitor.liveObservanceCount }

@@ -134,7 +134,9 @@ final class GuardLifetimeTests: XCTestCase {
         XCTAssertEqual(liveObservances, baseline)
     }
 
-    func testObservingWithAnAlreadyDeadObserverDropsTheInitialNotificationWithOneEvent() {
+    /// A controller whose observer is gone can never run a handler: `observe` says so (`.invalid(.observerDeallocated)`,
+    /// one event) instead of reporting `.registered` without the `.initial` notification it promises.
+    func testObservingWithAnAlreadyDeadObserverIsInvalidWithOneEvent() {
         let sink = CountingSink()
         let person = Person()
         var controller: ObservationController<GuardTestObserver>?
@@ -148,11 +150,13 @@ final class GuardLifetimeTests: XCTestCase {
             let result = controller?.observe(person, keyPath: "age", options: [.initial, .new]) { _, _, _ in
                 XCTFail("handler ran without an observer")
             }
-            XCTAssertEqual(result, .registered)
+            XCTAssertEqual(result, .invalid(.observerDeallocated))
             person.age = 4
         }
         XCTAssertEqual(
-            sink.records, [expectedDiagnostic(.observerDeallocated, object: person, keyPath: "age", line: line)])
+            sink.records,
+            [expectedDiagnostic(.invalidArgument, .observerDeallocated, object: person, keyPath: "age", line: line)])
+        XCTAssertEqual(controller?.registrationCount, 0)
         controller = nil
         XCTAssertEqual(person.observationCount, 0)
     }
@@ -274,7 +278,7 @@ final class GuardLifetimeTests: XCTestCase {
             survivor.age = 2
         }
         XCTAssertEqual(misuses, [], "no deallocatedWhileObserved, no notRegistered")
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline + 1)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline + 1)
         XCTAssertEqual(
             log.all.map(\.tag), ["doomed", "survivor"], "one change of the doomed object, then one of the survivor")
         XCTAssertEqual(

@@ -2,7 +2,7 @@ import Foundation
 import GuardCore
 import XCTest
 
-/// `observationCount`, `observedKeyPaths`, `observationInfo` and `KVORuntime.liveObservanceCount`.
+/// `observationCount`, `observedKeyPaths`, `observationInfo` and `RuntimeMonitor.liveObservanceCount`.
 final class BookkeepingTests: XCTestCase {
     func testAnObjectNobodyObservedHasNoRegistrations() {
         let person = Person()
@@ -16,7 +16,7 @@ final class BookkeepingTests: XCTestCase {
         let person = Person()
         let first = Recorder()
         let second = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         assertNoMisuse {
             person.addObserver(first, forKeyPath: "age")
             person.addObserver(first, forKeyPath: "age")
@@ -27,11 +27,11 @@ final class BookkeepingTests: XCTestCase {
             XCTAssertEqual(person.observationCount(forKeyPath: "score"), 0)
             XCTAssertEqual(person.observationCount, 4)
             XCTAssertEqual(person.observedKeyPaths, ["age", "name"])
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 4)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 4)
 
             person.removeObserver(first, forKeyPath: "age")
             XCTAssertEqual(person.observationCount(forKeyPath: "age"), 2)
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 3)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 3)
             person.removeObserver(second, forKeyPath: "name")
             XCTAssertEqual(person.observedKeyPaths, ["age"])
             XCTAssertEqual(person.observationCount, 2)
@@ -39,45 +39,45 @@ final class BookkeepingTests: XCTestCase {
             person.removeObserver(first, forKeyPath: "age")
             XCTAssertEqual(person.observationCount, 0)
             XCTAssertEqual(person.observedKeyPaths, [])
-            XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
         }
     }
 
     func testAFailedRemovalOrUnknownKeyChangesNoCount() {
         let person = Person()
         let recorder = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         let misuses = recordingMisuse {
             person.addObserver(recorder, forKeyPath: "age")
             person.removeObserver(recorder, forKeyPath: "age", context: Contexts.first)
             person.addObserver(recorder, forKeyPath: "nope")
             XCTAssertEqual(person.observationCount, 1)
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 1)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 1)
             person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertEqual(misuses.map(\.kind), [.notRegistered, .unknownKey])
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
     }
 
     func testLiveCountDropsWhenAnObservedObjectGoes() {
         let recorder = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         let misuses = recordingMisuse {
             var people: [Person] = (0..<3).map { _ in Person() }
             for person in people {
                 person.addObserver(recorder, forKeyPath: "age")
                 person.addObserver(recorder, forKeyPath: "name")
             }
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 6)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 6)
             people.removeLast()
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 4)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 4)
             for person in people {
                 person.removeObserver(recorder, forKeyPath: "age")
                 person.removeObserver(recorder, forKeyPath: "name")
             }
         }
         XCTAssertEqual(misuses.map(\.kind), [.deallocatedWhileObserved])
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
     }
 
     func testObservationInfoListsEveryRegistrationLikeFoundation() {

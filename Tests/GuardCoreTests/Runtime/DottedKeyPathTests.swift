@@ -228,18 +228,18 @@ final class DottedKeyPathTests: XCTestCase {
         let person = Person()
         person.account = account(balance: 0, bank: bank("B"))
         let recorder = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         assertNoMisuse {
             person.addObserver(recorder, forKeyPath: "account.bank.name")
             // The root registration, plus one on the account ("bank.name") and one on the bank ("name").
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 3)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 3)
             XCTAssertEqual(person.observationCount, 1)
             person.account = nil
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 1)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 1)
             person.account = account(balance: 0)
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 2, "an account without a bank: one link")
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 2, "an account without a bank: one link")
             person.removeObserver(recorder, forKeyPath: "account.bank.name")
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 0)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 0)
         }
         XCTAssertEqual(recorder.notes, [Note("account.bank.name"), Note("account.bank.name")])
     }
@@ -247,16 +247,16 @@ final class DottedKeyPathTests: XCTestCase {
     func testAnObjectObservedThroughAPathMayDeinitializeWhileTheRootStillObserves() {
         let person = Person()
         let recorder = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         assertNoMisuse {
             person.account = account(balance: 5)
             person.addObserver(recorder, forKeyPath: "account.balance", options: [.old, .new])
             person.account = nil
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 1)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 1)
             person.removeObserver(recorder, forKeyPath: "account.balance")
         }
         XCTAssertEqual(recorder.notes, [Note("account.balance", old: shown(5), new: boxedNil)])
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
     }
 
     func testAnUnknownKeyDeeperInThePathIsReportedByTheObjectThatLacksIt() {

@@ -29,8 +29,8 @@ final class LifetimeTests: XCTestCase {
         var secondChange: [KVOMisuse] = []
         var atDeinit: [KVOMisuse] = []
         let survivor = Recorder()
-        KVORuntime.withMisusePolicy(.report) {
-            KVORuntime.resetMisuseRecords()
+        RuntimeMonitor.withMisusePolicy(.report) {
+            RuntimeMonitor.resetMisuseRecords()
             do {
                 let doomed = Recorder()
                 observerAddress = address(of: doomed)
@@ -38,16 +38,16 @@ final class LifetimeTests: XCTestCase {
             }
             person!.addObserver(survivor, forKeyPath: "age", options: [.new])
             person!.age = 1
-            firstChange = KVORuntime.reportedMisuses
-            KVORuntime.resetMisuseRecords()
+            firstChange = RuntimeMonitor.reportedMisuses
+            RuntimeMonitor.resetMisuseRecords()
             person!.age = 2
-            secondChange = KVORuntime.reportedMisuses
-            KVORuntime.resetMisuseRecords()
+            secondChange = RuntimeMonitor.reportedMisuses
+            RuntimeMonitor.resetMisuseRecords()
             person!.removeObserver(survivor, forKeyPath: "age")
             XCTAssertEqual(person!.observationCount(forKeyPath: "age"), 1, "the dead registration stays")
             person = nil
-            atDeinit = KVORuntime.reportedMisuses
-            KVORuntime.resetMisuseRecords()
+            atDeinit = RuntimeMonitor.reportedMisuses
+            RuntimeMonitor.resetMisuseRecords()
         }
         let expected = KVOMisuse(
             kind: .observerDeallocated, exceptionName: "EXC_BAD_ACCESS",
@@ -80,14 +80,14 @@ final class LifetimeTests: XCTestCase {
         let second = Recorder()
         var person: Person? = Person()
         let personAddress = address(of: person!)
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         let misuses = recordingMisuse {
             person!.addObserver(first, forKeyPath: "name", options: [.old])
             person!.addObserver(second, forKeyPath: "age", options: [.new, .prior], context: Contexts.second)
             person!.addObserver(first, forKeyPath: "age", options: [.initial])
-            XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, 3)
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, 3)
             person = nil
-            XCTAssertEqual(KVORuntime.liveObservanceCount, baseline, "the dead object's registrations are gone")
+            XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline, "the dead object's registrations are gone")
         }
         let prefix = "An instance \(renderedAddress(personAddress)) of class Person was deallocated while key value "
             + "observers were still registered with it."
@@ -120,7 +120,7 @@ final class LifetimeTests: XCTestCase {
 
     func testAnObjectWhoseObserversWereAllRemovedDeinitializesQuietly() {
         let recorder = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         weak var gone: Person?
         assertNoMisuse {
             let person = Person()
@@ -131,7 +131,7 @@ final class LifetimeTests: XCTestCase {
             person.removeObserver(recorder, forKeyPath: "age")
         }
         XCTAssertNil(gone)
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
     }
 
     func testAnObserverRemovedBeforeItDeinitializesCausesNoMisuse() {

@@ -198,7 +198,7 @@ final class ManualNotificationTests: XCTestCase {
             model.willChangeValue(forKey: "level")
             let (threadDescription, _) = onAnotherThread { () -> String in
                 model.didChangeValue(forKey: "level")
-                return KVORuntime.reportedMisuses.last?.thread ?? "none"
+                return RuntimeMonitor.reportedMisuses.last?.thread ?? "none"
             }
             XCTAssertNotEqual(threadDescription, "main")
             XCTAssertTrue(threadDescription.hasPrefix("thread "), threadDescription)

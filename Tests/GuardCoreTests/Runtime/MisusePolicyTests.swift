@@ -6,11 +6,11 @@ import XCTest
 final class MisusePolicyTests: XCTestCase {
     override func setUp() {
         super.setUp()
-        KVORuntime.resetMisuseRecords()
+        RuntimeMonitor.resetMisuseRecords()
     }
 
     override func tearDown() {
-        KVORuntime.resetMisuseRecords()
+        RuntimeMonitor.resetMisuseRecords()
         super.tearDown()
     }
 
@@ -52,12 +52,12 @@ final class MisusePolicyTests: XCTestCase {
             Expected.unknownKey(object: person!, key: "nope"),
         ]
         // The person still holds the dead observer's registration: letting it go is one more misuse.
-        KVORuntime.withMisusePolicy(.report) {
-            let countBefore = KVORuntime.misuseCount
+        RuntimeMonitor.withMisusePolicy(.report) {
+            let countBefore = RuntimeMonitor.misuseCount
             person = nil
-            XCTAssertEqual(KVORuntime.misuseCount, countBefore + 1)
-            XCTAssertEqual(KVORuntime.reportedMisuses.last?.kind, .deallocatedWhileObserved)
-            XCTAssertEqual(KVORuntime.reportedMisuses.last?.object, "<Person: \(renderedAddress(personAddress))>")
+            XCTAssertEqual(RuntimeMonitor.misuseCount, countBefore + 1)
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses.last?.kind, .deallocatedWhileObserved)
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses.last?.object, "<Person: \(renderedAddress(personAddress))>")
         }
         return expected
     }
@@ -65,13 +65,13 @@ final class MisusePolicyTests: XCTestCase {
     func testReportRecordsEveryKindWithFoundationsExceptionNamesAndContinues() {
         var expected: [KVOMisuse] = []
         var reachedTheEnd = false
-        KVORuntime.withMisusePolicy(.report) {
+        RuntimeMonitor.withMisusePolicy(.report) {
             expected = causeOneMisuseOfEachKind()
             reachedTheEnd = true
         }
         XCTAssertTrue(reachedTheEnd)
         XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
-        XCTAssertEqual(Array(KVORuntime.reportedMisuses.prefix(5)), expected)
+        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(5)), expected)
         XCTAssertEqual(
             expected.map(\.exceptionName),
             [
@@ -79,14 +79,14 @@ final class MisusePolicyTests: XCTestCase {
                 "NSInternalInconsistencyException", "NSUnknownKeyException",
             ])
         // Plus the deallocatedWhileObserved of the person the helper let go.
-        XCTAssertEqual(KVORuntime.misuseCount, 6)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .notRegistered), 1)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .unpairedDidChange), 1)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .observerDeallocated), 1)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .deallocatedWhileObserved), 2)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .unknownKey), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 6)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .observerDeallocated), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .deallocatedWhileObserved), 2)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unknownKey), 1)
         XCTAssertEqual(
-            KVORuntime.misuseCountsByKind,
+            RuntimeMonitor.misuseCountsByKind,
             [
                 .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
                 .unknownKey: 1,
@@ -98,7 +98,7 @@ final class MisusePolicyTests: XCTestCase {
         let recorder = Recorder()
         var reachedTheEnd = false
         let log = capturingStandardError {
-            KVORuntime.withMisusePolicy(.log) {
+            RuntimeMonitor.withMisusePolicy(.log) {
                 person.addObserver(recorder, forKeyPath: "age")
                 person.removeObserver(recorder, forKeyPath: "age")
                 person.removeObserver(recorder, forKeyPath: "age")
@@ -117,85 +117,85 @@ final class MisusePolicyTests: XCTestCase {
             "KVOGuard runtime misuse: *** Terminating app due to uncaught exception 'NSRangeException', reason: "
                 + "'Cannot remove an observer \(rendered(recorder)) for the key path \"age\" from \(rendered(person)) "
                 + "because it is not registered as an observer.'")
-        XCTAssertEqual(KVORuntime.misuseCount, 2)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .notRegistered), 1)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .unpairedDidChange), 1)
-        XCTAssertEqual(KVORuntime.reportedMisuses, expected)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 2)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
+        XCTAssertEqual(RuntimeMonitor.reportedMisuses, expected)
     }
 
     func testReportWritesNothingToStandardError() {
         let person = Person()
         let recorder = Recorder()
         let log = capturingStandardError {
-            KVORuntime.withMisusePolicy(.report) { person.removeObserver(recorder, forKeyPath: "age") }
+            RuntimeMonitor.withMisusePolicy(.report) { person.removeObserver(recorder, forKeyPath: "age") }
         }
         XCTAssertEqual(log, "")
-        XCTAssertEqual(KVORuntime.misuseCount, 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 1)
     }
 
     func testResetMisuseRecordsZeroesEverythingButKeepsThePolicy() {
         let person = Person()
         let recorder = Recorder()
-        KVORuntime.withMisusePolicy(.report) {
+        RuntimeMonitor.withMisusePolicy(.report) {
             person.removeObserver(recorder, forKeyPath: "age")
             person.didChangeValue(forKey: "age")
-            XCTAssertEqual(KVORuntime.misuseCount, 2)
-            KVORuntime.resetMisuseRecords()
-            XCTAssertEqual(KVORuntime.misuseCount, 0)
-            XCTAssertEqual(KVORuntime.misuseCount(of: .notRegistered), 0)
-            XCTAssertEqual(KVORuntime.misuseCountsByKind, [:])
-            XCTAssertEqual(KVORuntime.reportedMisuses, [])
-            XCTAssertEqual(KVORuntime.misusePolicy, .report)
+            XCTAssertEqual(RuntimeMonitor.misuseCount, 2)
+            RuntimeMonitor.resetMisuseRecords()
+            XCTAssertEqual(RuntimeMonitor.misuseCount, 0)
+            XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 0)
+            XCTAssertEqual(RuntimeMonitor.misuseCountsByKind, [:])
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses, [])
+            XCTAssertEqual(RuntimeMonitor.misusePolicy, .report)
             person.removeObserver(recorder, forKeyPath: "age")
-            XCTAssertEqual(KVORuntime.misuseCount, 1, "counting resumes from zero")
+            XCTAssertEqual(RuntimeMonitor.misuseCount, 1, "counting resumes from zero")
         }
     }
 
     func testWithMisusePolicyNestsAndRestoresEvenWhenTheBodyThrows() throws {
         struct Failure: Error {}
-        let original = KVORuntime.misusePolicy
-        try KVORuntime.withMisusePolicy(.report) {
-            XCTAssertEqual(KVORuntime.misusePolicy, .report)
-            let result = KVORuntime.withMisusePolicy(.log) { () -> Int in
-                XCTAssertEqual(KVORuntime.misusePolicy, .log)
+        let original = RuntimeMonitor.misusePolicy
+        try RuntimeMonitor.withMisusePolicy(.report) {
+            XCTAssertEqual(RuntimeMonitor.misusePolicy, .report)
+            let result = RuntimeMonitor.withMisusePolicy(.log) { () -> Int in
+                XCTAssertEqual(RuntimeMonitor.misusePolicy, .log)
                 return 42
             }
             XCTAssertEqual(result, 42)
-            XCTAssertEqual(KVORuntime.misusePolicy, .report)
-            XCTAssertThrowsError(try KVORuntime.withMisusePolicy(.log) { throw Failure() })
-            XCTAssertEqual(KVORuntime.misusePolicy, .report)
+            XCTAssertEqual(RuntimeMonitor.misusePolicy, .report)
+            XCTAssertThrowsError(try RuntimeMonitor.withMisusePolicy(.log) { throw Failure() })
+            XCTAssertEqual(RuntimeMonitor.misusePolicy, .report)
         }
-        XCTAssertEqual(KVORuntime.misusePolicy, original)
+        XCTAssertEqual(RuntimeMonitor.misusePolicy, original)
     }
 
     func testTheSetterChangesThePolicyForTheWholeProcess() {
-        let original = KVORuntime.misusePolicy
-        defer { KVORuntime.misusePolicy = original }
-        KVORuntime.misusePolicy = .report
+        let original = RuntimeMonitor.misusePolicy
+        defer { RuntimeMonitor.misusePolicy = original }
+        RuntimeMonitor.misusePolicy = .report
         let person = Person()
         let recorder = Recorder()
         let (seenThere, _) = onAnotherThread { () -> MisusePolicy in
             person.removeObserver(recorder, forKeyPath: "age")
-            return KVORuntime.misusePolicy
+            return RuntimeMonitor.misusePolicy
         }
         XCTAssertEqual(seenThere, .report)
-        XCTAssertEqual(KVORuntime.misuseCount, 1)
-        XCTAssertEqual(KVORuntime.reportedMisuses.first?.kind, .notRegistered)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 1)
+        XCTAssertEqual(RuntimeMonitor.reportedMisuses.first?.kind, .notRegistered)
     }
 
     func testReportedMisusesKeepTheMostRecentUpToTheLimitWhileCountsKeepEverything() {
         let model = ManualModel()
-        let total = KVORuntime.reportedMisuseLimit + 1
-        KVORuntime.withMisusePolicy(.report) {
+        let total = RuntimeMonitor.reportedMisuseLimit + 1
+        RuntimeMonitor.withMisusePolicy(.report) {
             for index in 0..<total { model.didChangeValue(forKey: "k\(index)") }
         }
-        XCTAssertEqual(KVORuntime.reportedMisuseLimit, 10_000)
-        XCTAssertEqual(KVORuntime.misuseCount, total)
-        XCTAssertEqual(KVORuntime.misuseCount(of: .unpairedDidChange), total)
+        XCTAssertEqual(RuntimeMonitor.reportedMisuseLimit, 10_000)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, total)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), total)
         // At the limit, the oldest tenth is dropped to make room.
-        let kept = KVORuntime.reportedMisuses
-        XCTAssertEqual(kept.count, total - KVORuntime.reportedMisuseLimit / 10)
-        XCTAssertEqual(kept.first?.keyPath, "k\(KVORuntime.reportedMisuseLimit / 10)")
+        let kept = RuntimeMonitor.reportedMisuses
+        XCTAssertEqual(kept.count, total - RuntimeMonitor.reportedMisuseLimit / 10)
+        XCTAssertEqual(kept.first?.keyPath, "k\(RuntimeMonitor.reportedMisuseLimit / 10)")
         XCTAssertEqual(kept.last?.keyPath, "k\(total - 1)")
         XCTAssertEqual(kept.last, Expected.unpairedDidChange(object: model, key: "k\(total - 1)"))
     }

@@ -79,7 +79,7 @@ final class RegistrationTests: XCTestCase {
             person.removeObserver(recorder, forKeyPath: "name")
         }
         XCTAssertEqual(misuses, [Expected.notRegistered(observer: recorder, object: person, keyPath: "name")])
-        XCTAssertEqual(KVORuntime.misuseCount, 0, "recordingMisuse resets the records when it is done")
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 0, "recordingMisuse resets the records when it is done")
     }
 
     func testRemoveWithoutContextTakesTheMostRecentRegistration() {

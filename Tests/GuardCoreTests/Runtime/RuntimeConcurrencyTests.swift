@@ -127,10 +127,10 @@ final class RuntimeConcurrencyTests: XCTestCase {
         let people = (0..<3).map { _ in Person() }
         let locks = people.map { _ in NSLock() }
         let workers = (0..<workerCount).map { Worker(index: $0, objectCount: people.count) }
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
 
-        KVORuntime.withMisusePolicy(.report) {
-            KVORuntime.resetMisuseRecords()
+        RuntimeMonitor.withMisusePolicy(.report) {
+            RuntimeMonitor.resetMisuseRecords()
             // Learn every key once before the race: the first registration of a computed key (fullName) asks
             // value(forKey:) whether the key exists, which reads firstName and lastName.
             let warmUp = CountingObserver()
@@ -156,8 +156,8 @@ final class RuntimeConcurrencyTests: XCTestCase {
             for _ in workers { gate.signal() }
             XCTAssertEqual(done.wait(timeout: .now() + 300), .success, "every worker finished")
 
-            XCTAssertEqual(KVORuntime.misuseCount, 0, "\(KVORuntime.reportedMisuses.prefix(3))")
-            XCTAssertEqual(KVORuntime.reportedMisuses, [])
+            XCTAssertEqual(RuntimeMonitor.misuseCount, 0, "\(RuntimeMonitor.reportedMisuses.prefix(3))")
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses, [])
         }
 
         // Every operation kind really happened on every worker.
@@ -181,7 +181,7 @@ final class RuntimeConcurrencyTests: XCTestCase {
             XCTAssertEqual(person.observationCount, perObject)
             total += perObject
         }
-        XCTAssertEqual(KVORuntime.liveObservanceCount - baseline, total)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, total)
         XCTAssertGreaterThan(total, 0, "the run ended with registrations in place")
 
         // One change per object and key, single-threaded: each observer hears it once per registration (twice with
@@ -233,7 +233,7 @@ final class RuntimeConcurrencyTests: XCTestCase {
             for worker in workers { worker.removeAll(people: people) }
         }
         for person in people { XCTAssertEqual(person.observationCount, 0) }
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
     }
 
     private static func number(_ context: UnsafeMutableRawPointer?) -> UInt {

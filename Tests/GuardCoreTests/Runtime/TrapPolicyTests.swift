@@ -16,7 +16,7 @@ final class TrapChildTests: XCTestCase {
         if ProcessInfo.processInfo.environment[trapChildVariable] == "1" {
             // Tell the parent which objects to expect, then misuse with the policy left at its default.
             print("EXPECTED-REASON: \(expected.message)")
-            print("POLICY: \(KVORuntime.misusePolicy)")
+            print("POLICY: \(RuntimeMonitor.misusePolicy)")
             fflush(nil)
             person.removeObserver(recorder, forKeyPath: "age")
             print("SURVIVED-TRAP")

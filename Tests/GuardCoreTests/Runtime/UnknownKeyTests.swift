@@ -18,7 +18,7 @@ final class UnknownKeyTests: XCTestCase {
     func testAddingAnObserverForAnUnknownKeyIsMisuseAndRegistersNothing() throws {
         let person = Person()
         let recorder = Recorder()
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         let misuses = recordingMisuse {
             person.addObserver(recorder, forKeyPath: "nope", options: [.initial, .new])
         }
@@ -32,7 +32,7 @@ final class UnknownKeyTests: XCTestCase {
             "*** Terminating app due to uncaught exception 'NSUnknownKeyException', reason: '\(misuse.message)'")
         XCTAssertEqual(recorder.notes, [], "no initial notification for a key that does not exist")
         XCTAssertEqual(person.observationCount, 0)
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline)
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
         // Nothing was registered, so removing is not-registered.
         let removal = recordingMisuse { person.removeObserver(recorder, forKeyPath: "nope") }
         XCTAssertEqual(removal, [Expected.notRegistered(observer: recorder, object: person, keyPath: "nope")])
@@ -150,16 +150,16 @@ final class UnknownKeyTests: XCTestCase {
     func testUnknownKeyMisuseUnderLogContinuesAndCounts() {
         let person = Person()
         let recorder = Recorder()
-        KVORuntime.resetMisuseRecords()
+        RuntimeMonitor.resetMisuseRecords()
         let log = capturingStandardError {
-            KVORuntime.withMisusePolicy(.log) {
+            RuntimeMonitor.withMisusePolicy(.log) {
                 person.addObserver(recorder, forKeyPath: "nope")
                 XCTAssertNil(person.value(forKey: "nope"))
             }
         }
-        XCTAssertEqual(KVORuntime.misuseCount(of: .unknownKey), 2)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unknownKey), 2)
         let expected = Expected.unknownKey(object: person, key: "nope")
         XCTAssertEqual(log, String(repeating: "KVOGuard runtime misuse: \(expected.description)\n", count: 2))
-        KVORuntime.resetMisuseRecords()
+        RuntimeMonitor.resetMisuseRecords()
     }
 }

@@ -15,17 +15,21 @@ final class InlineAtomicWordsTests: XCTestCase {
     func testObservanceKeepsItsAtomicWordFirst() {
         let observer = LayoutProbeObserver()
         let observance = Observance(
-            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, onObjectDeinit: nil)
-        assertLeadingWords(["activeWord"], of: Observance.self, instance: observance)
+            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, isGuarded: false)
+        assertLeadingWords(["activeWord", "rewireGenerationWord"], of: Observance.self, instance: observance)
     }
 
     func testGuardedObservationKeepsItsAtomicWordsFirst() {
         let object = KVOObject()
         let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
-        let registration = GuardedObservation(
+        let registration = GuardRegistration(
             object: object, keyPath: "k", options: [], context: nil, retainsObject: true, handler: { _, _, _ in },
             callSite: .init(file: #fileID, line: #line), core: core)
-        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardedObservation.self, instance: registration)
+        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardRegistration.self, instance: registration)
+    }
+
+    func testObservationTableKeepsItsAtomicWordFirst() {
+        assertLeadingWords(["insertionsWord"], of: ObservationTable.self, instance: ObservationTable())
     }
 
     func testAtomicCellKeepsItsWordFirst() {

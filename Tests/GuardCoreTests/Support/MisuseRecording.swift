@@ -3,11 +3,11 @@ import XCTest
 
 /// Runs `body` under the `report` policy and returns the misuses it caused, oldest first.
 func recordingMisuse(_ body: () -> Void) -> [KVOMisuse] {
-    KVORuntime.withMisusePolicy(.report) {
-        KVORuntime.resetMisuseRecords()
+    RuntimeMonitor.withMisusePolicy(.report) {
+        RuntimeMonitor.resetMisuseRecords()
         body()
-        let misuses = KVORuntime.reportedMisuses
-        KVORuntime.resetMisuseRecords()
+        let misuses = RuntimeMonitor.reportedMisuses
+        RuntimeMonitor.resetMisuseRecords()
         return misuses
     }
 }

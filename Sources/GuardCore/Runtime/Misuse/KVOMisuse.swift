@@ -1,6 +1,6 @@
 /// A use of the key-value observing API that Foundation answers with an exception or a crash.
 ///
-/// Every misuse goes to the process-wide ``MisusePolicy`` (see ``KVORuntime/misusePolicy``) and is counted, so a
+/// Every misuse goes to the process-wide ``MisusePolicy`` (see ``RuntimeMonitor/misusePolicy``) and is counted, so a
 /// test or the stress harness can assert that none happened.
 public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
     /// The kinds of misuse the runtime detects.

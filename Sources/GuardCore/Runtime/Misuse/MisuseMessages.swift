@@ -49,10 +49,18 @@ enum MisuseMessages {
 
     static func unknownKey(object: AnyObject, key: String) -> KVOMisuse {
         let objectText = ObjectDescription.of(object)
+        let firstKey = KeyPathSyntax.firstKey(of: key)
+        let isWeakOrUnowned = (object as? KVOObject).map {
+            StoredPropertyTable.for(type(of: $0)).isRefusedWeakOrUnowned(firstKey)
+        } ?? false
+        let note =
+            isWeakOrUnowned
+            ? " (\(firstKey) is a weak or unowned stored property, which GuardCore's key-value coding cannot read "
+                + "safely; override value(forKey:) to expose it.)" : ""
         return KVOMisuse(
             kind: .unknownKey, exceptionName: "NSUnknownKeyException",
             message: "[\(objectText) valueForUndefinedKey:]: this class is not key value coding-compliant for the "
-                + "key \(key).",
+                + "key \(key).\(note)",
             keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
     }
 }

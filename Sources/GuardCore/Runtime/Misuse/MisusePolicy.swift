@@ -2,7 +2,7 @@
 public enum MisusePolicy: String, Sendable, Hashable, CaseIterable {
     /// Stop the process with Foundation's message, exactly like the real crash. The default.
     case trap
-    /// Record the misuse (see ``KVORuntime/reportedMisuses``), count it, and continue. The stress harness uses this to
+    /// Record the misuse (see ``RuntimeMonitor/reportedMisuses``), count it, and continue. The stress harness uses this to
     /// count the crashes that would have happened.
     case report
     /// Write one line to standard error, count and record it (like ``report``), and continue.

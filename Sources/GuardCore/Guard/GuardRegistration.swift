@@ -4,24 +4,21 @@ import GuardCoreAtomics
 ///
 /// It is the receiver the backend calls. It holds the observed object strongly or weakly as the controller asks,
 /// and reaches the observer only through the controller, which holds it weakly.
-final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
+final class GuardRegistration: ObservationReceiver, @unchecked Sendable {
+    /// The handler, type-erased: (observer, object, change).
+    typealias Handler = @Sendable (AnyObject, AnyObject, KeyValueChange) -> Void
+
     // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: the ``RegistrationState``.
     private var stateWord = gca_word()
     /// Word 1: nonzero once the gone observer was reported.
     private var reportedObserverGoneWord = gca_word()
 
-    /// The handler, type-erased: (observer, object, change).
-    typealias Handler = @Sendable (AnyObject, AnyObject, KeyValueChange) -> Void
-
     let key: RegistrationKey
     let options: KeyValueObservingOptions
     let context: UnsafeMutableRawPointer?
     let handler: Handler
     let callSite: GuardDiagnostic.CallSite
-    let objectType: String
-    /// The registration's life; see ``RegistrationState``.
-    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(0, of: self)) }
     /// The controller's shared state; weak so an in-flight notification never keeps a released controller's
     /// registrations alive.
     private weak var core: ControllerCore?
@@ -30,7 +27,9 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
     /// The backend's handle; written once under the controller's lock, before the state leaves `pending`.
-    var backendObservation: (any BackendObservation)?
+    var backendHandle: (any BackendHandle)?
+    /// The order in which the controller made its registrations; written once under its lock.
+    var sequence: UInt64 = 0
 
     init(
         object: AnyObject, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
@@ -41,11 +40,13 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
         self.context = context
         self.handler = handler
         self.callSite = callSite
-        self.objectType = ObjectDescription.typeName(type(of: object))
         self.core = core
         self.strongObject = retainsObject ? object : nil
         self.weakObject = object
     }
+
+    /// The registration's life; see ``RegistrationState``.
+    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(0, of: self)) }
 
     var keyPath: String { key.keyPath }
 
@@ -70,5 +71,10 @@ final class GuardedObservation: ObservationReceiver, @unchecked Sendable {
 
     func observedObjectDidDeinit() {
         core?.observedObjectDidDeinit(self)
+    }
+
+    func observedKeyPathBecameUnavailable() {
+        guard state.delivers, let core else { return }
+        core.emit(.keyPathUnavailable, object: object, keyPath: keyPath, callSite: callSite)
     }
 }

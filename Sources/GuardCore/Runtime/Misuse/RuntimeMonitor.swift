@@ -1,10 +1,11 @@
 import Foundation
 
-/// Process-wide settings and counters of the GuardCore key-value observing runtime.
+/// Watches GuardCore's runtime from outside: the process-wide misuse policy, the misuses counted and recorded, and
+/// how many observances exist. It is not the runtime itself (that is ``KVOObject`` and its observation tables).
 ///
 /// Everything here is thread-safe. The misuse policy is process-wide by design (like Foundation's exceptions);
 /// tests that change it should restore it, for example with ``withMisusePolicy(_:_:)``.
-public enum KVORuntime {
+public enum RuntimeMonitor {
     /// How many reported misuses are kept for ``reportedMisuses``; older ones are dropped (they stay counted).
     public static let reportedMisuseLimit = 10_000
 
