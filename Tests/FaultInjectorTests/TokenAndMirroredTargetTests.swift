@@ -9,15 +9,15 @@ final class TokenAndMirroredTargetTests: XCTestCase {
     /// platforms, checked here with twins every platform has.
     struct RuntimeTwinModel: StressTwinModel {
         final class Twin: KVOObject, @unchecked Sendable {
-            private let source: UncheckedWeak<StressObject>
+            private let state: StressTwinState
 
-            init(source: StressObject) {
-                self.source = UncheckedWeak(source)
+            init(state: StressTwinState) {
+                self.state = state
             }
 
             override func value(forKey key: String) -> Any? {
                 guard let stressKey = StressKey(name: key) else { return super.value(forKey: key) }
-                return source.value?.value(of: stressKey) ?? 0
+                return state.value(of: stressKey)
             }
 
             override class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
@@ -28,7 +28,7 @@ final class TokenAndMirroredTargetTests: XCTestCase {
         let name = "runtime-twin"
 
         func makeBackend() -> any KeyValueObservingBackend { KVORuntimeBackend() }
-        func makeTwin(of source: StressObject) -> AnyObject { Twin(source: source) }
+        func makeTwin(reading state: StressTwinState) -> AnyObject { Twin(state: state) }
         func willChange(_ key: StressKey, of twin: AnyObject) { (twin as? Twin)?.willChangeValue(forKey: key.name) }
         func didChange(_ key: StressKey, of twin: AnyObject) { (twin as? Twin)?.didChangeValue(forKey: key.name) }
     }
@@ -46,7 +46,9 @@ final class TokenAndMirroredTargetTests: XCTestCase {
             let sink = CountingSink()
             let result = ChaosRunner().run(
                 Scenario(configuration: configuration(), seed: seed), against: TokenTarget(diagnostics: sink))
-            XCTAssertTrue(result.passed, "seed \(seed): \(result.report.signature)")
+            XCTAssertTrue(
+                result.passed,
+                "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.targetName, "token")
             XCTAssertGreaterThan(result.deliveries, 0)
             XCTAssertGreaterThan(result.report.checks["initial exactly once", default: 0], 0)
@@ -67,8 +69,8 @@ final class TokenAndMirroredTargetTests: XCTestCase {
             }
         }
         let sink = Sink()
-        let misuses = KVORuntime.withMisusePolicy(.report) { () -> Int in
-            KVORuntime.resetMisuseRecords()
+        let misuses = RuntimeMonitor.withMisusePolicy(.report) { () -> Int in
+            RuntimeMonitor.resetMisuseRecords()
             XCTAssertEqual(controller.observe(object, keyPath: "k0", options: [.initial, .new], sink: sink), .registered)
             XCTAssertEqual(controller.observe(object, keyPath: "k0", options: [.new], sink: sink), .duplicate)
             object.k0 = 5
@@ -82,7 +84,7 @@ final class TokenAndMirroredTargetTests: XCTestCase {
             XCTAssertEqual(controller.unobserve(object), .removed)
             XCTAssertEqual(controller.unobserve(StressObject(id: 3)), .notRegistered)
             controller.unobserveAll()
-            return KVORuntime.misuseCount
+            return RuntimeMonitor.misuseCount
         }
         XCTAssertEqual(misuses, 0)
         XCTAssertEqual(sink.values, [0, 5, 8], "the initial k0, k0's change, then sum = 6 + 2")
@@ -94,7 +96,9 @@ final class TokenAndMirroredTargetTests: XCTestCase {
         for seed in [51, 52] as [UInt64] {
             let target = MirroredGuardTarget(model: RuntimeTwinModel(), diagnostics: CountingSink(keepsEvents: false))
             let result = ChaosRunner().run(Scenario(configuration: configuration(), seed: seed), against: target)
-            XCTAssertTrue(result.passed, "seed \(seed): \(result.report.signature)")
+            XCTAssertTrue(
+                result.passed,
+                "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.targetName, "runtime-twin")
             XCTAssertGreaterThan(result.report.checks["notification values", default: 0], 0)
             XCTAssertGreaterThan(result.report.checks["one notification per change and registration", default: 0], 0)
@@ -115,14 +119,14 @@ final class TokenAndMirroredTargetTests: XCTestCase {
         }
         let sink = Sink()
         var object: StressObject? = StressObject(id: 7)
-        let baseline = KVORuntime.liveObservanceCount
+        let baseline = RuntimeMonitor.liveObservanceCount
         XCTAssertEqual(controller.observe(object!, keyPath: "sum", options: [.old, .new, .prior], sink: sink), .registered)
         object?.k0 = 2
         object?.k1 = 3
         object?.k2 = 9
         XCTAssertEqual(sink.changes, ["sum prior: 0 → -1 of 7", "sum: 0 → 2 of 7", "sum prior: 2 → -1 of 7", "sum: 2 → 5 of 7"])
         object = nil
-        XCTAssertEqual(KVORuntime.liveObservanceCount, baseline, "the twin and every registration went with the object")
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline, "the twin and every registration went with the object")
         withExtendedLifetime(observer) {}
         withExtendedLifetime(controller) {}
     }

@@ -5,20 +5,86 @@ import GuardCore
 /// ``KeyValueObservingBackend``.
 ///
 /// The harness only knows ``StressObject``s, so each one gets a twin in the other model whose keys (`k0`, `k1`,
-/// `k2`, and `sum` depending on `k0` and `k1`) read the stress object's values. The twin announces each change by
-/// hand, `willChange` from the stress object's prior notification and `didChange` from its change notification, so
-/// the twin's observers see exactly the stress object's old and new values, synchronously on the mutating thread.
+/// `k2`, and `sum` depending on `k0` and `k1`) read a ``StressTwinState``. The twin announces each change by hand,
+/// `willChange` from the stress object's prior notification and `didChange` from its change notification, while the
+/// state shows the old value until `didChange`, so the twin's observers see exactly the stress object's old and new
+/// values, synchronously on the mutating thread.
 public protocol StressTwinModel: Sendable {
     /// The target's name in reports and seed files.
     var name: String { get }
     /// The backend the guard uses for twins.
     func makeBackend() -> any KeyValueObservingBackend
-    /// A new twin of `source`; it must hold `source` weakly and read its keys from it.
-    func makeTwin(of source: StressObject) -> AnyObject
+    /// A new twin whose keys read `state` (``StressTwinState/value(of:)``); it must hold `state` strongly.
+    func makeTwin(reading state: StressTwinState) -> AnyObject
     /// Announces that `key` of `twin` is about to change (`willChangeValue(forKey:)`).
     func willChange(_ key: StressKey, of twin: AnyObject)
     /// Announces that `key` of `twin` changed (`didChangeValue(forKey:)`).
     func didChange(_ key: StressKey, of twin: AnyObject)
+}
+
+/// What a twin's keys read: the stress object's values, except inside the twin's own `willChange` call for a key,
+/// where that key reads the old value the change carries. (A mirroring registration may join a change that is
+/// already under way and hear its prior notification only after the new value was stored; the old value then comes
+/// from the change itself, never from a read that is too late.) Everything about a change happens on the mutating
+/// thread, so the override is per thread, and it is scoped to its own `willChange` call: changes nested inside it
+/// (from handlers) read the live values.
+public final class StressTwinState: @unchecked Sendable {
+    private final class ThreadState {
+        /// How many mirrored announcements this thread is inside.
+        var depth = 0
+        var overrides: [(twin: ObjectIdentifier, key: StressKey, value: Int, depth: Int)] = []
+        /// `willChange` calls not yet paired with their `didChange`, innermost last.
+        var announced: [(twin: ObjectIdentifier, key: StressKey)] = []
+    }
+
+    private static let threadState = ThreadLocal { ThreadState() }
+    private let source: UncheckedWeak<StressObject>
+
+    init(source: StressObject) {
+        self.source = UncheckedWeak(source)
+    }
+
+    private var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// The value a twin shows for `key` now, on this thread.
+    public func value(of key: StressKey) -> Int {
+        if key == .sum { return value(of: .k0) &+ value(of: .k1) }
+        if let state = Self.threadState.valueIfCreated,
+            let override = state.overrides.last(where: { $0.twin == id && $0.key == key && $0.depth == state.depth })
+        {
+            return override.value
+        }
+        return source.value?.value(of: key) ?? 0
+    }
+
+    /// Runs `announce` (the twin's `willChangeValue(forKey:)`) with `key` showing `oldValue`.
+    func announceWillChange(of key: StressKey, oldValue: Int, _ announce: () -> Void) {
+        let state = Self.threadState.value
+        state.depth += 1
+        state.overrides.append((id, key, oldValue, state.depth))
+        state.announced.append((id, key))
+        announce()
+        state.overrides.removeLast()
+        state.depth -= 1
+    }
+
+    /// Runs `announce` (the twin's `didChangeValue(forKey:)`), first announcing the `willChange` if this thread never
+    /// did (a registration that joined a change under way may hear only its end).
+    func announceDidChange(
+        of key: StressKey, oldValue: Int, willChange: () -> Void, _ announce: () -> Void
+    ) {
+        let state = Self.threadState.value
+        let id = self.id
+        if state.announced.lastIndex(where: { $0.twin == id && $0.key == key }) == nil {
+            announceWillChange(of: key, oldValue: oldValue, willChange)
+        }
+        if let index = state.announced.lastIndex(where: { $0.twin == id && $0.key == key }) {
+            state.announced.remove(at: index)
+        }
+        state.depth += 1
+        announce()
+        state.depth -= 1
+    }
 }
 
 /// The guard on another object model (see ``StressTwinModel``): an ``ObservationController`` per observer, with the
@@ -148,7 +214,8 @@ final class TwinTable<Model: StressTwinModel>: TwinProviding, @unchecked Sendabl
 
     /// A twin and the registration that keeps it announcing `object`'s changes. Made outside the lock.
     private func makeEntry(for object: StressObject) -> (Entry, AnyObject) {
-        let twin = model.makeTwin(of: object)
+        let state = StressTwinState(source: object)
+        let twin = model.makeTwin(reading: state)
         let mirror = Mirror(twin: twin, source: object)
         let controller = ObservationController(
             observer: mirror, retainsObservedObjects: false, backend: KVORuntimeBackend(),
@@ -156,11 +223,14 @@ final class TwinTable<Model: StressTwinModel>: TwinProviding, @unchecked Sendabl
         let model = self.model
         let ownedTwin = UncheckedStrong(twin)
         for key in StressKey.stored {
-            controller.observe(object, keyPath: key.name, options: [.prior]) { _, _, change in
+            controller.observe(object, keyPath: key.name, options: [.prior, .old]) { _, object, change in
+                let oldValue = change.oldValue(as: Int.self) ?? object.value(of: key)
                 if change.isPrior {
-                    model.willChange(key, of: ownedTwin.value)
+                    state.announceWillChange(of: key, oldValue: oldValue) { model.willChange(key, of: ownedTwin.value) }
                 } else {
-                    model.didChange(key, of: ownedTwin.value)
+                    state.announceDidChange(
+                        of: key, oldValue: oldValue, willChange: { model.willChange(key, of: ownedTwin.value) },
+                        { model.didChange(key, of: ownedTwin.value) })
                 }
             }
         }

@@ -17,7 +17,7 @@ public struct NSObjectTwinModel: StressTwinModel {
     public func makeBackend() -> any KeyValueObservingBackend { NSObjectBackend() }
 
     /// A new ``NSStressTwin``.
-    public func makeTwin(of source: StressObject) -> AnyObject { NSStressTwin(source: source) }
+    public func makeTwin(reading state: StressTwinState) -> AnyObject { NSStressTwin(state: state) }
 
     /// `willChangeValue(forKey:)` on the twin.
     public func willChange(_ key: StressKey, of twin: AnyObject) {
@@ -30,35 +30,35 @@ public struct NSObjectTwinModel: StressTwinModel {
     }
 }
 
-/// A ``StressObject`` seen through Foundation: `@objc` keys that read the stress object, `sum` depending on `k0` and
-/// `k1` the Foundation way. The keys are automatically notifying (`dynamic`), so Foundation treats twins as it treats
+/// A ``StressObject`` seen through Foundation: `@objc` keys that read its ``StressTwinState``, `sum` depending on `k0`
+/// and `k1` the Foundation way. The keys are automatically notifying (`dynamic`), so Foundation treats twins as it treats
 /// ordinary model objects, including their deallocation while observed; changes are announced by hand
 /// (``NSObjectTwinModel``), never through the setters.
 final class NSStressTwin: NSObject, @unchecked Sendable {
-    private weak var source: StressObject?
+    private let state: StressTwinState
 
-    init(source: StressObject) {
-        self.source = source
+    init(state: StressTwinState) {
+        self.state = state
         super.init()
     }
 
     @objc dynamic var k0: Int {
-        get { source?.k0 ?? 0 }
+        get { state.value(of: .k0) }
         set {}
     }
 
     @objc dynamic var k1: Int {
-        get { source?.k1 ?? 0 }
+        get { state.value(of: .k1) }
         set {}
     }
 
     @objc dynamic var k2: Int {
-        get { source?.k2 ?? 0 }
+        get { state.value(of: .k2) }
         set {}
     }
 
     @objc dynamic var sum: Int {
-        source?.sum ?? 0
+        state.value(of: .sum)
     }
 
     @objc class func keyPathsForValuesAffectingSum() -> Set<String> {

@@ -42,14 +42,19 @@ final class TokenStressController: StressController, @unchecked Sendable {
         enum State: UInt64 { case reserved, active, cancelled, removed }
 
         private let stateCell = AtomicCell(State.reserved.rawValue)
+        /// Nonzero until the `.initial` notification was handed on (zero without `.initial`).
+        private let initialPending: AtomicCell
+        /// The thread making the observe call; the `.initial` notification arrives on it, before the call returns.
+        private let observingThread = CurrentThread.identifier
         weak var object: StressObject?
         /// Set when the controller holds its objects strongly; cleared on removal (released outside the lock).
         var strongObject: StressObject?
         var token: ObservationToken?
 
-        init(object: StressObject, retains: Bool) {
+        init(object: StressObject, retains: Bool, initial: Bool) {
             self.object = object
             self.strongObject = retains ? object : nil
+            self.initialPending = AtomicCell(initial ? 1 : 0)
         }
 
         var state: State {
@@ -60,10 +65,21 @@ final class TokenStressController: StressController, @unchecked Sendable {
             stateCell.word.store(state.rawValue, ordering: .releasing)
         }
 
-        /// Whether the handler may deliver now.
+        /// Whether the handler may deliver now. The `.initial` notification always goes on: the observe that makes it
+        /// took effect before any removal that overlaps it, as with the guard.
         var delivers: Bool {
+            if initialPending.word.load(ordering: .acquiring) != 0, CurrentThread.identifier == observingThread,
+                initialPending.word.exchange(0) != 0
+            {
+                return true
+            }
             let state = state
             return state == .reserved || state == .active
+        }
+
+        /// The observe call returned: no later notification is its `.initial` one.
+        func observeReturned() {
+            initialPending.word.store(0, ordering: .releasing)
         }
     }
 
@@ -86,8 +102,11 @@ final class TokenStressController: StressController, @unchecked Sendable {
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink
     ) -> ObserveOutcome {
+        // Held for the whole call, as the guard holds its observer, so `.initial` always has an observer to go to; an
+        // observer that is already gone makes the call invalid, as with the guard.
+        guard let heldObserver = self.observer else { return .invalid }
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        let slot = Slot(object: object, retains: retainsObjects)
+        let slot = Slot(object: object, retains: retainsObjects, initial: options.contains(.initial))
         let reserved = lock.withLock { () -> Bool in
             if let existing = slots[key], existing.object === object { return false }
             slots[key] = slot
@@ -96,11 +115,13 @@ final class TokenStressController: StressController, @unchecked Sendable {
         }
         guard reserved else { return .duplicate }
 
-        let observer = UncheckedWeak(self.observer)
+        let observer = UncheckedWeak(heldObserver)
         let token = object.guardedObserve(keyPath: keyPath, options: options) { [weak slot] object, change in
             guard let slot, slot.delivers, let observer = observer.value else { return }
             sink.deliver(observer: observer, object: object, change: change)
         }
+        slot.observeReturned()
+        withExtendedLifetime(heldObserver) {}
 
         let outcome = lock.withLock { () -> (ObserveOutcome, invalidate: Bool, release: StressObject?) in
             slot.token = token

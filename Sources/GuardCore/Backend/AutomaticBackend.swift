@@ -22,15 +22,20 @@ public struct AutomaticBackend: KeyValueObservingBackend {
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)? {
+    ) -> (any BackendHandle)? {
         backend(for: object)?.addObserver(
             receiver, to: object, forKeyPath: keyPath, options: options, context: context,
             dropsWithObject: dropsWithObject)
     }
 
     /// Removes through the backend for `object`'s kind (each ignores handles it did not make).
-    public func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
+    public func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
         backend(for: object)?.removeObservation(observation, from: object)
+    }
+
+    /// Reads through the backend for `object`'s kind; `nil` for any other object.
+    public func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+        backend(for: object)?.currentValue(of: object, forKeyPath: keyPath)
     }
 
     private func backend(for object: AnyObject) -> (any KeyValueObservingBackend)? {

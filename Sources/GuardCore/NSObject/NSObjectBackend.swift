@@ -41,7 +41,7 @@ public struct NSObjectBackend: KeyValueObservingBackend {
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)? {
+    ) -> (any BackendHandle)? {
         base.addObserver(
             receiver, to: object, forKeyPath: keyPath, options: options, context: context,
             dropsWithObject: dropsWithObject)
@@ -49,8 +49,14 @@ public struct NSObjectBackend: KeyValueObservingBackend {
 
     /// Removes the registration's trampoline with `removeObserver(_:forKeyPath:context:)`, once; a registration that
     /// ended with its object is ignored.
-    public func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
+    public func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
         base.removeObservation(observation, from: object)
+    }
+
+    /// The value at `keyPath` by key-value coding, read only along keys that have a getter, so it never raises;
+    /// `nil` when it is nil or the chain cannot be followed.
+    public func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+        base.currentValue(of: object, forKeyPath: keyPath)
     }
 
     /// How many of the guard's registrations are on `object` (for tests and debugging).
@@ -67,6 +73,16 @@ struct NSObjectPlatform: TrampolinePlatform {
     func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
         guard let object = object as? NSObject else { return false }
         return Self.isObservable(keyPath[...], on: object)
+    }
+
+    func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+        var current: Any? = object
+        for key in keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            guard let owner = current as? NSObject, !Self.isCollection(owner), Self.hasGetter(for: key, on: owner)
+            else { return nil }
+            current = owner.value(forKey: key)
+        }
+        return current
     }
 
     func sentinel(of object: AnyObject) -> ObservedObjectSentinel? {
@@ -103,7 +119,7 @@ struct NSObjectPlatform: TrampolinePlatform {
     /// Each key has a getter, following the chain as far as it currently exists (a nil intermediate ends the check
     /// successfully, as for GuardCore's runtime), and no key is observed on a collection.
     private static func isObservable(_ keyPath: Substring, on object: NSObject) -> Bool {
-        if object is NSArray || object is NSSet || object is NSOrderedSet { return false }
+        if isCollection(object) { return false }
         let dot = keyPath.firstIndex(of: ".")
         let key = String(keyPath[..<(dot ?? keyPath.endIndex)])
         guard hasGetter(for: key, on: object) else { return false }
@@ -111,6 +127,11 @@ struct NSObjectPlatform: TrampolinePlatform {
         guard let next = object.value(forKey: key) else { return true }
         guard let nextObject = next as? NSObject else { return false }
         return isObservable(keyPath[keyPath.index(after: dot)...], on: nextObject)
+    }
+
+    /// Foundation raises when an observer is added to an array, set or ordered set.
+    private static func isCollection(_ object: NSObject) -> Bool {
+        object is NSArray || object is NSSet || object is NSOrderedSet
     }
 
     /// Key-value coding's getter search: `get<Key>`, `<key>`, `is<Key>`, `_<key>`.

@@ -11,7 +11,7 @@ struct DeinitReportingBackend: KeyValueObservingBackend {
     func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)? {
+    ) -> (any BackendHandle)? {
         let relay = ReceiverRelay(receiver: receiver, onObjectDeinit: onObjectDeinit)
         guard
             let observation = base.addObserver(
@@ -21,9 +21,13 @@ struct DeinitReportingBackend: KeyValueObservingBackend {
         return RelayedObservation(base: observation, relay: relay)
     }
 
-    func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
+    func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
         guard let observation = observation as? RelayedObservation else { return }
         base.removeObservation(observation.base, from: object)
+    }
+
+    func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+        base.currentValue(of: object, forKeyPath: keyPath)
     }
 }
 
@@ -46,13 +50,17 @@ private final class ReceiverRelay: ObservationReceiver, @unchecked Sendable {
         receiver?.observedObjectDidDeinit()
         onObjectDeinit()
     }
+
+    func observedKeyPathBecameUnavailable() {
+        receiver?.observedKeyPathBecameUnavailable()
+    }
 }
 
-private final class RelayedObservation: BackendObservation, @unchecked Sendable {
-    let base: any BackendObservation
+private final class RelayedObservation: BackendHandle, @unchecked Sendable {
+    let base: any BackendHandle
     let relay: ReceiverRelay
 
-    init(base: any BackendObservation, relay: ReceiverRelay) {
+    init(base: any BackendHandle, relay: ReceiverRelay) {
         self.base = base
         self.relay = relay
     }

@@ -7,7 +7,8 @@ import GuardCore
 // macOS 10.13+, the platforms KVOGuard supports:
 //
 // - observers are not retained (held weakly here, so a message to a freed observer is detected and recorded instead
-//   of crashing); observers are retained for the duration of a callout;
+//   of crashing); the observers of a change are retained, under the lock that guards the registrations, for the
+//   duration of its callouts;
 // - `.initial` is delivered from inside `addObserver`; `.prior` before the change with `notificationIsPrior` and the
 //   old value; change dictionaries hold `NSNumber` kinds, `NSNull` for nil and `NSIndexSet` indexes;
 // - `removeObserver(_:forKeyPath:context:)` of a registration that does not exist raises `NSRangeException`
@@ -137,8 +138,10 @@ class SimulatedKVOObject: @unchecked Sendable {
     /// `willChangeValue` / `apply` / `didChangeValue` for `key`, with Foundation's dictionaries. Observers are
     /// retained from the snapshot until the callout ends; a freed observer is recorded (a crash in Foundation).
     func change(_ key: String, kind: KeyValueChange.Kind = .setting, indexes: IndexSet? = nil, apply: () -> Void) {
-        let targets = lock.withLock { observances.filter { $0.keyPath == key } }
-        let retained = targets.map { ($0, $0.observer) }
+        // Foundation (iOS 11+) retains the observers of a change while it holds its lock (the frame
+        // KVO_IS_RETAINING_ALL_OBSERVERS_OF_THIS_OBJECT_IF_IT_CRASHES_AN_OBSERVER_WAS_OVERRELEASED_OR_SMASHED in crash
+        // logs), so an observer removed on another thread afterwards stays alive for this callout.
+        let retained = lock.withLock { observances.filter { $0.keyPath == key }.map { ($0, $0.observer) } }
         let oldValue = kind == .insertion ? nil : value(forKey: key)
         for (observance, observer) in retained where observance.options.contains(.prior) {
             var change = base(kind: kind, indexes: indexes)
@@ -200,6 +203,11 @@ struct SimulatedPlatform: TrampolinePlatform {
     func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
         guard let object = object as? SimulatedKVOObject, !keyPath.contains(".") else { return false }
         return object.knowsKey(keyPath)
+    }
+
+    func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+        guard let object = object as? SimulatedKVOObject, object.knowsKey(keyPath) else { return nil }
+        return object.value(forKey: keyPath)
     }
 
     func sentinel(of object: AnyObject) -> ObservedObjectSentinel? {

@@ -19,6 +19,8 @@ final class TrampolineBackendTests: XCTestCase {
             lock.withLock { deinitNotices += 1 }
         }
 
+        func observedKeyPathBecameUnavailable() {}
+
         var received: [KeyValueChange] { lock.withLock { changes } }
         var objectDeinitNotices: Int { lock.withLock { deinitNotices } }
     }
@@ -29,6 +31,9 @@ final class TrampolineBackendTests: XCTestCase {
         let attachments = ConformanceValueBox<Int>()
 
         func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool { base.canObserve(object, forKeyPath: keyPath) }
+        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+            base.currentValue(of: object, forKeyPath: keyPath)
+        }
         func sentinel(of object: AnyObject) -> ObservedObjectSentinel? { base.sentinel(of: object) }
         func attach(_ sentinel: ObservedObjectSentinel, to object: AnyObject) {
             attachments.increment()
@@ -111,13 +116,19 @@ final class TrampolineBackendTests: XCTestCase {
         XCTAssertEqual(model.observanceCount, 0)
     }
 
-    func testTheInitialNotificationArrivesFromInsideAddObserver() {
+    func testInitialIsNeverAskedOfThePlatformAndTheCurrentValueIsReadQuietly() {
         let model = SimulatedConformanceModel()
         model.name = "now"
         let receiver = RecordingReceiver()
-        _ = backend.addObserver(
+        let registration = backend.addObserver(
             receiver, to: model, forKeyPath: "name", options: [.initial, .new], context: nil, dropsWithObject: false)
-        XCTAssertEqual(receiver.received.map { $0.newValue(as: String.self) }, ["now"])
+        XCTAssertNotNil(registration)
+        XCTAssertEqual(receiver.received.count, 0, "the guard delivers .initial itself, after the registration exists")
+        XCTAssertEqual(backend.currentValue(of: model, forKeyPath: "name") as? String, "now")
+        XCTAssertNil(backend.currentValue(of: model, forKeyPath: "noSuchKey"))
+        XCTAssertNil(backend.currentValue(of: NSObject(), forKeyPath: "name"))
+        model.name = "later"
+        XCTAssertEqual(receiver.received.map { $0.newValue(as: String.self) }, ["later"])
     }
 
     func testDeallocationEndsTheRegistrationsTellsWeakOnesAndNeverMessagesTheObject() throws {
@@ -149,7 +160,7 @@ final class TrampolineBackendTests: XCTestCase {
         let barrier = ConformanceBarrier(parties: queues)
         let group = DispatchGroup()
         let receiver = RecordingReceiver()
-        let observations = ConformanceValueBox<[any BackendObservation]>()
+        let observations = ConformanceValueBox<[any BackendHandle]>()
         for index in 0..<queues {
             DispatchQueue(label: "trampoline.sentinel-\(index)").async(group: group) {
                 barrier.arriveAndWait()
@@ -183,8 +194,8 @@ final class TrampolineBackendTests: XCTestCase {
     }
 }
 
-extension ConformanceValueBox where Value == [any BackendObservation] {
-    func append(_ observation: (any BackendObservation)?) {
+extension ConformanceValueBox where Value == [any BackendHandle] {
+    func append(_ observation: (any BackendHandle)?) {
         guard let observation else { return }
         mutate { $0 = ($0 ?? []) + [observation] }
     }

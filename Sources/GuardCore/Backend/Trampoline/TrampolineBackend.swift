@@ -21,19 +21,20 @@ package struct TrampolineBackend<Platform: TrampolinePlatform>: KeyValueObservin
     package func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendObservation)? {
+    ) -> (any BackendHandle)? {
         guard canObserve(object, forKeyPath: keyPath) else { return nil }
         let sentinel = ObservedObjectSentinel.attached(to: object, on: platform)
         let registration = TrampolineRegistration(keyPath: keyPath, receiver: receiver, dropsWithObject: dropsWithObject)
         let trampoline = platform.makeTrampoline(forwardingTo: registration)
-        // Held before the platform knows it: `.initial` is delivered from inside `addObserver`.
+        // Held before the platform knows it, so the platform never sees a trampoline nobody holds.
         sentinel.hold(trampoline, for: registration)
         platform.addObserver(
-            trampoline, to: object, forKeyPath: keyPath, options: options, context: registration.context)
+            trampoline, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
+            context: registration.context)
         return registration
     }
 
-    package func removeObservation(_ observation: any BackendObservation, from object: AnyObject) {
+    package func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
         // The caller holds `object`, so it is alive, and so are its sentinel and the trampolines the sentinel holds.
         // A registration whose sentinel is gone ended with its object; one made on another object is not touched.
         guard let registration = observation as? TrampolineRegistration, let sentinel = registration.sentinel,
@@ -42,6 +43,10 @@ package struct TrampolineBackend<Platform: TrampolinePlatform>: KeyValueObservin
         platform.removeObserver(
             trampoline, from: object, forKeyPath: registration.keyPath, context: registration.context)
         sentinel.release(registration)
+    }
+
+    package func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+        platform.currentValue(of: object, forKeyPath: keyPath)
     }
 
     /// How many of this backend's registrations are on `object` (zero if it was never observed).

@@ -5,7 +5,7 @@
 /// platform's `addObserver` until after its `removeObserver` returned, or until the object is gone; the trampoline
 /// holds this registration strongly; this registration holds the trampoline weakly. So the platform never calls a
 /// freed trampoline, and a registration never keeps its object's sentinel (or the object) alive.
-package final class TrampolineRegistration: BackendObservation, @unchecked Sendable {
+package final class TrampolineRegistration: BackendHandle, @unchecked Sendable {
     /// The key path, as registered.
     package let keyPath: String
     /// Whether the registration ends silently (telling the receiver) when the observed object is deallocated.
