@@ -21,7 +21,9 @@ let package = Package(
         .target(name: "GuardCoreAtomics"),
         .target(name: "GuardCore", dependencies: ["GuardCoreAtomics"]),
         .target(name: "FaultInjector", dependencies: ["GuardCore"]),
-        .executableTarget(name: "guard-stress", dependencies: ["GuardCore", "FaultInjector"]),
+        // Heap and resident-memory counters for `guard-stress bench` (C: glibc's mallinfo2, Darwin's task_info).
+        .target(name: "ProcessMemory"),
+        .executableTarget(name: "guard-stress", dependencies: ["GuardCore", "FaultInjector", "ProcessMemory"]),
         .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore"]),
         .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "GuardCore"]),
         .testTarget(

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The stress and concurrency tests under ThreadSanitizer. Fails on a failing test AND on any TSan report (a race
-# does not fail a test by itself; only the exit code and the log show it).
+# The stress, concurrency and controlled-runner tests under ThreadSanitizer. Fails on a failing test AND on any TSan
+# report (a race does not fail a test by itself; only the exit code and the log show it).
 #
 #   scripts/tsan.sh [extra swift test options...]
 #
@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${TSAN_FILTER:-StressTests|ConcurrencyTests|Conformance|TrampolineBackendTests|ObservationTokenTests|ObservedValuesTests|TokenAndMirroredTargetTests}"
+filter="${TSAN_FILTER:-StressTests|ConcurrencyTests|ControlledRunnerTests|ControlledReplayTests|Conformance|TrampolineBackendTests|ObservationTokenTests|ObservedValuesTests|TokenAndMirroredTargetTests}"
 log="$(mktemp -t kvoguard-tsan.XXXXXX)"
 trap 'rm -f "$log"' EXIT
 

@@ -14,6 +14,8 @@ enum CommandDispatcher {
             return try RunCommand.run(Array(arguments.dropFirst()))
         case "replay":
             return try ReplayCommand.run(Array(arguments.dropFirst()))
+        case "bench":
+            return try BenchCommand.run(Array(arguments.dropFirst()))
         default:
             if first.hasPrefix("-") { return try RunCommand.run(arguments) }
             throw UsageError("unknown subcommand '\(first)'")

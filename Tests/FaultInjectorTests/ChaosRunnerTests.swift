@@ -13,7 +13,7 @@ final class ChaosRunnerTests: XCTestCase {
             let diagnostics = CountingSink(keepsEvents: false)
             let scenario = Scenario(configuration: RunFixtures.configuration(workers: 12, operations: 150), seed: seed)
             let misusesBefore = RuntimeMonitor.misuseCount
-            let result = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: diagnostics))
+            let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: diagnostics))
             XCTAssertTrue(result.passed, "seed \(seed): \(describe(result))")
             XCTAssertEqual(result.report.runtimeMisuses, [:], "seed \(seed)")
             XCTAssertEqual(RuntimeMonitor.misuseCount, misusesBefore, "seed \(seed): misuse reached the runtime")
@@ -48,7 +48,7 @@ final class ChaosRunnerTests: XCTestCase {
         _ = RunFixtures.rawFailure
         XCTAssertEqual(RuntimeMonitor.misusePolicy, before)
         let result = RuntimeMonitor.withMisusePolicy(.log) {
-            let result = ChaosRunner().run(
+            let result = ChaosRunner().runAndEvaluate(
                 Scenario(configuration: RunFixtures.configuration(workers: 2, operations: 20), seed: 1), against: RawRuntimeTarget())
             XCTAssertEqual(RuntimeMonitor.misusePolicy, .log)
             return result
@@ -61,7 +61,7 @@ final class ChaosRunnerTests: XCTestCase {
         var configuration = RunFixtures.configuration(workers: 16, operations: 150)
         configuration.faults = .none
         XCTAssertFalse(configuration.faults.isEnabled)
-        let result = ChaosRunner().run(
+        let result = ChaosRunner().runAndEvaluate(
             Scenario(configuration: configuration, seed: 77), against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertTrue(result.passed, describe(result))
         XCTAssertEqual(result.faultsInjected, 0)

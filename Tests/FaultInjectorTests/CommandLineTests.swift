@@ -3,8 +3,7 @@ import Foundation
 import GuardCore
 import XCTest
 
-/// The `guard-stress` executable, run as a subprocess. `swift build` and `swift test` build it next to the test
-/// bundle (`.build/<config>/guard-stress` beside `.build/<config>/KVOGuardPackageTests.xctest`).
+/// The `guard-stress` executable's `run` and `replay` subcommands, run as a subprocess (see ``GuardStressProcess``).
 final class CommandLineTests: XCTestCase {
     private var directory: TemporaryDirectory!
 
@@ -19,89 +18,17 @@ final class CommandLineTests: XCTestCase {
 
     // MARK: Running the executable
 
-    private struct Outcome {
-        let status: Int32
-        let reason: Process.TerminationReason
-        let stdout: String
-        let stderr: String
-
-        var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
-        var exitedNormally: Bool { reason == .exit }
-    }
-
-    /// The guard-stress binary beside the test bundle; fails the test (with how to build it) if it is missing.
-    private func executable(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        #if os(macOS)
-        // On macOS the test bundle is loaded by Xcode's `xctest` runner, so argument 0 is the runner, not the bundle.
-        let bundle = Bundle(for: Self.self).bundleURL
-        let bundlePath = bundle.path
-        #else
-        let bundlePath = CommandLine.arguments[0]
-        let bundle = URL(fileURLWithPath: bundlePath, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            .standardizedFileURL
-        #endif
-        let candidate = bundle.deletingLastPathComponent().appendingPathComponent("guard-stress")
-        guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
-            XCTFail(
-                "guard-stress is not built at \(candidate.path) (test bundle: \(bundlePath)). Build it with "
-                    + "'swift build --build-tests' (or 'swift build --product guard-stress') using the same --scratch-path "
-                    + "as 'swift test'.", file: file, line: line)
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return candidate
-    }
+    private typealias Outcome = GuardStressProcess.Outcome
 
     /// Runs guard-stress with `arguments` in the test's temporary directory; kills it after `timeout` seconds.
     private func run(_ arguments: [String], timeout: Double = 30, file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try executable(file: file, line: line)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let stdoutPath = directory.file("stdout-\(UUID().uuidString).txt")
-        let stderrPath = directory.file("stderr-\(UUID().uuidString).txt")
-        XCTAssertTrue(FileManager.default.createFile(atPath: stdoutPath, contents: nil), file: file, line: line)
-        XCTAssertTrue(FileManager.default.createFile(atPath: stderrPath, contents: nil), file: file, line: line)
-        let stdout = try XCTUnwrap(FileHandle(forWritingAtPath: stdoutPath))
-        let stderr = try XCTUnwrap(FileHandle(forWritingAtPath: stderrPath))
-        defer {
-            try? stdout.close()
-            try? stderr.close()
-            try? FileManager.default.removeItem(atPath: stdoutPath)
-            try? FileManager.default.removeItem(atPath: stderrPath)
-        }
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            XCTFail("guard-stress \(arguments.joined(separator: " ")) did not finish within \(timeout) s", file: file, line: line)
-        }
-        process.waitUntilExit()
-        let out = String(decoding: try Data(contentsOf: URL(fileURLWithPath: stdoutPath)), as: UTF8.self)
-        let err = String(decoding: try Data(contentsOf: URL(fileURLWithPath: stderrPath)), as: UTF8.self)
-        XCTAssertEqual(process.terminationReason, .exit, "guard-stress crashed: \(err)", file: file, line: line)
-        return Outcome(status: process.terminationStatus, reason: process.terminationReason, stdout: out, stderr: err)
+        try GuardStressProcess.run(arguments, in: directory, timeout: timeout, file: file, line: line)
     }
 
-    private static let hint = "Run 'guard-stress --help' for usage."
-
-    /// Asserts a usage error: exit 2, one error line naming `phrase`, at most the help hint after it, nothing on
-    /// stdout.
     private func assertUsageError(
         _ outcome: Outcome, mentioning phrase: String, file: StaticString = #filePath, line: UInt = #line
     ) {
-        XCTAssertEqual(outcome.status, 2, outcome.stderr, file: file, line: line)
-        XCTAssertTrue(outcome.exitedNormally, file: file, line: line)
-        let lines = outcome.stderrLines
-        XCTAssertTrue((1...2).contains(lines.count), "stderr: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(lines.first?.hasPrefix("guard-stress: ") ?? false, "stderr: \(outcome.stderr)", file: file, line: line)
-        XCTAssertTrue(lines.first?.contains(phrase) ?? false, "\"\(lines.first ?? "")\" does not mention \"\(phrase)\"", file: file, line: line)
-        if lines.count == 2 { XCTAssertEqual(lines[1], Self.hint, file: file, line: line) }
-        XCTAssertEqual(outcome.stdout, "", file: file, line: line)
+        GuardStressProcess.assertUsageError(outcome, mentioning: phrase, file: file, line: line)
     }
 
     /// Short budgets appended to usage-error runs, so a parser that wrongly accepted them would still end fast.
@@ -130,6 +57,24 @@ final class CommandLineTests: XCTestCase {
         let replayHelp = try run(["replay", "--help"])
         XCTAssertEqual(replayHelp.status, 0)
         XCTAssertTrue(replayHelp.stdout.contains("--runs K"), replayHelp.stdout)
+        XCTAssertTrue(replayHelp.stdout.contains("replays exactly"), replayHelp.stdout)
+        for option in ["--runner chaos|controlled", "--strategy pct|random", "--depth D", "--max-steps N"] {
+            XCTAssertTrue(runHelp.stdout.contains(option), "run help lacks \(option)")
+        }
+        XCTAssertTrue(try run(["--help"]).stdout.contains("guard-stress run --runner controlled"))
+    }
+
+    func testBadRunnerOptionsExitTwo() throws {
+        assertUsageError(try run(["run", "--runner", "quantum"] + safety), mentioning: "--runner must be one of chaos, controlled, not 'quantum'")
+        assertUsageError(try run(["run", "--strategy", "pct"] + safety), mentioning: "--strategy needs --runner controlled")
+        assertUsageError(try run(["run", "--depth", "3"] + safety), mentioning: "--depth needs --runner controlled")
+        assertUsageError(try run(["run", "--max-steps", "10"] + safety), mentioning: "--max-steps needs --runner controlled")
+        let controlled = ["run", "--runner", "controlled"]
+        assertUsageError(try run(controlled + ["--strategy", "dfs"] + safety), mentioning: "there is no strategy \"dfs\"")
+        assertUsageError(try run(controlled + ["--strategy", "random", "--depth", "3"] + safety), mentioning: "strategy random takes no depth")
+        assertUsageError(try run(controlled + ["--depth", "0"] + safety), mentioning: "--depth needs a whole number from 1 to 100")
+        assertUsageError(try run(controlled + ["--max-steps", "0"] + safety), mentioning: "--max-steps needs a whole number from 1")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
     }
 
     func testUnknownOptionExitsTwoNamingIt() throws {
@@ -204,9 +149,9 @@ final class CommandLineTests: XCTestCase {
         try assertReplayRejects(edited("format.json") { $0["format"] = "other" }, mentioning: "is not a KVOGuard seed file")
         try assertReplayRejects(
             edited("version.json") {
-                $0["version"] = 2
+                $0["version"] = 3
                 $0["scenario"] = nil
-            }, mentioning: "is seed file version 2; this guard-stress reads version 1")
+            }, mentioning: "is seed file version 3; this guard-stress reads versions 1 to 2")
     }
 
     func testReplayOfAFileWithMissingOrMistypedFields() throws {
@@ -216,7 +161,7 @@ final class CommandLineTests: XCTestCase {
 
     func testReplayOfAFileNamingAnUnknownTargetOrRunner() throws {
         try assertReplayRejects(edited("target.json") { $0["target"] = "planted" }, mentioning: "names target \"planted\"")
-        try assertReplayRejects(edited("runner.json") { $0["runner"] = "controlled" }, mentioning: "names runner \"controlled\"")
+        try assertReplayRejects(edited("runner.json") { $0["runner"] = "quantum" }, mentioning: "names runner \"quantum\"")
     }
 
     func testReplayOfAFileThatMakesNoSense() throws {
@@ -262,6 +207,54 @@ final class CommandLineTests: XCTestCase {
         let guarded = try run(["replay", seedFile, "--runs", "1", "--target", "guard"])
         XCTAssertEqual(guarded.status, 0, guarded.stdout + guarded.stderr)
         XCTAssertTrue(guarded.stdout.contains("RESULT: NOT REPRODUCED"), guarded.stdout)
+    }
+
+    func testControlledRawCampaignWritesASeedFileThatReplaysExactlyInAnotherProcess() throws {
+        let out = directory.file("controlled-raw")
+        let campaign = try run([
+            "run", "--runner", "controlled", "--strategy", "random", "--target", "raw", "--duration", "5", "--seed", "9",
+            "--out", out, "--stop-at-first-failure",
+        ])
+        XCTAssertEqual(campaign.status, 1, campaign.stdout + campaign.stderr)
+        XCTAssertTrue(campaign.stdout.contains("controlled runner, strategy random"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("schedules/s"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("steps/s"), campaign.stdout)
+        let seedFile = try XCTUnwrap(try seedFiles(in: out).first, "no seed file in \(out)")
+        XCTAssertTrue(seedFile.hasSuffix(".json") && seedFile.contains("seed-raw-random-"), seedFile)
+        let file = try SeedFileStore.read(seedFile)
+        XCTAssertEqual(file.runner, "controlled")
+        XCTAssertNotNil(file.schedule?.historyDigest)
+
+        let replay = try run(["replay", seedFile, "--runs", "3"])
+        XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
+        XCTAssertTrue(replay.stdout.contains("runner controlled (random)"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("following the recorded schedule"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("reproduced in 3/3 runs; with the recorded signature in 3/3"), replay.stdout)
+        XCTAssertTrue(
+            replay.stdout.contains("exact replay: every run followed the schedule step for step and recorded the same history"),
+            replay.stdout)
+        XCTAssertEqual(replay.stderr, "")
+    }
+
+    func testControlledGuardCampaignPasses() throws {
+        let campaign = try run([
+            "run", "--runner", "controlled", "--depth", "2", "--duration", "2", "--seed", "4", "--no-compare", "--out",
+            directory.file("controlled-guard"),
+        ])
+        XCTAssertEqual(campaign.status, 0, campaign.stdout + campaign.stderr)
+        XCTAssertTrue(campaign.stdout.contains("controlled runner, strategy pct depth 2"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("4 workers (one running at a time), 25 operations per worker"), campaign.stdout)
+        XCTAssertTrue(campaign.stdout.contains("RESULT: PASS"), campaign.stdout)
+    }
+
+    func testReplayOfAControlledFileWithABadStrategyExitsTwo() throws {
+        let unknown = try directory.write(RunFixtures.editedControlledSeedFile { $0["strategy"] = "dfs" }, to: "dfs.json")
+        try assertReplayRejects(unknown, mentioning: "names strategy \"dfs\"")
+        let depth = try directory.write(RunFixtures.editedControlledSeedFile { $0["depth"] = 0 }, to: "depth.json")
+        try assertReplayRejects(depth, mentioning: "the pct depth must be between 1 and 100 (is 0)")
+        let schedule = try directory.write(
+            RunFixtures.editedControlledSeedFile { RunFixtures.setScheduleField("workers", to: "0 zz", in: &$0) }, to: "schedule.json")
+        try assertReplayRejects(schedule, mentioning: "the schedule cannot be read")
     }
 
     func testGuardCampaignPasses() throws {

@@ -93,14 +93,14 @@ final class CustomTargetTests: XCTestCase {
     private var configuration: ScenarioConfiguration { RunFixtures.configuration() }
 
     func testAUsersFacadeOverTheGuardPassesTheOracle() {
-        let result = ChaosRunner().run(Scenario(configuration: configuration, seed: 31), against: FacadeTarget())
+        let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 31), against: FacadeTarget())
         XCTAssertTrue(result.passed, result.report.signature)
         XCTAssertEqual(result.targetName, "app-facade")
         XCTAssertGreaterThan(result.report.checks["observe/unobserve results linearizable", default: 0], 0)
     }
 
     func testAWrapperThatForgetsToRemoveIsCaught() {
-        let result = ChaosRunner().run(Scenario(configuration: configuration, seed: 32), against: ForgetfulTarget())
+        let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 32), against: ForgetfulTarget())
         XCTAssertFalse(result.passed)
         // It claims removals that never happened: later results contradict them, and changes still arrive.
         XCTAssertGreaterThan(result.report.violationCounts[.nonLinearizable, default: 0], 0, result.report.signature)
@@ -114,7 +114,7 @@ final class CustomTargetTests: XCTestCase {
         var configuration = configuration
         configuration.mix.unobserveAll = 20
         let start = Date()
-        let result = runner.run(Scenario(configuration: configuration, seed: 33), against: SemaphoreLeakTarget())
+        let result = runner.runAndEvaluate(Scenario(configuration: configuration, seed: 33), against: SemaphoreLeakTarget())
         XCTAssertTrue(result.abandoned, "the run should have been abandoned as deadlocked")
         XCTAssertEqual(result.report.violationCounts[.deadlock], 1, result.report.signature)
         let message = result.report.violations.first { $0.kind == .deadlock }?.message ?? ""
@@ -122,7 +122,7 @@ final class CustomTargetTests: XCTestCase {
         XCTAssertTrue(message.contains("unobserve-all"), "the report names what the stuck workers were doing: \(message)")
         XCTAssertLessThan(Date().timeIntervalSince(start), 30, "the watchdog took too long")
         // The harness is still usable after abandoning a deadlocked run.
-        let after = ChaosRunner().run(Scenario(configuration: configuration, seed: 34), against: FacadeTarget())
+        let after = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 34), against: FacadeTarget())
         XCTAssertTrue(after.passed, after.report.signature)
     }
 }

@@ -47,16 +47,16 @@ final class OracleTests: XCTestCase {
     func testCleanHistoryPasses() {
         let base = Base()
         for oracle in [guardOracle, rawOracle] {
-            let report = oracle.evaluate(base.history, facts: Oracle.Facts())
+            let report = oracle.evaluate(base.history, facts: RunFacts())
             XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
             XCTAssertEqual(report.signature, "")
             XCTAssertEqual(report.totalViolations, 0)
             XCTAssertEqual(report.checks["a live registration hears every change"], 1)
             XCTAssertEqual(report.checks["notification values"], 1)
         }
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         XCTAssertEqual(report.checks["observe/unobserve results linearizable"], 1)
-        XCTAssertNil(rawOracle.evaluate(base.history, facts: Oracle.Facts()).checks["observe/unobserve results linearizable"])
+        XCTAssertNil(rawOracle.evaluate(base.history, facts: RunFacts()).checks["observe/unobserve results linearizable"])
     }
 
     func testCleanHistoryWithInitialPriorAndDependentKeyPasses() {
@@ -70,7 +70,7 @@ final class OracleTests: XCTestCase {
         builder.deliver(change, to: observe, at: 33)
         // k2 does not affect sum or k1: nobody hears it.
         builder.mutate(.k2, from: 0, to: 9, sum: 11, at: 45, returning: 46)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
         XCTAssertEqual(report.checks["initial exactly once"], 1)
         XCTAssertEqual(report.checks["a live registration hears every change"], 2)
@@ -80,7 +80,7 @@ final class OracleTests: XCTestCase {
 
     func testMissingDeliveryToARegistrationLiveThroughoutAChange() {
         let base = Base(deliverFirstChange: false)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.missingDelivery, in: report, mentioning: "was live throughout")
     }
 
@@ -90,7 +90,7 @@ final class OracleTests: XCTestCase {
         builder.observe(.k0, at: 10, returning: 20)
         builder.mutate(.k0, from: 0, to: 1, at: 45, returning: 55)
         builder.unobserve(.k0, at: 50, returning: 60)
-        XCTAssertTrue(guardOracle.evaluate(builder.history, facts: Oracle.Facts()).passed)
+        XCTAssertTrue(guardOracle.evaluate(builder.history, facts: RunFacts()).passed)
     }
 
     /// Raw KVO removes by observer: after a release-controller, an unobserve through the observer's new controller
@@ -103,7 +103,7 @@ final class OracleTests: XCTestCase {
         builder.observe(.k0, at: 10, returning: 20, outcome: .unknown)
         builder.unobserve(.k0, at: 30, returning: 40, outcome: .unknown, controller: sibling)
         builder.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
-        let report = rawOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = rawOracle.evaluate(builder.history, facts: RunFacts())
         XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
 
         // A controller of another observer removes nothing of ours: the change must be heard.
@@ -112,7 +112,7 @@ final class OracleTests: XCTestCase {
         other.observe(.k0, at: 10, returning: 20, outcome: .unknown)
         other.unobserve(.k0, at: 30, returning: 40, outcome: .unknown, controller: sibling)
         other.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
-        assertOnly(.missingDelivery, in: rawOracle.evaluate(other.history, facts: Oracle.Facts()), mentioning: "was live throughout")
+        assertOnly(.missingDelivery, in: rawOracle.evaluate(other.history, facts: RunFacts()), mentioning: "was live throughout")
     }
 
     /// The guard keys registrations by controller: another controller's unobserve leaves ours live.
@@ -123,45 +123,45 @@ final class OracleTests: XCTestCase {
         builder.observe(.k0, at: 10, returning: 20)
         builder.unobserve(.k0, at: 30, returning: 40, outcome: .notRegistered, controller: sibling)
         builder.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.missingDelivery, in: report, mentioning: "was live throughout")
     }
 
     func testDuplicateDelivery() {
         var base = Base()
         base.builder.deliver(base.firstChange, to: base.observe, at: 36)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.duplicateDelivery, in: report, mentioning: "2 times")
     }
 
     func testDeliveryOfAChangeMadeAfterUnobserveReturned() {
         var base = Base()
         base.builder.deliver(base.secondChange, to: base.observe, at: 75)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.deliveryOutsideRegistration, in: report, mentioning: "after the registration was surely gone")
         // Raw KVO promises no such thing (its removals give no result): the raw oracle does not flag it.
-        XCTAssertTrue(rawOracle.evaluate(base.history, facts: Oracle.Facts()).passed)
+        XCTAssertTrue(rawOracle.evaluate(base.history, facts: RunFacts()).passed)
     }
 
     func testDeliveryToADuplicateRegistration() {
         var base = Base()
         let duplicate = base.builder.observe(.k0, at: 22, returning: 25, outcome: .duplicate)
         base.builder.deliver(base.firstChange, to: duplicate, at: 36)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.unexpectedDelivery, in: report, mentioning: "reported duplicate")
     }
 
     func testWrongNewValue() {
         var base = Base(deliverFirstChange: false)
         base.builder.deliver(base.firstChange, to: base.observe, at: 35, new: 5)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.valueMismatch, in: report, mentioning: "new 5 instead of 1")
     }
 
     func testWrongOldValue() {
         var base = Base(deliverFirstChange: false)
         base.builder.deliver(base.firstChange, to: base.observe, at: 35, old: 7)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.valueMismatch, in: report, mentioning: "old 7 instead of 0")
     }
 
@@ -170,7 +170,7 @@ final class OracleTests: XCTestCase {
         let sum = builder.observe(.sum, options: [.new], at: 10, returning: 20)
         let change = builder.mutate(.k0, from: 2, to: 5, sum: 10, at: 30, returning: 40)
         builder.deliver(change, to: sum, at: 35, new: 5)  // the k0 value, not the sum (13)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.valueMismatch, in: report, mentioning: "new 5 instead of 13")
     }
 
@@ -178,29 +178,31 @@ final class OracleTests: XCTestCase {
         var base = Base(options: [.new, .old, .prior], deliverFirstChange: false)
         base.builder.deliver(base.firstChange, to: base.observe, at: 35)
         base.builder.deliver(base.firstChange, to: base.observe, at: 36, prior: true)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.priorOrder, in: report, mentioning: "after the change")
     }
 
     func testPriorMissing() {
         let base = Base(options: [.new, .old, .prior])
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.priorOrder, in: report, mentioning: "without the prior notification")
     }
 
     func testInitialMissing() {
         var builder = HistoryBuilder()
         builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.initialNotExactlyOnce, in: report, mentioning: "without its initial notification")
     }
 
-    /// A removal overlapping the observe call may legitimately swallow `.initial`.
-    func testInitialMayBeMissingWhenARemovalOverlapsTheObserve() {
+    /// Every `.registered` with `.initial` gets its initial notification, even when a removal overlaps the observe
+    /// call (the oracle no longer exempts that case).
+    func testInitialMissingIsAViolationEvenWhenARemovalOverlapsTheObserve() {
         var builder = HistoryBuilder()
         builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20)
         builder.unobserve(.k2, at: 15, returning: 25)
-        XCTAssertTrue(guardOracle.evaluate(builder.history, facts: Oracle.Facts()).passed)
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
+        assertOnly(.initialNotExactlyOnce, in: report, mentioning: "without its initial notification")
     }
 
     func testInitialTwice() {
@@ -208,7 +210,7 @@ final class OracleTests: XCTestCase {
         let observe = builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20, initialValue: 3)
         builder.deliverInitial(to: observe, at: 12)
         builder.deliverInitial(to: observe, at: 14)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.initialNotExactlyOnce, in: report, mentioning: "got 2 initial notifications")
     }
 
@@ -219,7 +221,7 @@ final class OracleTests: XCTestCase {
         builder.history.deliveries.removeAll()
         initial.newValue = 4
         builder.add(initial)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.valueMismatch, in: report, mentioning: "new 4 instead of 3")
     }
 
@@ -229,7 +231,7 @@ final class OracleTests: XCTestCase {
         base.builder.history.deliveries.removeAll()
         delivery.observer = 999
         base.builder.add(delivery)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.misroutedDelivery, in: report, mentioning: "named observer 999")
     }
 
@@ -237,29 +239,29 @@ final class OracleTests: XCTestCase {
         var builder = HistoryBuilder()
         builder.observe(.k0, at: 10, returning: 20)
         builder.observe(.k0, at: 30, returning: 40)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.nonLinearizable, in: report, mentioning: "controller 100, object 300, k0")
-        XCTAssertTrue(rawOracle.evaluate(builder.history, facts: Oracle.Facts()).passed)
+        XCTAssertTrue(rawOracle.evaluate(builder.history, facts: RunFacts()).passed)
     }
 
     func testNotRegisteredAfterRemovalIsNotLinearizable() {
         var base = Base()
         base.builder.unobserve(.k0, at: 90, returning: 95, outcome: .notRegistered)
-        let report = guardOracle.evaluate(base.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(base.history, facts: RunFacts())
         assertOnly(.nonLinearizable, in: report, mentioning: "notRegistered")
     }
 
     func testInvalidResultIsUnexpected() {
         var builder = HistoryBuilder()
         builder.observe(.k0, at: 10, returning: 20, outcome: .invalid)
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         assertOnly(.unexpectedResult, in: report, mentioning: "reported invalid")
     }
 
     // MARK: Facts
 
     func testRuntimeMisuseInFacts() {
-        var facts = Oracle.Facts()
+        var facts = RunFacts()
         facts.misuses = [.notRegistered: 3]
         let report = guardOracle.evaluate(Base().history, facts: facts)
         XCTAssertFalse(report.passed)
@@ -270,7 +272,7 @@ final class OracleTests: XCTestCase {
     }
 
     func testSeveralMisuseKindsShareOneSignatureEntry() {
-        var facts = Oracle.Facts()
+        var facts = RunFacts()
         facts.misuses = [.observerDeallocated: 1, .notRegistered: 2, .deallocatedWhileObserved: 0]
         let report = rawOracle.evaluate(History(), facts: facts)
         XCTAssertEqual(report.violationCounts, [.runtimeMisuse: 2])
@@ -279,18 +281,18 @@ final class OracleTests: XCTestCase {
     }
 
     func testLeakInFacts() {
-        var facts = Oracle.Facts()
+        var facts = RunFacts()
         facts.survivors = ["observer": 1]
         let report = guardOracle.evaluate(Base().history, facts: facts)
         assertOnly(.leak, in: report, mentioning: "1 released observer is still alive")
 
-        var tables = Oracle.Facts()
+        var tables = RunFacts()
         tables.liveObservancesAfterTeardown = 2
         assertOnly(.leak, in: guardOracle.evaluate(Base().history, facts: tables), mentioning: "the runtime still holds 2 registrations")
     }
 
     func testDeadlockInFactsSkipsTheHistoryChecks() {
-        var facts = Oracle.Facts()
+        var facts = RunFacts()
         facts.deadlock = "no worker finished an operation for 20 s: worker 3 stuck"
         // The history would also miss a delivery, but a deadlocked run's history is not checked.
         let report = guardOracle.evaluate(Base(deliverFirstChange: false).history, facts: facts)
@@ -299,7 +301,7 @@ final class OracleTests: XCTestCase {
     }
 
     func testCombinedSignatureIsSortedByKind() {
-        var facts = Oracle.Facts()
+        var facts = RunFacts()
         facts.misuses = [.notRegistered: 1]
         facts.survivors = ["object": 2]
         let report = guardOracle.evaluate(Base(deliverFirstChange: false).history, facts: facts)
@@ -321,7 +323,7 @@ final class OracleTests: XCTestCase {
             builder.deliver(change, to: observe, at: change.call + 1)
             builder.deliver(change, to: observe, at: change.call + 2)
         }
-        let report = guardOracle.evaluate(builder.history, facts: Oracle.Facts())
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         XCTAssertEqual(report.violationCounts, [.duplicateDelivery: 7])
         XCTAssertEqual(report.totalViolations, 7)
         XCTAssertEqual(report.violations.count, OracleReport.keptPerKind)

@@ -22,10 +22,13 @@ final class SeedFileTests: XCTestCase {
         XCTAssertFalse(result.passed)
         let written = SeedFile(result: result, toolVersion: ToolVersion.current)
         XCTAssertEqual(written.format, "kvoguard-seed")
-        XCTAssertEqual(written.version, 1)
+        XCTAssertEqual(written.version, 2)
         XCTAssertEqual(written.target, "raw")
         XCTAssertEqual(written.runner, "chaos")
         XCTAssertNil(written.strategy)
+        XCTAssertNil(written.depth)
+        XCTAssertNil(written.stepLimit)
+        XCTAssertNil(written.schedule)
         XCTAssertEqual(written.seed, "5")
         XCTAssertEqual(written.scenario, result.scenario.configuration)
         XCTAssertEqual(written.failure.signature, result.report.signature)
@@ -49,7 +52,10 @@ final class SeedFileTests: XCTestCase {
         let data = try RunFixtures.rawSeedFileData()
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         XCTAssertEqual(object["format"] as? String, "kvoguard-seed")
-        XCTAssertEqual(object["version"] as? Int, 1)
+        XCTAssertEqual(object["version"] as? Int, 2)
+        for field in ["strategy", "depth", "expectedSteps", "stepLimit", "schedule"] {
+            XCTAssertNil(object[field], "a chaos file has no \(field)")
+        }
         XCTAssertEqual(object["seed"] as? String, "5")
         let operations = try XCTUnwrap(object["operations"] as? [[String]])
         XCTAssertEqual(operations.first?.first, RunFixtures.scenario.operations[0][0].description)
@@ -178,20 +184,23 @@ final class SeedFileTests: XCTestCase {
     }
 
     func testWrongVersion() throws {
-        let (error, path) = try readEdited { $0["version"] = 2 }
-        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 2, supported: 1))
+        let (error, path) = try readEdited { $0["version"] = 3 }
+        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 3, supported: 2))
+        XCTAssertTrue(error?.description.contains("reads versions 1 to 2") ?? false, "\(String(describing: error))")
+        let (zero, zeroPath) = try readEdited { $0["version"] = 0 }
+        XCTAssertEqual(zero, .unsupportedVersion(path: zeroPath, found: 0, supported: 2))
     }
 
     /// A newer version may have other fields: the version is checked before anything else is decoded.
     func testVersionIsCheckedBeforeOtherFields() throws {
         let (error, path) = try readEdited { object in
-            object["version"] = 2
+            object["version"] = 3
             object["scenario"] = nil
             object["seed"] = 12
             object["target"] = "planted-mutant-7"
-            object["runner"] = "controlled"
+            object["runner"] = "quantum"
         }
-        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 2, supported: 1))
+        XCTAssertEqual(error, .unsupportedVersion(path: path, found: 3, supported: 2))
     }
 
     func testMissingField() throws {
@@ -213,8 +222,9 @@ final class SeedFileTests: XCTestCase {
     }
 
     func testUnknownRunner() throws {
-        let (error, _) = try readEdited { $0["runner"] = "controlled" }
-        XCTAssertEqual(error, .unknownRunner("controlled"))
+        let (error, _) = try readEdited { $0["runner"] = "quantum" }
+        XCTAssertEqual(error, .unknownRunner("quantum"))
+        XCTAssertTrue(error?.description.contains("knows \"chaos\" and \"controlled\"") ?? false)
     }
 
     func testSeedThatIsNotANumber() throws {
@@ -255,12 +265,130 @@ final class SeedFileTests: XCTestCase {
         assertNonsensical(probability, mentioning: "optionProbability must be between 0 and 1")
     }
 
+    // MARK: Version 2: controlled runs
+
+    func testControlledSeedFileRoundTripsWithItsStrategyLimitsAndSchedule() throws {
+        let result = RunFixtures.controlledRawFailure
+        XCTAssertFalse(result.passed)
+        let execution = try XCTUnwrap(result.recording.controlled)
+        let written = SeedFile(result: result, toolVersion: ToolVersion.current)
+        XCTAssertEqual(written.version, 2)
+        XCTAssertEqual(written.runner, "controlled")
+        XCTAssertEqual(written.strategy, "pct")
+        XCTAssertEqual(written.depth, 3)
+        XCTAssertEqual(written.expectedSteps, execution.expectedSteps)
+        XCTAssertEqual(written.stepLimit, 1_000_000)
+        let schedule = try XCTUnwrap(written.schedule)
+        XCTAssertEqual(schedule.steps, execution.steps)
+        XCTAssertEqual(schedule.workers, execution.schedule.workersText)
+        XCTAssertEqual(schedule.points, execution.schedule.pointsText)
+        XCTAssertEqual(schedule.historyDigest, result.history.digest)
+
+        let path = try SeedFileStore.write(written, into: directory.path)
+        XCTAssertEqual((path as NSString).lastPathComponent, "seed-raw-pct-5.json")
+        let read = try SeedFileStore.read(path)
+        XCTAssertEqual(read, written)
+        XCTAssertEqual(try read.makeScenario(), result.scenario)
+        XCTAssertTrue(try read.makeSchedule() == execution.schedule)
+        var settings = ControlledRunner.Settings()
+        settings.strategy = .pct(depth: 3)
+        settings.expectedSteps = execution.expectedSteps
+        XCTAssertEqual(try read.makeRunnerChoice(), .controlled(settings))
+    }
+
+    func testRandomStrategyFilesHaveNoDepthOrExpectedSteps() throws {
+        var settings = ControlledRunner.Settings()
+        settings.strategy = .random
+        let result = ControlledRunner(settings: settings).runAndEvaluate(
+            Scenario(configuration: .controlledDefault, seed: 6), against: RawRuntimeTarget())
+        let written = SeedFile(result: result, toolVersion: ToolVersion.current)
+        XCTAssertEqual(written.strategy, "random")
+        XCTAssertNil(written.depth)
+        XCTAssertNil(written.expectedSteps)
+        let read = try SeedFileStore.read(SeedFileStore.write(written, into: directory.path))
+        XCTAssertEqual(try read.makeRunnerChoice(), .controlled(settings))
+    }
+
+    func testVersionOneFilesAreStillRead() throws {
+        let path = try directory.write(RunFixtures.editedRawSeedFile { $0["version"] = 1 }, to: "v1.json")
+        let file = try SeedFileStore.read(path)
+        XCTAssertEqual(file.version, 1)
+        XCTAssertEqual(try file.makeRunnerChoice(), .chaos)
+        XCTAssertNil(try file.makeSchedule())
+    }
+
+    private func readControlled(_ edit: (inout [String: Any]) -> Void, file: StaticString = #filePath, line: UInt = #line) throws -> SeedFileError? {
+        let path = try directory.write(RunFixtures.editedControlledSeedFile(edit), to: "controlled.json")
+        return readError(path, file: file, line: line)
+    }
+
+    private func assertControlledRejected(
+        _ edit: (inout [String: Any]) -> Void, mentioning phrase: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        assertNonsensical(try readControlled(edit, file: file, line: line), mentioning: phrase, file: file, line: line)
+    }
+
+    func testControlledFileFieldsThatDoNotFitTheRunner() throws {
+        try assertControlledRejected({ $0["strategy"] = nil }, mentioning: "a controlled seed file needs a \"strategy\" (random or pct)")
+        XCTAssertEqual(try readControlled { $0["strategy"] = "dfs" }, .unknownStrategy("dfs"))
+        XCTAssertEqual(SeedFileError.unknownStrategy("dfs").description, "the seed file names strategy \"dfs\"; this guard-stress knows \"random\" and \"pct\"")
+        try assertControlledRejected({ $0["depth"] = nil }, mentioning: "strategy pct needs a depth")
+        try assertControlledRejected({ $0["depth"] = 0 }, mentioning: "the pct depth must be between 1 and 100 (is 0)")
+        try assertControlledRejected({ $0["depth"] = 101 }, mentioning: "the pct depth must be between 1 and 100 (is 101)")
+        try assertControlledRejected({ $0["strategy"] = "random" }, mentioning: "strategy random takes no depth")
+        try assertControlledRejected({ object in
+            object["strategy"] = "random"
+            object["depth"] = nil
+        }, mentioning: "\"expectedSteps\" belongs to strategy pct, not random")
+        try assertControlledRejected({ $0["expectedSteps"] = 0 }, mentioning: "expectedSteps must be between 1 and")
+        try assertControlledRejected({ $0["stepLimit"] = nil }, mentioning: "a controlled seed file needs a \"stepLimit\"")
+        try assertControlledRejected({ $0["stepLimit"] = 0 }, mentioning: "the step limit must be between 1 and 100000000 (is 0)")
+        try assertControlledRejected({ $0["stepLimit"] = 100_000_001 }, mentioning: "the step limit must be between 1 and 100000000")
+        try assertControlledRejected({ $0["stepLimit"] = 10 }, mentioning: "more than the step limit of 10")
+        let (wrongType, path) = try readEdited { $0["depth"] = "three" }
+        assertMalformed(wrongType, path: path, mentioning: "\"depth\" has the wrong type")
+    }
+
+    func testChaosFilesHaveNoScheduleFields() throws {
+        for (field, value) in [("strategy", "pct"), ("depth", 3), ("expectedSteps", 10), ("stepLimit", 10)] as [(String, Any)] {
+            let (error, _) = try readEdited { $0[field] = value }
+            assertNonsensical(error, mentioning: "a chaos seed file has no \"\(field)\"")
+        }
+        let (schedule, _) = try readEdited { $0["schedule"] = ["steps": 1, "workers": "0", "points": "s"] }
+        assertNonsensical(schedule, mentioning: "a chaos seed file has no \"schedule\"")
+    }
+
+    func testScheduleFieldsThatMakeNoSense() throws {
+        func schedule(_ name: String, _ value: Any?) -> (inout [String: Any]) -> Void {
+            { RunFixtures.setScheduleField(name, to: value, in: &$0) }
+        }
+        try assertControlledRejected(schedule("workers", "0 x"), mentioning: "the schedule cannot be read: \"x\" is not a worker number")
+        try assertControlledRejected(schedule("workers", "0*0"), mentioning: "has a run length that is not a positive whole number")
+        try assertControlledRejected(schedule("points", "s?"), mentioning: "has the point code \"?\", which names no point")
+        try assertControlledRejected(schedule("points", "s"), mentioning: "chosen workers but 1 points")
+        try assertControlledRejected(schedule("steps", 3), mentioning: "the schedule says it has 3 steps but lists")
+        try assertControlledRejected({ object in
+            RunFixtures.setScheduleField("workers", to: "9", in: &object)
+            RunFixtures.setScheduleField("points", to: "s", in: &object)
+            RunFixtures.setScheduleField("steps", to: 1, in: &object)
+        }, mentioning: "the schedule runs worker 9, but the scenario has 4 workers (0 to 3)")
+        try assertControlledRejected(schedule("historyDigest", "xyz"), mentioning: "the history digest \"xyz\" is not 16 hexadecimal digits")
+        let (missing, path) = try { () throws -> (SeedFileError?, String) in
+            let path = try directory.write(RunFixtures.editedControlledSeedFile(schedule("points", nil)), to: "nopoints.json")
+            return (readError(path), path)
+        }()
+        assertMalformed(missing, path: path, mentioning: "\"schedule.points\" is missing")
+        // Without a schedule, a controlled file is fine: the strategy and seed regenerate it.
+        let unscheduled = try directory.write(RunFixtures.editedControlledSeedFile { $0["schedule"] = nil }, to: "unscheduled.json")
+        XCTAssertNil(try SeedFileStore.read(unscheduled).makeSchedule())
+    }
+
     func testEveryErrorReadsAsOneLine() {
         let errors: [SeedFileError] = [
             .unreadable(path: "/x", reason: "no such file"), .empty(path: "/x"), .truncated(path: "/x"),
             .notJSON(path: "/x", reason: "r"), .wrongFormat(path: "/x", found: "f"),
-            .unsupportedVersion(path: "/x", found: 2, supported: 1), .malformed(path: "/x", reason: "r"),
-            .nonsensical("r"), .unknownTarget("t"), .unknownRunner("r"),
+            .unsupportedVersion(path: "/x", found: 3, supported: 2), .malformed(path: "/x", reason: "r"),
+            .nonsensical("r"), .unknownTarget("t"), .unknownRunner("r"), .unknownStrategy("s"),
         ]
         XCTAssertEqual(Set(errors.map(\.description)).count, errors.count)
         for error in errors {

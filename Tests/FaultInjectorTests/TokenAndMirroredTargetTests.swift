@@ -44,7 +44,7 @@ final class TokenAndMirroredTargetTests: XCTestCase {
     func testTheTokenAPIPassesTheOracle() {
         for seed in [41, 42, 43] as [UInt64] {
             let sink = CountingSink()
-            let result = ChaosRunner().run(
+            let result = ChaosRunner().runAndEvaluate(
                 Scenario(configuration: configuration(), seed: seed), against: TokenTarget(diagnostics: sink))
             XCTAssertTrue(
                 result.passed,
@@ -95,7 +95,7 @@ final class TokenAndMirroredTargetTests: XCTestCase {
     func testTheGuardOnMirroredTwinsPassesTheOracle() {
         for seed in [51, 52] as [UInt64] {
             let target = MirroredGuardTarget(model: RuntimeTwinModel(), diagnostics: CountingSink(keepsEvents: false))
-            let result = ChaosRunner().run(Scenario(configuration: configuration(), seed: seed), against: target)
+            let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration(), seed: seed), against: target)
             XCTAssertTrue(
                 result.passed,
                 "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(3).map(\.message))")

@@ -10,7 +10,7 @@ final class GuardStressTests: XCTestCase {
         for seed in profile.seeds {
             let sink = CountingSink(keepsEvents: false)
             let scenario = Scenario(configuration: profile.configuration, seed: seed)
-            let result = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: sink))
+            let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: sink))
             let label = "guard, \(profile.rawValue), seed \(seed)"
             assertOracleHeld(result, label)
             assertOracleChecked(result, label)
@@ -44,7 +44,7 @@ final class GuardStressTests: XCTestCase {
         runGuard(.removalChurn)
         let sink = CountingSink(keepsEvents: false)
         let scenario = Scenario(configuration: StressProfile.removalChurn.configuration, seed: 11)
-        let result = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: sink))
+        let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: sink))
         assertOracleHeld(result, "guard, removal churn, seed 11")
         // The guard absorbed real mistakes (it did not simply avoid them).
         XCTAssertGreaterThan(sink.count(of: .doubleRemoval), 0)
@@ -54,7 +54,7 @@ final class GuardStressTests: XCTestCase {
     func testWithoutInjectedFaults() {
         var configuration = StressProfile.mixed.configuration
         configuration.faults = .none
-        let result = ChaosRunner().run(
+        let result = ChaosRunner().runAndEvaluate(
             Scenario(configuration: configuration, seed: 42), against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         assertOracleHeld(result, "guard, no faults")
         assertOracleChecked(result, "guard, no faults")

@@ -6,7 +6,7 @@ import XCTest
 /// with the misuse each profile provokes.
 final class RawDetectionTests: XCTestCase {
     private func runRaw(_ profile: StressProfile, seed: UInt64) -> RunResult {
-        ChaosRunner().run(Scenario(configuration: profile.configuration, seed: seed), against: RawRuntimeTarget())
+        ChaosRunner().runAndEvaluate(Scenario(configuration: profile.configuration, seed: seed), against: RawRuntimeTarget())
     }
 
     func testRemovalChurnReachesTheRuntimeAsNotRegistered() {

@@ -19,7 +19,7 @@ final class SeedReplayTests: XCTestCase {
 
     func testAWrittenSeedFileReplaysItsFailure() throws {
         let scenario = Scenario(configuration: StressProfile.removalChurn.configuration, seed: 3_001)
-        let original = ChaosRunner().run(scenario, against: RawRuntimeTarget())
+        let original = ChaosRunner().runAndEvaluate(scenario, against: RawRuntimeTarget())
         XCTAssertFalse(original.passed)
 
         let path = try SeedFileStore.write(SeedFile(result: original, toolVersion: ToolVersion.current), into: directory)

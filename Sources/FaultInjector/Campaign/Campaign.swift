@@ -2,7 +2,11 @@ import Foundation
 import GuardCore
 
 /// A stress campaign: rounds of fresh scenarios against one target until an operation budget or a time budget is
-/// used up. Every failing round is written as a seed file.
+/// used up. Each round is run by the chosen runner, then judged by the ``Oracle``; every failing round is written
+/// as a seed file.
+///
+/// With the controlled runner each round is one schedule; PCT's expected step count starts from an estimate and
+/// follows the longest run seen so far (as shuttle's PCT does), and each seed file records the value its round used.
 public struct Campaign: Sendable {
     /// What to run and for how long.
     public struct Settings: Sendable {
@@ -16,6 +20,8 @@ public struct Campaign: Sendable {
         public var duration: Double = 50
         /// The system under test's name (see ``TargetCatalog``).
         public var target = "guard"
+        /// Which runner runs each round.
+        public var runner = RunnerChoice.chaos
         /// Where seed files of failing rounds go.
         public var outputDirectory = "stress-seeds"
         /// Stop at the first failing round.
@@ -70,9 +76,11 @@ public struct Campaign: Sendable {
         guard let target = TargetCatalog.make(settings.target, diagnostics: diagnostics) else {
             preconditionFailure("unknown target \(settings.target); validate it with TargetCatalog.names first")
         }
-        var summary = CampaignSummary(target: settings.target, seed: settings.seed, scenario: settings.scenario)
+        var summary = CampaignSummary(
+            target: settings.target, seed: settings.seed, scenario: settings.scenario, runner: settings.runner)
         let start = MonotonicClock.now
         var round = 0
+        var learnedSteps: Int?
         while true {
             let elapsed = Double(MonotonicClock.now - start) / 1e9
             if round > 0, elapsed >= settings.duration { break }
@@ -80,7 +88,10 @@ public struct Campaign: Sendable {
             let scenario = settings.scenario(forRound: round, operationsDone: summary.operations)
             let roundSeed = scenario.seed
             if round == 0 { summary.scenario = scenario.configuration }
-            let result = ChaosRunner().run(scenario, against: target)
+            let result = runner(learnedSteps: learnedSteps).runAndEvaluate(scenario, against: target)
+            if let controlled = result.recording.controlled {
+                learnedSteps = max(learnedSteps ?? 0, controlled.choiceSteps)
+            }
             summary.add(result)
             if !result.passed {
                 summary.failures.append(
@@ -97,6 +108,16 @@ public struct Campaign: Sendable {
         summary.seconds = Double(MonotonicClock.now - start) / 1e9
         summary.preventedMisuses = diagnostics.counts
         return summary
+    }
+
+    /// The runner of a round: PCT without a fixed expected step count uses the most counted steps a round took so
+    /// far (the first round uses an estimate from the scenario size).
+    private func runner(learnedSteps: Int?) -> any ScenarioRunner {
+        guard case .controlled(var controlled) = settings.runner else { return settings.runner.makeRunner() }
+        if controlled.expectedSteps == nil, let learnedSteps, learnedSteps > 0 {
+            controlled.expectedSteps = learnedSteps
+        }
+        return RunnerChoice.controlled(controlled).makeRunner()
     }
 
     /// Writes the seed file of a failing round, unless its failure is a repeat and the campaign already wrote as

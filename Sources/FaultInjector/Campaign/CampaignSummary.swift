@@ -15,6 +15,8 @@ public struct CampaignSummary: Sendable {
 
     /// The system under test's name.
     public let target: String
+    /// The runner that ran the rounds.
+    public let runner: RunnerChoice
     /// The campaign seed.
     public let seed: UInt64
     /// The first round's configuration (later rounds differ only in seed, and the last perhaps in length).
@@ -25,8 +27,12 @@ public struct CampaignSummary: Sendable {
     public internal(set) var operations = 0
     /// Notifications received.
     public internal(set) var deliveries = 0
-    /// Pauses injected.
+    /// Pauses injected (chaos runner).
     public internal(set) var faultsInjected = 0
+    /// Schedule steps taken (controlled runner).
+    public internal(set) var steps = 0
+    /// Controlled rounds that hit their step limit.
+    public internal(set) var stepLimitRounds = 0
     /// Seconds the whole campaign took (oracle checks included).
     public internal(set) var seconds = 0.0
     /// Seconds the workers ran.
@@ -46,8 +52,9 @@ public struct CampaignSummary: Sendable {
     /// True if a round deadlocked (its workers were abandoned).
     public internal(set) var deadlocked = false
 
-    init(target: String, seed: UInt64, scenario: ScenarioConfiguration) {
+    init(target: String, seed: UInt64, scenario: ScenarioConfiguration, runner: RunnerChoice) {
         self.target = target
+        self.runner = runner
         self.seed = seed
         self.scenario = scenario
     }
@@ -58,11 +65,19 @@ public struct CampaignSummary: Sendable {
     /// Operations per second over the whole campaign.
     public var throughput: Double { seconds > 0 ? Double(operations) / seconds : 0 }
 
+    /// Rounds (for the controlled runner: schedules) per second over the whole campaign.
+    public var roundsPerSecond: Double { seconds > 0 ? Double(rounds) / seconds : 0 }
+
+    /// Schedule steps per second over the whole campaign (controlled runner).
+    public var stepsPerSecond: Double { seconds > 0 ? Double(steps) / seconds : 0 }
+
     mutating func add(_ result: RunResult) {
         rounds += 1
         operations += result.operationsPerformed
         deliveries += result.deliveries
         faultsInjected += result.faultsInjected
+        steps += result.recording.controlled?.steps ?? 0
+        if result.recording.facts.stepLimitExceeded != nil { stepLimitRounds += 1 }
         workerSeconds += result.seconds
         report.merge(result.report)
         deadlocked = deadlocked || result.abandoned

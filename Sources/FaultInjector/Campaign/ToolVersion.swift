@@ -1,5 +1,5 @@
 /// The version of KVOGuard's stress tooling, written into every seed file.
 public enum ToolVersion {
     /// This build's version.
-    public static let current = "0.1.0"
+    public static let current = "0.2.0"
 }

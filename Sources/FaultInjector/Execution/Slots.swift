@@ -1,4 +1,3 @@
-import Foundation
 import GuardCore
 
 /// A place that holds one instance at a time, shared by all workers: reading it gives a strong reference to the
@@ -10,6 +9,9 @@ final class Slot<Instance: AnyObject>: @unchecked Sendable {
     init(_ instance: Instance) {
         current = instance
     }
+
+    /// The identity its lock announces to the schedule hook.
+    var lockIdentity: ObjectIdentifier { ObjectIdentifier(lock) }
 
     var instance: Instance? {
         lock.withLock { current }
@@ -30,8 +32,9 @@ final class Slot<Instance: AnyObject>: @unchecked Sendable {
 final class ObjectSlot: @unchecked Sendable {
     let index: Int
     /// Held around every mutation and every observe that reads the value for `.initial` + `.new`. Recursive, so
-    /// a handler may mutate the object whose change it is handling.
-    let mutationLock = NSRecursiveLock()
+    /// a handler may mutate the object whose change it is handling; announces its outermost acquire and release to
+    /// the schedule hook, so a cooperative scheduler knows who holds it.
+    let mutationLock = ReentrantLock()
     let slot: Slot<StressObject>
 
     init(index: Int, object: StressObject) {

@@ -203,22 +203,27 @@ extension StressWorld {
 
     /// Stamps the call time and makes the operation the thread's innermost frame (the cause of notifications).
     private func enter(_ record: inout OperationRecord, worker: WorkerContext) {
-        record.call = MonotonicClock.now
+        monitor?.record(
+            .began(operation: record.id, index: record.index, kind: record.kind, parent: record.parent),
+            worker: worker.index)
+        record.call = clock.now
         worker.frames.append(record.id)
     }
 
     /// Stamps the return time, leaves the frame and appends the record.
     private func leave(_ record: inout OperationRecord, worker: WorkerContext) {
         worker.frames.removeLast()
-        record.ret = MonotonicClock.now
+        record.ret = clock.now
         worker.operations.append(record)
+        monitor?.record(.ended(operation: record.id, outcome: record.outcome), worker: worker.index)
     }
 
     private func skip(_ record: inout OperationRecord, worker: WorkerContext) {
         record.outcome = .skipped
-        record.call = MonotonicClock.now
+        record.call = clock.now
         record.ret = record.call
         worker.operations.append(record)
+        monitor?.record(.skipped(operation: record.id, index: record.index, kind: record.kind), worker: worker.index)
     }
 
     /// Takes slot `o`'s mutation lock unless that would break the lock order (slots in increasing index, the

@@ -1,10 +1,14 @@
 import GuardCore
 
 /// The instances one run works on: object and controller slots, the system under test, unique ids and values,
-/// and the facts the oracle needs about instance lifetimes.
+/// and the facts the oracle needs about instance lifetimes. Both runners perform their operations through it.
 final class StressWorld: @unchecked Sendable {
     let configuration: ScenarioConfiguration
     let target: any SystemUnderTest
+    /// Stamps every record (monotonic for chaos runs, logical ticks for controlled runs).
+    let clock: RunClock
+    /// Hears about every operation and notification as it happens (the controlled runner's trace), if set.
+    let monitor: (any ExecutionMonitor)?
     private(set) var objectSlots: [ObjectSlot] = []
     private(set) var controllerSlots: [ControllerSlot] = []
     private let nextID = AtomicCell()
@@ -26,9 +30,14 @@ final class StressWorld: @unchecked Sendable {
         let reference: WeakObject
     }
 
-    init(configuration: ScenarioConfiguration, target: any SystemUnderTest) {
+    init(
+        configuration: ScenarioConfiguration, target: any SystemUnderTest, clock: RunClock = .monotonic(),
+        monitor: (any ExecutionMonitor)? = nil
+    ) {
         self.configuration = configuration
         self.target = target
+        self.clock = clock
+        self.monitor = monitor
         objectSlots = (0..<configuration.objects).map { ObjectSlot(index: $0, object: makeObject()) }
         controllerSlots = (0..<configuration.controllers).map { index in
             let weakly = configuration.holdsWeakly(controller: index)
@@ -55,8 +64,9 @@ final class StressWorld: @unchecked Sendable {
 
     /// A new observer with its own new controller.
     func makeObserver(holdsWeakly: Bool) -> StressObserver {
+        let clock = self.clock
         let observer = StressObserver(id: makeID()) { [weak self] id in
-            let now = MonotonicClock.now
+            let now = clock.now
             self?.facts.withValue { $0.observerDeinitTimes[id] = now }
         }
         track("observer", observer)
@@ -68,7 +78,8 @@ final class StressWorld: @unchecked Sendable {
     func makeHandle(for observer: StressObserver, holdsWeakly: Bool) -> ControllerHandle {
         let controller = target.makeController(for: observer, retainsObjects: !holdsWeakly)
         let handle = ControllerHandle(
-            id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller
+            id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller,
+            now: { [clock] in clock.now }
         ) { [weak self] id, started, finished in
             self?.facts.withValue { $0.controllerEndTimes[id] = (started, finished) }
         }
@@ -83,6 +94,17 @@ final class StressWorld: @unchecked Sendable {
 
     private func track(_ kind: String, _ instance: AnyObject) {
         tracked.withValue { $0.append(TrackedInstance(kind: kind, reference: WeakObject(instance))) }
+    }
+
+    /// Names of the world's own locks (the slots' and the object slots' mutation locks), for deadlock reports.
+    var lockNames: [ObjectIdentifier: String] {
+        var names: [ObjectIdentifier: String] = [:]
+        for slot in objectSlots {
+            names[slot.mutationLock.identity] = "object slot \(slot.index) mutation lock"
+            names[slot.slot.lockIdentity] = "object slot \(slot.index)"
+        }
+        for slot in controllerSlots { names[slot.slot.lockIdentity] = "controller slot \(slot.index)" }
+        return names
     }
 
     // MARK: End of run
@@ -123,7 +145,7 @@ final class StressWorld: @unchecked Sendable {
     // MARK: Recording notifications
 
     func recordDelivery(for registration: HarnessRegistration, observer: StressObserver?, change: KeyValueChange) {
-        let now = MonotonicClock.now
+        let now = clock.now
         let worker = WorkerContext.current
         let old = change.oldValue(as: Int.self)
         let new = change.newValue(as: Int.self)
@@ -135,6 +157,9 @@ final class StressWorld: @unchecked Sendable {
             keyPathMatches: change.keyPath == registration.key.name)
         if let worker {
             worker.deliveries.append(record)
+            monitor?.record(
+                .delivered(registration: record.registration, cause: record.cause, isPrior: record.isPrior),
+                worker: worker.index)
         } else {
             strayDeliveries.withValue { $0.append(record) }
         }

@@ -2,14 +2,14 @@
 /// what it reported. Nested operations (handler actions) name their parent.
 public struct OperationRecord: Sendable {
     /// The kinds of recorded operation (a double unobserve is recorded as two unobserves).
-    public enum Kind: UInt8, Sendable, CaseIterable {
+    public enum Kind: UInt8, Sendable, Hashable, CaseIterable {
         // One per ``Operation`` (a double unobserve is two unobserves).
         case observe, unobserve, unobserveObject, unobserveAll, mutate
         case releaseObserver, releaseController, releaseObject
     }
 
     /// What the operation reported.
-    public enum Outcome: UInt8, Sendable {
+    public enum Outcome: UInt8, Sendable, Hashable {
         // `none` for operations without a result; the rest mirror ``ObserveOutcome`` and ``UnobserveOutcome``.
         case none, registered, duplicate, invalid, removed, alreadyRemoved, notRegistered, unknown
         /// The operation was not performed (a handler action the harness skipped to respect its lock order, or an

@@ -34,7 +34,18 @@ struct LinearizabilityChecker {
         let call: UInt64
         let ret: UInt64
         let effect: Effect
-        let label: String
+        /// Built only when a verdict names the call (most calls are never named).
+        private let describe: () -> String
+
+        init(call: UInt64, ret: UInt64, effect: Effect, label: @autoclosure @escaping () -> String) {
+            self.call = call
+            self.ret = ret
+            self.effect = effect
+            self.describe = label
+        }
+
+        /// How a violation message names the call.
+        var label: String { describe() }
     }
 
     enum Verdict: Equatable {

@@ -3,27 +3,14 @@ import GuardCore
 /// Checks a recorded run against the rules of DESIGN.md section 4: no misuse reaches the runtime; observe /
 /// unobserve results are linearizable per (controller, object, key path); each change reaches each live
 /// registration exactly once; no change made after `unobserve` returned is delivered to the removed registration;
-/// never a gone observer; `.initial` exactly once;
-/// prior before its change; old and new consistent; no deadlock; nothing leaked.
+/// never a gone observer; `.initial` exactly once; prior before its change; old and new consistent; no deadlock; a
+/// controlled run ends within its step limit; nothing leaked.
+///
+/// It judges a ``RunRecording`` after the run, never during it: runners only execute and record.
 ///
 /// Rules that only the guard promises (exact results, linearizability, nothing delivered after removal) are
 /// checked only for systems that promise guard semantics.
 public struct Oracle: Sendable {
-    /// What the run left behind that the history does not show.
-    public struct Facts: Sendable {
-        /// Misuses the runtime counted during the run and its teardown.
-        public var misuses: [KVOMisuse.Kind: Int] = [:]
-        /// Instances still alive after everything was released, by kind.
-        public var survivors: [String: Int] = [:]
-        /// Runtime registrations still present after everything was released.
-        public var liveObservancesAfterTeardown = 0
-        /// Set when workers stopped making progress: what they were doing.
-        public var deadlock: String?
-
-        /// No misuse, no survivors, no deadlock.
-        public init() {}
-    }
-
     /// Whether to check the guard-only promises.
     public let checksGuardSemantics: Bool
 
@@ -32,8 +19,18 @@ public struct Oracle: Sendable {
         self.checksGuardSemantics = checksGuardSemantics
     }
 
+    /// The oracle for `recording`'s system under test (guard semantics checked if it promises them).
+    public init(for recording: RunRecording) {
+        self.init(checksGuardSemantics: recording.promisesGuardSemantics)
+    }
+
+    /// The verdict on a run's history and facts.
+    public func evaluate(_ recording: RunRecording) -> OracleReport {
+        evaluate(recording.history, facts: recording.facts)
+    }
+
     /// The verdict on `history` and `facts`.
-    public func evaluate(_ history: History, facts: Facts) -> OracleReport {
+    public func evaluate(_ history: History, facts: RunFacts) -> OracleReport {
         var report = OracleReport()
         report.count("no runtime misuse")
         for (kind, count) in facts.misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where count > 0 {
@@ -43,6 +40,10 @@ public struct Oracle: Sendable {
         report.count("no deadlock")
         if let deadlock = facts.deadlock {
             report.add(.init(.deadlock, deadlock))
+        }
+        if facts.stepLimit != nil { report.count("finished within the step limit") }
+        if let stepLimit = facts.stepLimitExceeded {
+            report.add(.init(.stepLimit, stepLimit))
         }
         report.count("nothing leaked")
         for (kind, count) in facts.survivors.sorted(by: { $0.key < $1.key }) {

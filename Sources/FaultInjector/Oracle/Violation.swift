@@ -26,6 +26,8 @@ public struct Violation: Sendable, Hashable, Codable {
         case unexpectedResult = "unexpected-result"
         /// Workers stopped making progress.
         case deadlock
+        /// A controlled run did not finish within its step limit (a livelock, or a scenario too long for it).
+        case stepLimit = "step-limit"
         /// Something released was still alive at the end, or the runtime's tables were not empty.
         case leak
 

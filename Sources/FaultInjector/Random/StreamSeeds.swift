@@ -9,6 +9,8 @@ public enum StreamSeeds {
         case faults = 2
         /// Per-round seeds of a campaign.
         case rounds = 3
+        /// The choices of a controlled run's scheduling strategy (index 0).
+        case schedule = 4
     }
 
     /// The seed of stream `index` for `purpose` under `runSeed`.

@@ -23,6 +23,20 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
     public init() {}
 
+    /// The default for the controlled runner: 4 workers of 25 operations on 3 objects and 3 controllers (the third
+    /// holds its objects weakly), no injected pauses (the schedule decides the interleaving). Small, so each
+    /// schedule is cheap and many schedules run per second.
+    public static let controlledDefault: ScenarioConfiguration = {
+        var configuration = ScenarioConfiguration()
+        configuration.workers = 4
+        configuration.operationsPerWorker = 25
+        configuration.objects = 3
+        configuration.controllers = 3
+        configuration.weakHoldingEvery = 3
+        configuration.faults = .none
+        return configuration
+    }()
+
     /// The most operations one scenario may hold (they are all drawn up front).
     public static let operationLimit = 50_000_000
 

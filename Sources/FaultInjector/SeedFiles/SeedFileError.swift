@@ -10,7 +10,8 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case notJSON(path: String, reason: String)
     /// The JSON is not a KVOGuard seed file.
     case wrongFormat(path: String, found: String)
-    /// The file was written by an incompatible version of the format.
+    /// The file was written by an incompatible version of the format (`supported` is the newest this build
+    /// reads; it reads every version from ``SeedFile/readableVersions``' lower bound up to it).
     case unsupportedVersion(path: String, found: Int, supported: Int)
     /// A field is missing or has the wrong type.
     case malformed(path: String, reason: String)
@@ -20,6 +21,8 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownTarget(String)
     /// The runner the file names is unknown to this build.
     case unknownRunner(String)
+    /// The scheduling strategy the file names is unknown to this build.
+    case unknownStrategy(String)
 
     /// One sentence saying what is wrong.
     public var description: String {
@@ -31,13 +34,20 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongFormat(let path, let found):
             return "\(path) is not a KVOGuard seed file (format \"\(found)\", expected \"\(SeedFile.formatName)\")"
         case .unsupportedVersion(let path, let found, let supported):
-            return "\(path) is seed file version \(found); this guard-stress reads version \(supported)"
+            let oldest = SeedFile.readableVersions.lowerBound
+            let versions = oldest == supported ? "version \(supported)" : "versions \(oldest) to \(supported)"
+            return "\(path) is seed file version \(found); this guard-stress reads \(versions)"
         case .malformed(let path, let reason): return "\(path) is not a valid seed file: \(reason)"
         case .nonsensical(let reason): return "the seed file makes no sense: \(reason)"
         case .unknownTarget(let name):
             if let reason = TargetCatalog.unavailableReason(for: name) { return "the seed file names target \"\(name)\": \(reason)" }
             return "the seed file names target \"\(name)\", which this guard-stress does not know (known: \(TargetCatalog.names.joined(separator: ", ")))"
-        case .unknownRunner(let name): return "the seed file names runner \"\(name)\"; this guard-stress knows \"chaos\""
+        case .unknownRunner(let name):
+            return "the seed file names runner \"\(name)\"; this guard-stress knows "
+                + RunnerChoice.names.map { "\"\($0)\"" }.joined(separator: " and ")
+        case .unknownStrategy(let name):
+            return "the seed file names strategy \"\(name)\"; this guard-stress knows "
+                + StrategyChoice.names.map { "\"\($0)\"" }.joined(separator: " and ")
         }
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 
-/// Reads and writes seed files, turning every way a file can be wrong into a ``SeedFileError``.
+/// Reads and writes seed files, turning every way a file can be wrong into a ``SeedFileError``. Version 1 files
+/// (chaos runs written before version 2 added the controlled runner's fields) are read as they are.
 public enum SeedFileStore {
-    /// Reads and validates the seed file at `path`.
-    public static func read(_ path: String) throws(SeedFileError) -> SeedFile {
+    /// Reads and validates the seed file at `path`. Its target must be one of `targets` (the built-in ones by
+    /// default; a program with systems under test of its own passes their names too).
+    public static func read(_ path: String, targets: [String] = TargetCatalog.names) throws(SeedFileError) -> SeedFile {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -32,7 +34,7 @@ public enum SeedFileStore {
         guard let version = Int(exactly: versionNumber.doubleValue) else {
             throw .malformed(path: path, reason: "the field \"version\" must be a whole number, not \(versionNumber)")
         }
-        guard version == SeedFile.currentVersion else {
+        guard SeedFile.readableVersions.contains(version) else {
             throw .unsupportedVersion(path: path, found: version, supported: SeedFile.currentVersion)
         }
         let file: SeedFile
@@ -43,17 +45,19 @@ public enum SeedFileStore {
         } catch {
             throw .malformed(path: path, reason: "\(error)")
         }
-        guard file.runner == "chaos" else { throw .unknownRunner(file.runner) }
-        guard TargetCatalog.names.contains(file.target) else { throw .unknownTarget(file.target) }
+        _ = try file.makeRunnerChoice()
+        guard targets.contains(file.target) else { throw .unknownTarget(file.target) }
         _ = try file.makeScenario()
+        _ = try file.makeSchedule()
         return file
     }
 
-    /// Writes `file` into `directory` (created if needed) and returns its path. An existing file is never
-    /// overwritten: a numeric suffix is added instead.
+    /// Writes `file` into `directory` (created if needed) as `seed-TARGET-SEED.json` (`seed-TARGET-STRATEGY-SEED.json`
+    /// for a controlled run) and returns its path. An existing file is never overwritten: a numeric suffix is added
+    /// instead.
     public static func write(_ file: SeedFile, into directory: String) throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let base = "seed-\(file.target)-\(file.seed)"
+        let base = "seed-\(file.target)-" + (file.strategy.map { "\($0)-" } ?? "") + file.seed
         var path = (directory as NSString).appendingPathComponent(base + ".json")
         var suffix = 2
         while FileManager.default.fileExists(atPath: path) {

@@ -6,16 +6,19 @@ final class ControllerHandle: @unchecked Sendable {
     let observerID: Int
     let holdsWeakly: Bool
     private var controller: (any StressController)?
+    /// The run's clock (monotonic nanoseconds or logical ticks).
+    private let now: @Sendable () -> UInt64
     private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
 
     init(
-        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController,
+        id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController, now: @escaping @Sendable () -> UInt64,
         onEnd: @escaping @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
     ) {
         self.id = id
         self.observerID = observerID
         self.holdsWeakly = holdsWeakly
         self.controller = controller
+        self.now = now
         self.onEnd = onEnd
     }
 
@@ -26,8 +29,8 @@ final class ControllerHandle: @unchecked Sendable {
     }
 
     deinit {
-        let started = MonotonicClock.now
+        let started = now()
         controller = nil
-        onEnd(id, started, MonotonicClock.now)
+        onEnd(id, started, now())
     }
 }

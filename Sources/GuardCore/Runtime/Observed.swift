@@ -18,16 +18,24 @@
 public struct Observed<Value> {
     @usableFromInline var value: Value
     @usableFromInline var key: ObservedKey?
+    /// `key.bit` once the key is known, else 0: the word the setter tests against the object's mask. A copy, so the
+    /// test loads one word and never touches the optional key or its name string.
+    @usableFromInline var keyBit: UInt64
 
     /// Creates the storage with an initial value.
     public init(wrappedValue: Value) {
         self.value = wrappedValue
         self.key = nil
+        self.keyBit = 0
     }
 
     /// The accessors Swift uses for `@Observed` properties of classes: reads are plain (plus a probe check for
     /// typed key path resolution); writes announce the change when someone observes the key. Inlinable, so the
-    /// unobserved path compiles down to a field access and one atomic load in the declaring module.
+    /// unobserved path compiles down to one atomic load and the store in the declaring module.
+    ///
+    /// The setter uses its key path arguments only for projections the optimizer folds into field accesses, never
+    /// as values: a key path used as a value is materialized on every call (`swift_getKeyPath`, then a release),
+    /// which costs a retain and a release of one object shared by every thread that sets the property.
     @inlinable
     public static subscript<Object: KVOObject>(
         _enclosingInstance object: Object,
@@ -46,11 +54,15 @@ public struct Observed<Value> {
                 object[keyPath: storageKeyPath].value = newValue
                 return
             }
-            if let key = object[keyPath: storageKeyPath].key, announced & key.bit == 0 {
+            let bit = object[keyPath: storageKeyPath].keyBit
+            if bit != 0, announced & bit == 0 {
                 object[keyPath: storageKeyPath].value = newValue
                 return
             }
-            setAnnouncing(newValue, on: object, storage: storageKeyPath)
+            // The storage of a class instance's stored property never moves, and the caller keeps `object` alive
+            // for the whole set, so its address stays valid after the projection's access ends.
+            let storage = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { $0 }
+            setAnnouncing(newValue, on: object, storage: storage)
         }
     }
 
@@ -63,30 +75,53 @@ public struct Observed<Value> {
 
     /// The observed path of a set: resolve the key once, then announce if the key's bit is in the mask. Inlinable
     /// so the storage accesses are specialized in the declaring module; the announcing itself is not generic.
-    @inlinable
-    static func setAnnouncing<Object: KVOObject>(
-        _ newValue: Value, on object: Object, storage: ReferenceWritableKeyPath<Object, Self>
-    ) {
-        let key = object[keyPath: storage].key ?? resolveKey(on: object, storage: storage)
+    @inlinable @inline(never)
+    static func setAnnouncing(_ newValue: Value, on object: KVOObject, storage: UnsafeMutablePointer<Self>) {
+        let key = storage.pointee.key ?? resolveKey(on: object, storage: storage)
         guard object.announcedKeys.load(ordering: .acquiring) & key.bit != 0 else {
-            object[keyPath: storage].value = newValue
+            storage.pointee.value = newValue
             return
         }
         ChangeAnnouncer.announceSetting(
             of: key, on: object,
-            currentValue: { object[keyPath: storage].value },
+            currentValue: { storage.pointee.value },
             newValue: newValue,
-            store: { object[keyPath: storage].value = newValue })
+            store: { storage.pointee.value = newValue })
     }
 
-    /// Learns the property's key (cached per class) and remembers it in the property itself.
+    /// Learns the property's key from where its storage lies in `object` (cached per class and offset) and
+    /// remembers it in the property itself.
     @usableFromInline
-    static func resolveKey<Object: KVOObject>(
-        on object: Object, storage: ReferenceWritableKeyPath<Object, Self>
-    ) -> ObservedKey {
-        let key = ObservedKey.resolve(storage: storage, valueIsOptional: Value.self is any OptionalProtocol.Type)
-        object[keyPath: storage].key = key
+    static func resolveKey(on object: KVOObject, storage: UnsafeMutablePointer<Self>) -> ObservedKey {
+        let offset = UnsafeRawPointer(storage) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let key = ObservedKey.resolve(
+            offset: offset, in: type(of: object), valueIsOptional: Value.self is any OptionalProtocol.Type)
+        storage.pointee.key = key
+        storage.pointee.keyBit = key.bit
         return key
+    }
+}
+
+extension ObservedKey {
+    private struct StorageLocation: Hashable {
+        let type: ObjectIdentifier
+        let offset: Int
+    }
+
+    private static let byLocation = ReadMostlyCache<StorageLocation, ObservedKey>()
+
+    /// The key of the `@Observed` property whose storage is `offset` bytes into instances of `type`: the name the
+    /// type's reflection metadata gives that field, without its underscore (`_age` gives `age`, `_größe` gives
+    /// `größe`). If no name can be had (a build without reflection metadata), the property gets no key bit: it is
+    /// never announced, and nobody can register for it by name either.
+    static func resolve(offset: Int, in type: KVOObject.Type, valueIsOptional: Bool) -> ObservedKey {
+        byLocation.value(for: StorageLocation(type: ObjectIdentifier(type), offset: offset)) {
+            let table = StoredPropertyTable.for(type)
+            guard let name = table.keys.first(where: { table.property(named: $0)?.offset == offset }) else {
+                return ObservedKey(name: "", bit: 0, valueIsOptional: valueIsOptional)
+            }
+            return ObservedKey(name: name, bit: KeyBit.of(name), valueIsOptional: valueIsOptional)
+        }
     }
 }
 

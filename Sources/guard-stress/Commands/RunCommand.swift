@@ -9,7 +9,7 @@ enum RunCommand {
             words,
             options: [
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
-                "--out", "--max-seed-files",
+                "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps",
             ],
             flags: ["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"])
         if arguments.has("--help") || arguments.has("-h") {
@@ -20,6 +20,12 @@ enum RunCommand {
             throw UsageError("run takes no positional arguments (got '\(arguments.positionals[0])')")
         }
         var settings = Campaign.Settings()
+        settings.runner = try runnerChoice(arguments)
+        if settings.runner != .chaos {
+            settings.scenario = .controlledDefault
+            // Schedules recorded under random per-process hashing would not replay in another process.
+            DeterministicHashing.ensure()
+        }
         settings.seed = try arguments.seed("--seed") ?? UInt64.random(in: 0...UInt64.max)
         settings.scenario.workers = try arguments.integer("--queues", in: 1...4_096) ?? settings.scenario.workers
         settings.scenario.operationsPerWorker =
@@ -44,9 +50,10 @@ enum RunCommand {
         }
 
         let cores = ProcessInfo.processInfo.activeProcessorCount
+        let runnerText = settings.runner.controlledSettings.map { "controlled runner (\($0.strategy))" } ?? "chaos runner"
         Terminal.printError(
-            "guard-stress: target \(settings.target), seed \(settings.seed), \(settings.scenario.workers) queues on \(cores) cores, "
-                + "up to \(Format.seconds(settings.duration))"
+            "guard-stress: target \(settings.target), seed \(settings.seed), \(runnerText), "
+                + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? ""))
         let summary = Campaign(settings: settings).run { progress in
             guard Terminal.isInteractive else { return }
@@ -63,10 +70,37 @@ enum RunCommand {
         print(SummaryPrinter.campaign(summary, cores: cores))
 
         if settings.target == "guard", !arguments.has("--no-compare"), !summary.deadlocked {
-            let raw = ChaosRunner().run(settings.scenario(forRound: 0), against: RawRuntimeTarget())
+            let raw = settings.runner.makeRunner().runAndEvaluate(settings.scenario(forRound: 0), against: RawRuntimeTarget())
             print("")
             print(SummaryPrinter.rawComparison(raw))
         }
         return summary.passed ? .passed : .violated
+    }
+
+    /// `--runner`, `--strategy`, `--depth`, `--max-steps`: the runner, with every option checked against it.
+    private static func runnerChoice(_ arguments: ParsedArguments) throws -> RunnerChoice {
+        let name = arguments.string("--runner") ?? "chaos"
+        let depth = try arguments.integer("--depth", in: StrategyChoice.depths)
+        let maxSteps = try arguments.integer("--max-steps", in: ControlledRunner.Settings.stepLimits)
+        switch name {
+        case "chaos":
+            for option in ["--strategy", "--depth", "--max-steps"] where arguments.string(option) != nil {
+                throw UsageError("\(option) needs --runner controlled (the chaos runner has no schedule)")
+            }
+            return .chaos
+        case "controlled":
+            var settings = ControlledRunner.Settings()
+            let strategyName = arguments.string("--strategy") ?? "pct"
+            do {
+                settings.strategy = try StrategyChoice(
+                    name: strategyName, depth: strategyName == "pct" ? depth ?? 3 : depth)
+            } catch {
+                throw UsageError("--strategy/--depth: \(error)")
+            }
+            if let maxSteps { settings.stepLimit = maxSteps }
+            return .controlled(settings)
+        default:
+            throw UsageError("--runner must be one of \(RunnerChoice.names.joined(separator: ", ")), not '\(name)'")
+        }
     }
 }

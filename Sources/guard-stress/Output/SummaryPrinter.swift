@@ -6,16 +6,33 @@ import GuardCore
 enum SummaryPrinter {
     static func campaign(_ summary: CampaignSummary, cores: Int) -> String {
         let scenario = summary.scenario
-        var lines = [
-            "KVOGuard stress campaign: target \(summary.target), seed \(summary.seed)",
-            "  \(scenario.workers) queues on \(cores) cores, \(Format.count(scenario.operationsPerWorker)) operations per queue per round, "
-                + "\(scenario.objects) objects, \(scenario.controllers) controllers, faults \(scenario.faults.isEnabled ? "on" : "off")",
-            "  rounds            \(Format.count(summary.rounds))",
+        var lines = ["KVOGuard stress campaign: target \(summary.target), seed \(summary.seed)"]
+        if let controlled = summary.runner.controlledSettings {
+            lines += [
+                "  controlled runner, strategy \(controlled.strategy), step limit \(Format.count(controlled.stepLimit)): "
+                    + "\(scenario.workers) workers (one running at a time), "
+                    + "\(Format.count(scenario.operationsPerWorker)) operations per worker per schedule, "
+                    + "\(scenario.objects) objects, \(scenario.controllers) controllers",
+                "  schedules         \(Format.count(summary.rounds)) (\(Format.rate(summary.roundsPerSecond)) schedules/s, oracle included)",
+                "  schedule steps    \(Format.count(summary.steps)) (\(Format.rate(summary.stepsPerSecond)) steps/s); "
+                    + "the schedules themselves took \(Format.seconds(summary.workerSeconds)) of \(Format.seconds(summary.seconds))",
+            ]
+            if summary.stepLimitRounds > 0 {
+                lines.append("  step limit hit in \(Format.count(summary.stepLimitRounds)) schedules")
+            }
+        } else {
+            lines += [
+                "  \(scenario.workers) queues on \(cores) cores, \(Format.count(scenario.operationsPerWorker)) operations per queue per round, "
+                    + "\(scenario.objects) objects, \(scenario.controllers) controllers, faults \(scenario.faults.isEnabled ? "on" : "off")",
+                "  rounds            \(Format.count(summary.rounds))",
+            ]
+        }
+        lines += [
             "  operations        \(Format.count(summary.operations)) in \(Format.seconds(summary.seconds)) "
                 + "(\(Format.rate(summary.throughput)) ops/s, oracle included)",
             "  deliveries        \(Format.count(summary.deliveries))",
-            "  faults injected   \(Format.count(summary.faultsInjected))",
         ]
+        if summary.runner == .chaos { lines.append("  faults injected   \(Format.count(summary.faultsInjected))") }
         if !summary.preventedMisuses.isEmpty {
             lines.append("  prevented misuse (absorbed by the guard as logged no-ops):")
             for (kind, count) in summary.preventedMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -71,7 +88,8 @@ enum SummaryPrinter {
     static func rawComparison(_ result: RunResult) -> String {
         var lines = [
             "What the raw runtime (no guard) would have done with round 1's operations "
-                + "(\(Format.count(result.operationsPerformed)) operations, same seed):"
+                + "(\(Format.count(result.operationsPerformed)) operations, same seed"
+                + (result.recording.controlled.map { ", \($0.strategy) schedule" } ?? "") + "):"
         ]
         if result.report.runtimeMisuses.isEmpty {
             lines.append("  no misuse reached the runtime")

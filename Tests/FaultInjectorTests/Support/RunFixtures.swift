@@ -15,26 +15,55 @@ enum RunFixtures {
     static let scenario = Scenario(configuration: configuration(), seed: 5)
 
     /// The raw runtime on ``scenario``: removals of unregistered observers reach the runtime.
-    static let rawFailure: RunResult = ChaosRunner().run(scenario, against: RawRuntimeTarget())
+    static let rawFailure: RunResult = ChaosRunner().runAndEvaluate(scenario, against: RawRuntimeTarget())
 
     /// The guard on ``scenario``.
-    static let guardPass: RunResult = ChaosRunner().run(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+    static let guardPass: RunResult = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+
+    /// The raw runtime on a small controlled scenario (PCT depth 3): a failing controlled run.
+    static let controlledRawFailure: RunResult = ControlledRunner().runAndEvaluate(
+        Scenario(configuration: ScenarioConfiguration.controlledDefault, seed: 5), against: RawRuntimeTarget())
 
     /// ``rawFailure`` as seed file JSON (pretty-printed, as `SeedFileStore` writes it).
     static func rawSeedFileData() throws -> Data {
+        try seedFileData(rawFailure)
+    }
+
+    /// ``controlledRawFailure`` as seed file JSON.
+    static func controlledSeedFileData() throws -> Data {
+        try seedFileData(controlledRawFailure)
+    }
+
+    private static func seedFileData(_ result: RunResult) throws -> Data {
         let directory = try TemporaryDirectory("fi-fixture")
         defer { directory.remove() }
-        let path = try SeedFileStore.write(SeedFile(result: rawFailure, toolVersion: ToolVersion.current), into: directory.path)
+        let path = try SeedFileStore.write(SeedFile(result: result, toolVersion: ToolVersion.current), into: directory.path)
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
     /// ``rawSeedFileData()`` decoded as a JSON object, edited by `edit`, and encoded again.
     static func editedRawSeedFile(_ edit: (inout [String: Any]) -> Void) throws -> Data {
-        guard var object = try JSONSerialization.jsonObject(with: rawSeedFileData()) as? [String: Any] else {
+        try edited(rawSeedFileData(), edit)
+    }
+
+    /// ``controlledSeedFileData()`` decoded as a JSON object, edited by `edit`, and encoded again.
+    static func editedControlledSeedFile(_ edit: (inout [String: Any]) -> Void) throws -> Data {
+        try edited(controlledSeedFileData(), edit)
+    }
+
+    private static func edited(_ data: Data, _ edit: (inout [String: Any]) -> Void) throws -> Data {
+        guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw CocoaError(.coderReadCorrupt)
         }
         edit(&object)
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+
+    /// Sets the field `name` of a seed file object's `schedule` to `value` (`nil` removes it).
+    static func setScheduleField(_ name: String, to value: Any?, in object: inout [String: Any]) {
+        var schedule = object["schedule"] as? [String: Any] ?? [:]
+        schedule[name] = value
+        object["schedule"] = schedule
     }
 
     /// Sets the field `name` of a seed file object's `scenario` to `value` (`nil` removes it).

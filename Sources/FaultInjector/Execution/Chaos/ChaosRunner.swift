@@ -4,32 +4,27 @@ import GuardCore
 
 /// Runs a scenario on real threads: one serial Dispatch queue per worker (more queues than cores), all released
 /// from one start gate, with injected pauses between operations and at GuardCore's schedule points; a watchdog
-/// turns a hang into a reported deadlock. Then it releases everything and hands the recorded history to the
-/// ``Oracle``.
+/// turns a hang into a reported deadlock. Then it releases everything and returns the recording; it does not
+/// judge it (``Oracle`` does).
 ///
 /// The same scenario replays the same operations but not the same interleaving; a failure found here reproduces
-/// with a rate, not always (see ``Replayer``).
+/// with a rate, not always (see ``Replayer``). ``ControlledRunner`` replays exactly.
 ///
 /// Runs use the process-wide misuse policy and counters, so runs in one process are serialized.
-public struct ChaosRunner: Sendable {
+public struct ChaosRunner: ScenarioRunner {
     /// Seconds without any worker progress after which the run is declared deadlocked.
     public var deadlockTimeout: Double = 20
 
     /// Creates a runner.
     public init() {}
 
-    private static let exclusive = Lock()
+    /// Runs `scenario` against `target` and records what happened.
+    public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
+        RunEnvironment.exclusively { execute(scenario, against: target) }
+    }
 
-    /// Runs `scenario` against `target` and evaluates it.
-    public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunResult {
-        Self.exclusive.lock()
-        defer { Self.exclusive.unlock() }
-        let previousPolicy = RuntimeMonitor.misusePolicy
-        RuntimeMonitor.misusePolicy = .report
-        defer { RuntimeMonitor.misusePolicy = previousPolicy }
-        let misusesBefore = RuntimeMonitor.misuseCountsByKind
-        let observancesBefore = RuntimeMonitor.liveObservanceCount
-
+    private func execute(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
+        let baseline = RunEnvironment.Baseline()
         let configuration = scenario.configuration
         let world = StressWorld(configuration: configuration, target: target)
         let workers = (0..<configuration.workers).map { index in
@@ -69,12 +64,11 @@ public struct ChaosRunner: Sendable {
         if let stuck {
             // Workers are blocked for good; keep everything they use alive and report what they were doing.
             _ = Unmanaged.passRetained(world)
-            let description = describeStuck(workers, scenario: scenario, reason: stuck)
-            var facts = Oracle.Facts()
-            facts.deadlock = description
-            let report = Oracle(checksGuardSemantics: target.promisesGuardSemantics).evaluate(History(), facts: facts)
-            return RunResult(
-                scenario: scenario, targetName: target.name, report: report, history: History(),
+            var facts = RunFacts()
+            facts.deadlock = describeStuck(workers, scenario: scenario, reason: stuck)
+            return RunRecording(
+                scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
+                history: History(), facts: facts,
                 operationsPerformed: workers.reduce(0) { $0 + $1.progress.completedOperations }, deliveries: 0,
                 faultsInjected: 0, seconds: seconds, abandoned: true)
         }
@@ -85,17 +79,9 @@ public struct ChaosRunner: Sendable {
         world.addFacts(to: &history)
         world.releaseEverything()
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
-        var facts = Oracle.Facts()
-        facts.survivors = world.survivors()
-        facts.liveObservancesAfterTeardown = RuntimeMonitor.liveObservanceCount - observancesBefore
-        let misusesAfter = RuntimeMonitor.misuseCountsByKind
-        for kind in KVOMisuse.Kind.allCases {
-            let delta = misusesAfter[kind, default: 0] - misusesBefore[kind, default: 0]
-            if delta > 0 { facts.misuses[kind] = delta }
-        }
-        let report = Oracle(checksGuardSemantics: target.promisesGuardSemantics).evaluate(history, facts: facts)
-        return RunResult(
-            scenario: scenario, targetName: target.name, report: report, history: history,
+        return RunRecording(
+            scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
+            history: history, facts: baseline.facts(after: world),
             operationsPerformed: history.operations.count, deliveries: history.deliveries.count,
             faultsInjected: workers.reduce(0) { $0 + $1.faults.injected }, seconds: seconds, abandoned: false)
     }

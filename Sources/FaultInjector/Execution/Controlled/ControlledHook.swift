@@ -1,0 +1,55 @@
+import GuardCore
+
+/// The schedule hook of controlled runs: forwards each point from a worker thread to the scheduler that thread
+/// works for (found through a thread-local binding); every other thread passes straight through.
+///
+/// There is one for the process, so installing it for each run keeps nothing of the run alive, and a worker of an
+/// abandoned run that wakes up later still reaches its own scheduler (which parks it) rather than a later run's.
+final class ControlledHook: ScheduleHook {
+    /// The hook.
+    static let shared = ControlledHook()
+
+    private final class Binding {
+        var scheduler: CooperativeScheduler?
+        var worker = -1
+    }
+
+    private static let bindings = ThreadLocal { Binding() }
+
+    private init() {}
+
+    /// Makes the calling thread worker `worker` of `scheduler`.
+    static func bind(_ scheduler: CooperativeScheduler, worker: Int) {
+        let binding = bindings.value
+        binding.scheduler = scheduler
+        binding.worker = worker
+    }
+
+    /// The calling thread is no longer a worker.
+    static func unbind() {
+        guard let binding = bindings.valueIfCreated else { return }
+        binding.scheduler = nil
+        binding.worker = -1
+    }
+
+    @inline(__always)
+    private static var binding: Binding? {
+        guard let binding = bindings.valueIfCreated, binding.scheduler != nil else { return nil }
+        return binding
+    }
+
+    func reach(_ point: SchedulePoint) {
+        guard let binding = Self.binding else { return }
+        binding.scheduler!.reach(point, worker: binding.worker)
+    }
+
+    func willAcquire(_ lock: ObjectIdentifier) {
+        guard let binding = Self.binding else { return }
+        binding.scheduler!.willAcquire(lock, worker: binding.worker)
+    }
+
+    func didRelease(_ lock: ObjectIdentifier) {
+        guard let binding = Self.binding else { return }
+        binding.scheduler!.didRelease(lock, worker: binding.worker)
+    }
+}

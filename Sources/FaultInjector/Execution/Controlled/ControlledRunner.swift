@@ -1,0 +1,162 @@
+import GuardCore
+
+/// Runs a scenario one worker at a time: every worker has its own thread, but a cooperative scheduler lets only
+/// one run, and switches only at schedule points (GuardCore's named points, every announced lock acquire and
+/// release, and before each operation), where a ``SchedulingStrategy`` picks the next worker. Then it releases
+/// everything and returns the recording; it does not judge it (``Oracle`` does).
+///
+/// The same scenario, strategy and seed give the same interleaving, the same schedule and the same history (times
+/// are logical ticks), within a process and, with `SWIFT_DETERMINISTIC_HASHING=1`, across processes. Following a
+/// recorded schedule (``replaying``) repeats a run exactly, or reports where it stopped matching.
+///
+/// A deadlock among announced locks is reported at once, naming each worker, its operation and the lock it waits
+/// for; a worker that blocks on something the scheduler cannot see (a semaphore, a lock that does not announce
+/// itself) is reported after ``Settings/blockedTimeout``; a run longer than ``Settings/stepLimit`` steps is
+/// reported and let run to its end uncontrolled. Deadlocked and blocked workers are abandoned, blocked for good.
+///
+/// Runs use the process-wide misuse policy and counters, so runs in one process are serialized.
+public struct ControlledRunner: ScenarioRunner {
+    /// How a controlled run is scheduled.
+    public struct Settings: Sendable, Hashable {
+        /// The strategy that picks the next worker.
+        public var strategy = StrategyChoice.pct(depth: 3)
+        /// The most schedule steps a run may take under control.
+        public var stepLimit = 1_000_000
+        /// The counted steps PCT spreads its change points over; `nil`: estimated from the scenario's size.
+        public var expectedSteps: Int?
+        /// Seconds a running worker may go without reaching a schedule point before it counts as blocked outside
+        /// the scheduler's control.
+        public var blockedTimeout = 2.0
+        /// Whether to record the step-by-step ``ExecutionTrace`` (for explaining a run; costs memory).
+        public var recordsTrace = false
+        /// Whether to keep all worker threads on one CPU (Linux): only one runs at a time anyway, and hand-overs
+        /// on one core are much cheaper. The interleaving is the scheduler's either way.
+        public var pinsWorkersToOneCPU = true
+
+        /// PCT depth 3, a million steps, two seconds, no trace.
+        public init() {}
+
+        /// The step limits a seed file or the command line may ask for.
+        public static let stepLimits = 1...100_000_000
+
+        /// PCT's expected counted steps for `scenario` when none is given: a measured average of schedule points
+        /// with a choice per operation, times the operations.
+        public static func estimatedSteps(for scenario: Scenario) -> Int {
+            max(1, scenario.operationCount * countedStepsPerOperation)
+        }
+
+        /// Measured on the default controlled scenario against the guard: about this many decisions with more than
+        /// one runnable worker per operation.
+        static let countedStepsPerOperation = 12
+    }
+
+    /// How runs are scheduled.
+    public var settings: Settings
+    /// A recorded schedule to follow instead of the strategy's own choices (an exact replay), or `nil`.
+    public var replaying: Schedule?
+    /// With ``replaying``: whether a run that goes on past the recorded steps is fine (it continues without
+    /// preemption) rather than a divergence.
+    public var allowsLongerRuns = false
+
+    /// A runner with `settings`, following `schedule` if given.
+    public init(settings: Settings = Settings(), replaying schedule: Schedule? = nil) {
+        self.settings = settings
+        self.replaying = schedule
+    }
+
+    /// Runs `scenario` against `target` and records what happened.
+    public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
+        RunEnvironment.exclusively { execute(scenario, against: target) }
+    }
+
+    /// The strategy a run of `scenario` uses.
+    private func strategy(for scenario: Scenario, expectedSteps: Int) -> any SchedulingStrategy {
+        if let replaying { return ReplayStrategy(schedule: replaying, allowsLongerRuns: allowsLongerRuns) }
+        return settings.strategy.makeStrategy(
+            runSeed: scenario.seed, workers: scenario.configuration.workers, expectedSteps: expectedSteps)
+    }
+
+    private func execute(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
+        RuntimeWarmUp.ensure()
+        let baseline = RunEnvironment.Baseline()
+        let configuration = scenario.configuration
+        let expectedSteps = settings.expectedSteps ?? Settings.estimatedSteps(for: scenario)
+        let workers = (0..<configuration.workers).map { index in
+            WorkerContext(index: index, faults: FaultInjection(profile: .none, seed: scenario.seed, worker: index))
+        }
+        let describeWorker: @Sendable (Int) -> String = { index in
+            let current = workers[index].progress.currentIndex
+            let operations = scenario.operations[index]
+            guard current >= 0, current < operations.count else { return "worker \(index) (between operations)" }
+            return "worker \(index) in op \(current) (\(operations[current]))"
+        }
+        let scheduler = CooperativeScheduler(
+            workers: configuration.workers, strategy: strategy(for: scenario, expectedSteps: expectedSteps),
+            stepLimit: settings.stepLimit, recordsTrace: settings.recordsTrace, describeWorker: describeWorker)
+        let world = StressWorld(
+            configuration: configuration, target: target, clock: .logical(),
+            monitor: settings.recordsTrace ? scheduler : nil)
+        scheduler.name(locks: world.lockNames)
+
+        SchedulePoints.install(ControlledHook.shared)
+        let cpu = settings.pinsWorkersToOneCPU ? CPUAffinity.currentCPU : nil
+        let threads = workers.map { worker in
+            let operations = scenario.operations[worker.index]
+            return WorkerThread {
+                if let cpu { CPUAffinity.pinCallingThread(to: cpu) }
+                ControlledHook.bind(scheduler, worker: worker.index)
+                WorkerContext.setCurrent(worker)
+                scheduler.arrive(worker.index)
+                for (index, operation) in operations.enumerated() {
+                    worker.progress.begin(index)
+                    scheduler.beforeOperation(worker.index)
+                    world.perform(operation, index: index, worker: worker)
+                    worker.progress.finish()
+                }
+                WorkerContext.setCurrent(nil)
+                scheduler.finish(worker.index)
+                ControlledHook.unbind()
+            }
+        }
+        let start = MonotonicClock.now
+        let end: CooperativeScheduler.End =
+            scheduler.start(timeout: 10) ? scheduler.awaitEnd(blockedTimeout: settings.blockedTimeout)
+            : .abandoned("the worker threads did not all start")
+        let seconds = Double(MonotonicClock.now - start) / 1e9
+        SchedulePoints.uninstall()
+        let scheduling = scheduler.results()
+        let execution = ControlledExecution(
+            strategy: settings.strategy, expectedSteps: settings.strategy.depth == nil ? nil : expectedSteps,
+            stepLimit: settings.stepLimit, schedule: scheduling.schedule, choiceSteps: scheduling.choiceSteps,
+            divergence: scheduling.divergence, trace: scheduling.trace)
+
+        if case .abandoned(let reason) = end {
+            // Blocked workers stay blocked; keep everything they use alive.
+            for thread in threads { thread.detach() }
+            _ = Unmanaged.passRetained(world)
+            var facts = RunFacts()
+            facts.deadlock = reason
+            facts.stepLimit = settings.stepLimit
+            return RunRecording(
+                scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
+                history: History(), facts: facts,
+                operationsPerformed: workers.reduce(0) { $0 + $1.progress.completedOperations }, deliveries: 0,
+                faultsInjected: 0, seconds: seconds, abandoned: true, controlled: execution)
+        }
+
+        for thread in threads { thread.join() }
+        var history = History()
+        history.operations = workers.flatMap(\.operations).sorted { $0.call < $1.call }
+        history.deliveries = (workers.flatMap(\.deliveries) + world.deliveriesOffWorkers).sorted { $0.time < $1.time }
+        world.addFacts(to: &history)
+        world.releaseEverything()
+        var facts = baseline.facts(after: world)
+        facts.stepLimit = settings.stepLimit
+        facts.stepLimitExceeded = scheduling.stepLimitReport
+        return RunRecording(
+            scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
+            history: history, facts: facts, operationsPerformed: history.operations.count,
+            deliveries: history.deliveries.count, faultsInjected: 0, seconds: seconds, abandoned: false,
+            controlled: execution)
+    }
+}

@@ -1,0 +1,369 @@
+import GuardCore
+
+/// Runs the workers of a controlled run one at a time, each on its own thread, switching only at schedule points.
+///
+/// Through ``ControlledHook`` (GuardCore's schedule hook) it hears every named schedule point and every announced
+/// lock acquire and release of its worker threads; the harness adds one point before each operation and one when a worker
+/// finishes. At each point the running worker asks the ``SchedulingStrategy`` which runnable worker goes next and,
+/// if another, hands over and waits for its turn. It tracks who holds which announced lock: taking a lock another
+/// worker holds blocks the worker until the lock is released; taking one the worker holds itself is a
+/// self-deadlock. When every unfinished worker is blocked, that is a deadlock, reported at once. A run that takes
+/// more than its step limit is released to run on uncontrolled. The runner's watchdog reports a running worker that
+/// reaches no point for a while as blocked outside the scheduler's control.
+///
+/// All state is guarded by a ``SchedulerMonitor`` (never GuardCore's `Lock`, which would call back into the hook).
+final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
+    /// How the controlled part of a run ended.
+    enum End {
+        /// Every worker finished (perhaps after the step limit released them).
+        case completed
+        /// The run was abandoned: a deadlock, a self-deadlock, a worker blocked outside the scheduler's control, or
+        /// workers that never started. Blocked threads stay blocked.
+        case abandoned(String)
+    }
+
+    private enum Status: Equatable {
+        case ready, running, finished
+        case blocked(ObjectIdentifier)
+    }
+
+    private enum Mode {
+        /// One worker at a time, switching at schedule points.
+        case controlling
+        /// Past the step limit: every worker runs uncontrolled until it finishes.
+        case released
+        /// Given up: every worker that reaches a point again parks for good.
+        case abandoned
+    }
+
+    private struct HeldLock {
+        let owner: Int
+        let step: Int
+    }
+
+    let workerCount: Int
+    private let monitor: SchedulerMonitor
+    private var statuses: [Status]
+    private var running = -1
+    private var mode = Mode.controlling
+    private var strategy: any SchedulingStrategy
+    private var schedule = Schedule()
+    private var choiceSteps = 0
+    private let stepLimit: Int
+    private var held: [ObjectIdentifier: HeldLock] = [:]
+    private var lockNumbers: [ObjectIdentifier: Int] = [:]
+    private var lockNames: [ObjectIdentifier: String] = [:]
+    private var trace: ExecutionTrace?
+    private var arrived = 0
+    private var finished = 0
+    private var events = 0
+    private var stopReason: String?
+    private var stepLimitReport: String?
+    private var lastPoints: [(step: Int, point: StepPoint)?]
+    /// Reused for every decision, so deciding allocates nothing.
+    private var runnable: [Int] = []
+    private let describeWorker: @Sendable (Int) -> String
+
+    private var runnerParty: Int { workerCount }
+
+    /// A scheduler for `workers` workers. `describeWorker` names a worker and what it is doing, for reports.
+    init(
+        workers: Int, strategy: any SchedulingStrategy, stepLimit: Int, recordsTrace: Bool,
+        describeWorker: @escaping @Sendable (Int) -> String
+    ) {
+        workerCount = workers
+        monitor = SchedulerMonitor(parties: workers + 1)
+        statuses = Array(repeating: .ready, count: workers)
+        lastPoints = Array(repeating: nil, count: workers)
+        self.strategy = strategy
+        self.stepLimit = stepLimit
+        self.trace = recordsTrace ? ExecutionTrace() : nil
+        self.describeWorker = describeWorker
+    }
+
+    /// Names for some locks (the harness's own), used in reports and the trace. Call before the run starts.
+    func name(locks names: [ObjectIdentifier: String]) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        lockNames = names
+    }
+
+    // MARK: Worker threads
+
+    /// Called by worker `worker` when its thread starts: waits for its first turn.
+    func arrive(_ worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        arrived += 1
+        if arrived == workerCount { monitor.signal(runnerParty) }
+        waitForTurn(worker)
+    }
+
+    /// Called by worker `worker` before each of its operations.
+    func beforeOperation(_ worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        events &+= 1
+        decide(worker, at: .operation)
+    }
+
+    /// Called by worker `worker` after its last operation; hands over to the next worker.
+    func finish(_ worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        events &+= 1
+        statuses[worker] = .finished
+        finished += 1
+        note(.finished, worker: worker)
+        if mode == .controlling {
+            decide(worker, at: .finish)
+        } else if finished == workerCount {
+            monitor.signal(runnerParty)
+        }
+    }
+
+    // MARK: Schedule points (forwarded by ControlledHook from the worker's thread)
+
+    /// Worker `worker` reached GuardCore's schedule point `point`.
+    func reach(_ point: SchedulePoint, worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        events &+= 1
+        decide(worker, at: StepPoint(point))
+    }
+
+    /// Worker `worker` is about to take `lock`; returns when the lock is free for it.
+    func willAcquire(_ lock: ObjectIdentifier, worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        events &+= 1
+        var point = StepPoint.acquire
+        while mode == .controlling {
+            if let holder = held[lock] {
+                if holder.owner == worker { selfDeadlock(worker, lock: lock, since: holder.step) }
+                statuses[worker] = .blocked(lock)
+                if trace != nil { note(.waits(lock: number(of: lock), holder: holder.owner), worker: worker) }
+                point = .wait
+            }
+            decide(worker, at: point)
+            guard mode == .controlling else { return }
+            if held[lock] == nil {
+                held[lock] = HeldLock(owner: worker, step: max(0, schedule.count - 1))
+                if trace != nil { note(.acquired(lock: number(of: lock)), worker: worker) }
+                return
+            }
+            point = .wait
+        }
+        if mode == .abandoned { parkForever(worker) }
+    }
+
+    /// Worker `worker` released `lock`.
+    func didRelease(_ lock: ObjectIdentifier, worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        events &+= 1
+        guard mode == .controlling else {
+            if mode == .abandoned { parkForever(worker) }
+            return
+        }
+        if held[lock]?.owner == worker { held[lock] = nil }
+        for other in 0..<workerCount where statuses[other] == .blocked(lock) { statuses[other] = .ready }
+        if trace != nil { note(.released(lock: number(of: lock)), worker: worker) }
+        decide(worker, at: .release)
+    }
+
+    // MARK: ExecutionMonitor
+
+    func record(_ kind: TraceEvent.Kind, worker: Int) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        note(kind, worker: worker)
+    }
+
+    // MARK: Deciding
+
+    /// One scheduling decision by `worker` (-1: the runner, for the first step) at `point`. Monitor held. Returns
+    /// when `worker` may go on; never returns if the run is abandoned meanwhile.
+    private func decide(_ worker: Int, at point: StepPoint) {
+        switch mode {
+        case .controlling: break
+        case .released: return
+        case .abandoned: parkForever(worker)
+        }
+        if worker >= 0 { lastPoints[worker] = (schedule.count, point) }
+        runnable.removeAll(keepingCapacity: true)
+        for candidate in 0..<workerCount where statuses[candidate] == .ready || statuses[candidate] == .running {
+            runnable.append(candidate)
+        }
+        if runnable.isEmpty {
+            if finished == workerCount {
+                strategy.runEnded(steps: schedule.count)
+                monitor.signal(runnerParty)
+                return
+            }
+            abandon(describeDeadlock())
+            parkForever(worker)
+        }
+        let step = schedule.count
+        if step >= stepLimit {
+            return release()
+        }
+        if runnable.count > 1 { choiceSteps += 1 }
+        let chosen = strategy.choose(
+            SchedulingDecision(step: step, runnable: runnable, current: worker >= 0 ? worker : nil, point: point))
+        precondition(runnable.contains(chosen), "the scheduling strategy chose worker \(chosen), which cannot run")
+        schedule.append(worker: chosen, at: point)
+        if worker >= 0 { note(.decision(point: point, chosen: chosen), worker: worker) }
+        if chosen == worker {
+            statuses[worker] = .running
+            running = worker
+            return
+        }
+        if worker >= 0, statuses[worker] == .running { statuses[worker] = .ready }
+        running = chosen
+        statuses[chosen] = .running
+        monitor.signal(chosen)
+        if worker < 0 || statuses[worker] == .finished { return }
+        waitForTurn(worker)
+    }
+
+    /// Waits (monitor held) until `worker` is chosen, the run is released, or abandoned (then forever).
+    private func waitForTurn(_ worker: Int) {
+        while running != worker {
+            switch mode {
+            case .controlling: monitor.wait(worker)
+            case .released: return
+            case .abandoned: parkForever(worker)
+            }
+        }
+    }
+
+    private func parkForever(_ worker: Int) -> Never {
+        let party = worker >= 0 && worker < workerCount ? worker : runnerParty
+        while true { monitor.wait(party) }
+    }
+
+    private func abandon(_ reason: String) {
+        guard mode != .abandoned else { return }
+        mode = .abandoned
+        stopReason = reason
+        monitor.signal(runnerParty)
+    }
+
+    /// Past the step limit: let every worker run on uncontrolled.
+    private func release() {
+        let unfinished = (0..<workerCount).filter { statuses[$0] != .finished }
+        stepLimitReport =
+            "the run was still going after its limit of \(stepLimit) schedule steps (a livelock, or a scenario too "
+            + "long for the limit); unfinished: " + unfinished.map(describeWorker).joined(separator: "; ")
+        mode = .released
+        for worker in 0..<workerCount { monitor.signal(worker) }
+        monitor.signal(runnerParty)
+    }
+
+    private func selfDeadlock(_ worker: Int, lock: ObjectIdentifier, since step: Int) -> Never {
+        abandon(
+            "self-deadlock: \(describeWorker(worker)) takes \(describeLock(lock)), which it has held since step "
+                + "\(step); it would wait for itself forever")
+        parkForever(worker)
+    }
+
+    private func describeDeadlock() -> String {
+        let blocked = (0..<workerCount).compactMap { worker -> String? in
+            guard case .blocked(let lock) = statuses[worker] else { return nil }
+            let holder = held[lock].map { "held by worker \($0.owner) since step \($0.step)" } ?? "held by nobody known"
+            return "\(describeWorker(worker)) waits for \(describeLock(lock)), \(holder)"
+        }
+        return "deadlock at step \(schedule.count): every unfinished worker is blocked: " + blocked.joined(separator: "; ")
+    }
+
+    private func describeLock(_ lock: ObjectIdentifier) -> String {
+        let number = number(of: lock)
+        return lockNames[lock].map { "lock L\(number) (\($0))" } ?? "lock L\(number)"
+    }
+
+    /// The lock's number in this run (first seen, first numbered; numbers name addresses, which freed locks may
+    /// pass on).
+    private func number(of lock: ObjectIdentifier) -> Int {
+        if let number = lockNumbers[lock] { return number }
+        let number = lockNumbers.count + 1
+        lockNumbers[lock] = number
+        return number
+    }
+
+    private func note(_ kind: TraceEvent.Kind, worker: Int) {
+        guard trace != nil else { return }
+        trace!.events.append(TraceEvent(step: max(0, schedule.count - 1), worker: worker, kind: kind))
+    }
+
+    // MARK: The runner's side
+
+    /// Waits up to `timeout` seconds for every worker to arrive, then makes the first decision. Returns `false` if
+    /// they did not all arrive (the run is then abandoned).
+    func start(timeout: Double) -> Bool {
+        monitor.lock()
+        defer { monitor.unlock() }
+        let deadline = MonotonicClock.now + UInt64(timeout * 1e9)
+        while arrived < workerCount {
+            if MonotonicClock.now >= deadline {
+                abandon("only \(arrived) of \(workerCount) worker threads started within \(timeout) s")
+                return false
+            }
+            monitor.wait(runnerParty, seconds: 0.05)
+        }
+        events &+= 1
+        decide(-1, at: .start)
+        return true
+    }
+
+    /// Waits until every worker finished or the run is abandoned. A running worker that reaches no schedule point
+    /// for `blockedTimeout` seconds is blocked outside the scheduler's control: the run is abandoned.
+    func awaitEnd(blockedTimeout: Double) -> End {
+        monitor.lock()
+        defer { monitor.unlock() }
+        var seen = events
+        var since = MonotonicClock.now
+        while true {
+            if finished == workerCount { return .completed }
+            if mode == .abandoned { return .abandoned(stopReason ?? "the run was abandoned") }
+            monitor.wait(runnerParty, seconds: min(0.1, blockedTimeout))
+            let now = MonotonicClock.now
+            if events != seen {
+                seen = events
+                since = now
+            } else if finished < workerCount, mode != .abandoned, Double(now - since) / 1e9 >= blockedTimeout {
+                abandon(describeBlockedOutside(seconds: Double(now - since) / 1e9))
+            }
+        }
+    }
+
+    private func describeBlockedOutside(seconds: Double) -> String {
+        let waited = String(format: "%.1f", seconds)
+        if mode == .released {
+            let unfinished = (0..<workerCount).filter { statuses[$0] != .finished }
+            return "after the step limit released the workers, none reached a schedule point for \(waited) s: "
+                + unfinished.map(describeWorker).joined(separator: "; ")
+        }
+        guard running >= 0 else { return "no worker ran for \(waited) s" }
+        let last = lastPoints[running].map { "step \($0.step) (\($0.point.name))" } ?? "none"
+        return "\(describeWorker(running)) reached no schedule point for \(waited) s: it is blocked outside the "
+            + "scheduler's control (a lock or semaphore that does not announce itself, or a real wait); its last "
+            + "schedule point was \(last)"
+    }
+
+    // MARK: Results (read after the run)
+
+    /// What the run's scheduling produced: the schedule, counted steps, the step-limit report, the trace and the
+    /// strategy's divergence.
+    func results() -> (schedule: Schedule, choiceSteps: Int, stepLimitReport: String?, trace: ExecutionTrace?, divergence: ScheduleDivergence?) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        var trace = self.trace
+        if trace != nil {
+            for (lock, number) in lockNumbers {
+                if let name = lockNames[lock] { trace!.lockNames[number] = name }
+            }
+        }
+        return (schedule, choiceSteps, stepLimitReport, trace, strategy.divergence)
+    }
+}

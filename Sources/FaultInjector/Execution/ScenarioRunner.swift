@@ -1,0 +1,10 @@
+/// Executes a scenario against a system under test and records what happened, without judging it: the
+/// ``Oracle`` evaluates the ``RunRecording`` in a separate step.
+///
+/// ``ChaosRunner`` runs the workers on real threads at once; ``ControlledRunner`` runs them one at a time under a
+/// cooperative scheduler. Runs use the process-wide misuse policy and counters, so runs in one process are
+/// serialized (a run waits for the one before it).
+public protocol ScenarioRunner: Sendable {
+    /// Runs `scenario` against `target` and returns the recording.
+    func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording
+}

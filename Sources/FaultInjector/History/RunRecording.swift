@@ -1,0 +1,45 @@
+/// Everything one run of a scenario recorded, without any verdict: the history, the facts around it, the numbers
+/// for reports and, for a controlled run, how it was scheduled. ``Oracle`` judges it in a separate step.
+public struct RunRecording: Sendable {
+    /// The scenario that ran.
+    public let scenario: Scenario
+    /// The system under test's name.
+    public let targetName: String
+    /// Whether the system under test promises guard semantics (the oracle checks those promises only then).
+    public let promisesGuardSemantics: Bool
+    /// The recorded history (empty if the run was abandoned).
+    public var history: History
+    /// What the history does not show.
+    public var facts: RunFacts
+    /// Operations performed, handler actions included.
+    public let operationsPerformed: Int
+    /// Notifications received.
+    public let deliveries: Int
+    /// Pauses injected (chaos runner only).
+    public let faultsInjected: Int
+    /// Wall-clock seconds the workers ran.
+    public let seconds: Double
+    /// True when workers were blocked for good and abandoned (their threads are still blocked).
+    public let abandoned: Bool
+    /// How a controlled run was scheduled; `nil` for the chaos runner.
+    public var controlled: ControlledExecution?
+
+    /// Creates a recording.
+    public init(
+        scenario: Scenario, targetName: String, promisesGuardSemantics: Bool, history: History, facts: RunFacts,
+        operationsPerformed: Int, deliveries: Int, faultsInjected: Int, seconds: Double, abandoned: Bool,
+        controlled: ControlledExecution? = nil
+    ) {
+        self.scenario = scenario
+        self.targetName = targetName
+        self.promisesGuardSemantics = promisesGuardSemantics
+        self.history = history
+        self.facts = facts
+        self.operationsPerformed = operationsPerformed
+        self.deliveries = deliveries
+        self.faultsInjected = faultsInjected
+        self.seconds = seconds
+        self.abandoned = abandoned
+        self.controlled = controlled
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// `--json FILE`: the figures as a JSON list, written where the user asked.
+struct FigureFile {
+    let path: String
+
+    /// Checks up front that `path` can be written (so a typo fails before minutes of measuring): creates or empties
+    /// the file. Throws a usage error naming the path and the reason.
+    init(path: String) throws {
+        guard !path.isEmpty else { throw UsageError("--json needs a file name") }
+        self.path = path
+        guard let handle = fopen(path, "w") else {
+            throw UsageError("--json cannot write '\(path)': \(String(cString: strerror(errno)))")
+        }
+        fclose(handle)
+    }
+
+    /// Writes `figures` as a pretty-printed JSON array.
+    func write(_ figures: [Figure]) throws {
+        try (Self.encode(figures) + Data("\n".utf8)).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The JSON for `figures`: a list of objects with `name`, `value`, `unit`, and `baseline` and `ratio` where the
+    /// figure has them.
+    static func encode(_ figures: [Figure]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(figures)
+    }
+}

@@ -1,0 +1,116 @@
+import Dispatch
+import GuardCore
+
+/// Group 6: sets per second from 1, 2, 8 and 64 Dispatch queues, each setting its own observed object, its own
+/// unobserved object, or all setting one shared observed object under a lock (as a correct app would). Ratios are
+/// to one queue: above 1 means the work spread over the cores, below 1 means threads got in each other's way.
+struct ThroughputBench: BenchGroup {
+    let title = "6. Throughput from several queues"
+
+    static let queueCounts = [1, 2, 8, 64]
+
+    /// What the queues set.
+    enum Workload: String, CaseIterable {
+        /// Each queue its own model, observed by one guard handler (.new/.old).
+        case observed
+        /// Each queue its own model nobody observes.
+        case unobserved
+        /// One model observed by one guard handler, set by every queue under one lock.
+        case sharedObject = "shared-object"
+
+        var summary: String {
+            switch self {
+            case .observed: return "each queue sets its own object, observed by one guard handler"
+            case .unobserved: return "each queue sets its own object, which nobody observes"
+            case .sharedObject: return "every queue sets one shared observed object, under a lock"
+            }
+        }
+    }
+
+    var figures: [FigureSpec] {
+        Workload.allCases.flatMap { workload in
+            Self.queueCounts.map { queues in
+                FigureSpec(
+                    Self.name(workload, queues), .operationsPerSecond,
+                    baseline: queues == 1 ? nil : Self.name(workload, 1),
+                    "sets per second from \(queues) \(queues == 1 ? "queue" : "queues"): \(workload.summary)")
+            }
+        }
+    }
+
+    static func name(_ workload: Workload, _ queues: Int) -> String {
+        "throughput.\(workload.rawValue).\(queues == 1 ? "1-queue" : "\(queues)-queues")"
+    }
+
+    func measure(_ context: BenchContext) -> [String: Double] {
+        let workers = WorkerQueues(count: Self.queueCounts.max()!)
+        let runSeconds = context.scale.pick(full: 0.1, quick: 0.03)
+        var values: [String: Double] = [:]
+        for workload in Workload.allCases {
+            let names = Self.queueCounts.map { Self.name(workload, $0) }
+            guard names.contains(where: { context.wants($0) }) else { continue }
+            let setup = WorkloadSetup(workload, queues: workers.count)
+            defer { setup.tearDown() }
+            let totalSets = Self.sets(lasting: runSeconds, on: workers, setup)
+            let measurements = Self.queueCounts.map { queues in
+                (Self.name(workload, queues), { () -> Double in
+                    let perQueue = max(1, totalSets / queues)
+                    let seconds = workers.run(queues: queues) { index in setup.work(queue: index, sets: perQueue) }
+                    return Double(perQueue * queues) / seconds
+                })
+            }
+            values.merge(context.sampler.medians(measurements)) { _, new in new }
+        }
+        return values
+    }
+
+    /// How many sets one queue makes in about `seconds`: every queue count then shares that much work, so a run
+    /// is long enough to outweigh waking the queues, whatever one set costs.
+    private static func sets(lasting seconds: Double, on workers: WorkerQueues, _ setup: WorkloadSetup) -> Int {
+        var sets = 1_000
+        while true {
+            let perQueue = sets
+            let elapsed = workers.run(queues: 1) { index in setup.work(queue: index, sets: perQueue) }
+            if elapsed >= seconds / 10 || sets >= 1 << 40 {
+                return max(1_000, Int(Double(sets) * seconds / max(elapsed, 1e-9)))
+            }
+            sets *= 4
+        }
+    }
+}
+
+/// The objects (and observers) one throughput workload sets.
+private struct WorkloadSetup: Sendable {
+    let workload: ThroughputBench.Workload
+    let models: [BenchModel]
+    let controllers: [ObservationController<Tally>]
+    let tallies: [Tally]
+    let mutex = BenchMutex()
+
+    init(_ workload: ThroughputBench.Workload, queues: Int) {
+        self.workload = workload
+        let modelCount = workload == .sharedObject ? 1 : queues
+        models = (0..<modelCount).map { _ in BenchModel() }
+        let observed = workload != .unobserved
+        tallies = observed ? models.map { _ in Tally() } : []
+        controllers = tallies.map { $0.makeController() }
+        for (model, controller) in zip(models, controllers) {
+            Tally.observe(model, with: controller)
+        }
+    }
+
+    /// The work of queue number `queue`: `sets` sets of its model (or of the shared one, under the lock).
+    func work(queue: Int, sets: Int) {
+        let step = BlackHole.opaque(queue + 1)
+        if workload == .sharedObject {
+            SetLoops.set(models[0], iterations: sets, step: step, under: mutex)
+        } else {
+            SetLoops.set(models[queue], iterations: sets, step: step)
+        }
+    }
+
+    func tearDown() {
+        controllers.forEach { $0.unobserveAll() }
+        BlackHole.consume(models.reduce(0) { $0 &+ $1.value } &+ tallies.reduce(0) { $0 &+ $1.total })
+    }
+}
