@@ -57,6 +57,7 @@ swiftc -typecheck -parse-as-library "${common[@]}" $faultinjector
 echo "==> the tests' Apple-only files"
 tests=$(activate $'import XCTest\n@testable import GuardCore\nimport GuardCoreAppleGlue' \
     Tests/GuardCoreTests/Conformance/*.swift Tests/GuardCoreTests/Diagnostics/DefaultSinkTests.swift \
+    Tests/GuardCoreTests/NSObject/*.swift \
     Tests/GuardCoreTests/Support/MisuseRecording.swift)
 # shellcheck disable=SC2086
 swiftc -typecheck -parse-as-library -module-name GuardCoreTests "${common[@]}" $tests
