@@ -72,7 +72,9 @@ enum HelpText {
           --ops N              stop after about N operations in all (default: no limit, time decides)
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)
           --duration SECONDS   stop starting rounds after this long (default 50)
-          --target guard|raw   system under test (default guard)
+          --target NAME        system under test (default guard): guard, raw (GuardCore's runtime without the
+                               guard), token (the ObservationToken API), nsobject (the guard in front of
+                               Foundation's own KVO; Apple platforms only)
           --objects N          shared objects per round (default 6; controlled: 3)
           --controllers N      shared controllers per round (default 8; controlled: 3)
           --out DIR            where seed files of failing rounds go (default ./stress-seeds)
@@ -92,8 +94,9 @@ enum HelpText {
         file's own signature. The chaos runner replays operations, not thread interleavings, so a race comes back
         with a rate. A controlled file replays exactly: every run follows the recorded schedule step for step and
         must record the same history, and the replay says so; if a run stops matching, it names the step where the
-        schedule diverged. --target replays the same operations against another system (guard or raw); a recorded
-        schedule belongs to its own target, so then the file's strategy and seed regenerate one.
+        schedule diverged. --target replays the same operations against another system (guard, raw, token, or
+        nsobject on Apple platforms); a recorded schedule belongs to its own target, so then the file's strategy and
+        seed regenerate one.
         guard-stress restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set.
 
         Exits 1 if any run violated the oracle (the failure reproduced), 0 if none did, 2 if FILE is missing,

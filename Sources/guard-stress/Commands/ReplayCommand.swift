@@ -23,6 +23,7 @@ enum ReplayCommand {
             file = try SeedFileStore.read(path)
             var target: (any SystemUnderTest)?
             if let name = arguments.string("--target") {
+                if let reason = TargetCatalog.unavailableReason(for: name) { throw UsageError(reason) }
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
                     throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(name)'")
                 }
