@@ -96,6 +96,9 @@ final class ShrinkSearch {
             return false
         }
         candidates += 1
+        if elapsed - lastReport >= Self.heartbeatSeconds {
+            report("still searching: \(candidates) candidates tried, \(runs) runs")
+        }
         if let settings = controlledSettings {
             let byStrategy = run(scenario, with: ControlledRunner(settings: settings))
             if fails(byStrategy) { return adopt(byStrategy, fromStrategy: true, note: note()) }
@@ -124,7 +127,12 @@ final class ShrinkSearch {
         return true
     }
 
+    /// Seconds without a smaller failure after which a progress line says the search goes on.
+    static let heartbeatSeconds = 10.0
+    private var lastReport = 0.0
+
     private func report(_ note: String) {
+        lastReport = elapsed
         progress(ShrinkProgress(note: note, size: ShrinkSize(best.result), candidates: candidates, seconds: elapsed))
     }
 

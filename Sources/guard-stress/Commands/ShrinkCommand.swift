@@ -48,6 +48,9 @@ enum ShrinkCommand {
         }
         guard case .shrunk(let outcome) = result else {
             if case .notReproduced(let failure) = result { print("  \(failure.description)") }
+            if file.runner != "controlled" {
+                print("  a chaos race may need more runs to show: try a larger --runs (now \(settings.runsPerCandidate))")
+            }
             print("RESULT: NOT REPRODUCED (nothing to shrink; no file written)")
             return .violated
         }
