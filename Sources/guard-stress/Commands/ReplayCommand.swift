@@ -26,6 +26,7 @@ enum ReplayCommand {
         do {
             file = try SeedFileStore.read(path)
             if let name = arguments.string("--target") {
+                if let reason = TargetCatalog.unavailableReason(for: name) { throw UsageError(reason) }
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
                     throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(name)'")
                 }

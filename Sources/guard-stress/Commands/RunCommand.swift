@@ -37,6 +37,7 @@ enum RunCommand {
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
         if let target = arguments.string("--target") {
+            if let reason = TargetCatalog.unavailableReason(for: target) { throw UsageError(reason) }
             guard TargetCatalog.knownNames.contains(target) else {
                 throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(target)'")
             }

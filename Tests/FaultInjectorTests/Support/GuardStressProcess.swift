@@ -20,7 +20,13 @@ enum GuardStressProcess {
 
     /// The guard-stress binary beside the test bundle; fails the test (with how to build it) if it is missing.
     static func executable(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        #if os(macOS)
+        // On macOS the test bundle is loaded by Xcode's `xctest` runner, so argument 0 is the runner, not the bundle.
+        let bundlePath =
+            Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundlePath ?? CommandLine.arguments[0]
+        #else
         let bundlePath = CommandLine.arguments[0]
+        #endif
         let bundle = URL(fileURLWithPath: bundlePath, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL
         let candidate = bundle.deletingLastPathComponent().appendingPathComponent("guard-stress")
