@@ -276,6 +276,10 @@ final class IsolationCommandLineTests: XCTestCase {
             XCTAssertEqual(names.count, rounds)
             XCTAssertTrue(names.first?.hasPrefix("round 0 (seed ") ?? false, "\(names)")
         }
+        // A report's directory is created if needed.
+        let nested = try run(["run", "--ops", "100", "--no-compare", "--out", directory.file("pass"), "--json", directory.file("reports/ci/run.json")])
+        XCTAssertEqual(nested.status, 0, nested.stderr)
+        XCTAssertEqual(try jsonReport("reports/ci/run.json")["result"] as? String, "pass")
     }
 
     func testBadIsolationAndReportOptionsExitTwo() throws {
@@ -284,8 +288,9 @@ final class IsolationCommandLineTests: XCTestCase {
             try run(["run", "--in-process", "--stall-timeout", "2"] + safety), mentioning: "--stall-timeout does not apply with --in-process")
         GuardStressProcess.assertUsageError(try run(["run", "--stall-timeout", "0"] + safety), mentioning: "--stall-timeout")
         GuardStressProcess.assertUsageError(try run(["run", "--rounds-per-process", "0"] + safety), mentioning: "--rounds-per-process")
+        let notADirectory = try directory.write("a file", to: "plain")
         GuardStressProcess.assertUsageError(
-            try run(["run", "--json", directory.file("missing/dir/report.json")] + safety), mentioning: "--json: cannot write")
+            try run(["run", "--json", notADirectory + "/report.json"] + safety), mentioning: "--json: cannot write")
         GuardStressProcess.assertUsageError(
             try run(["run", "--junit", directory.path] + safety), mentioning: "--junit needs a file")
         GuardStressProcess.assertUsageError(

@@ -11,7 +11,7 @@ struct ReportFiles {
     /// Where the JUnit XML goes.
     let junit: String?
 
-    /// Reads the options and makes sure each file can be written (creating it empty).
+    /// Reads the options and makes sure each file can be written (creating it empty, and its directory if needed).
     init(_ arguments: ParsedArguments) throws {
         json = try Self.prepare(arguments.string("--json"), option: "--json")
         junit = try Self.prepare(arguments.string("--junit"), option: "--junit")
@@ -47,8 +47,10 @@ struct ReportFiles {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw UsageError("\(option) needs a file, but \(path) is a directory")
         }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw UsageError("\(option): cannot write \(path) (does its directory exist?)")
+            throw UsageError("\(option): cannot write \(path)")
         }
         return path
     }
