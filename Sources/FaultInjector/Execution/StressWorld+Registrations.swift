@@ -7,7 +7,9 @@ extension StressWorld {
         options: StressOptions, action: HandlerAction, index: Int, worker: WorkerContext
     ) {
         var record = begin(.observe, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object,
+            key.map(observableKeys.contains) ?? true
+        else {
             return skip(&record, worker: worker)
         }
         record.controller = handle.id
@@ -55,7 +57,9 @@ extension StressWorld {
         controllerSlot c: Int, objectSlot o: Int, key: StressKey?, form: HarnessRegistration.Form, index: Int,
         worker: WorkerContext
     ) {
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object,
+            key.map(observableKeys.contains) ?? true
+        else {
             var record = begin(.unobserve, index: index, worker: worker)
             return skip(&record, worker: worker)
         }
@@ -131,7 +135,9 @@ extension StressWorld {
         worker: WorkerContext
     ) {
         var record = begin(kind, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller else { return skip(&record, worker: worker) }
+        guard let handle = controllerSlots[c].observer?.controller, key.map(observableKeys.contains) ?? true else {
+            return skip(&record, worker: worker)
+        }
         let object = o.flatMap { objectSlots[$0].object }
         if o != nil, object == nil { return skip(&record, worker: worker) }
         record.controller = handle.id

@@ -19,6 +19,8 @@ final class StressWorld: @unchecked Sendable {
     private let unrouted = AtomicCell()
     /// Where the controllers' diagnostics are recorded.
     let diagnostics: DiagnosticRecorder
+    /// The keys the system under test can observe (operations on others are skipped).
+    let observableKeys: Set<StressKey>
 
     private struct Facts {
         var observerDeinitTimes: [Int: UInt64] = [:]
@@ -42,6 +44,7 @@ final class StressWorld: @unchecked Sendable {
         self.clock = clock
         self.monitor = monitor
         self.diagnostics = DiagnosticRecorder(clock: clock)
+        self.observableKeys = target.observableKeys
         objectSlots = (0..<configuration.objects).map { ObjectSlot(index: $0, object: makeObject(home: $0)) }
         controllerSlots = (0..<configuration.controllers).map { index in
             let weakly = configuration.holdsWeakly(controller: index)

@@ -94,6 +94,8 @@ public struct SeedFile: Codable, Sendable, Equatable {
     public var schedule: RecordedSchedule?
     /// One line saying what the file shows, for files kept on purpose (the regression corpus); absent otherwise.
     public var description: String?
+    /// Set on a file written by `guard-stress shrink`: what it was shrunk from, and how.
+    public var shrunk: Shrinking?
 
     /// A seed file for a run (usually a failed one).
     public init(result: RunResult, toolVersion: String, createdAt: Date = Date()) {

@@ -25,12 +25,16 @@ public struct RawRuntimeTarget: SystemUnderTest {
 /// pointers it registered with, so a removal naming a context number can name the pointer of the most recent one.
 final class RawStressController: StressController, @unchecked Sendable {
     private struct Added: Hashable {
-        let object: ObjectIdentifier
+        /// The object's ``StressObject/id``, not its address: an address freed and reused by a later object would
+        /// make the later object inherit the earlier one's pairs, differently in every process, and a controlled
+        /// run would not repeat.
+        let object: Int
         let keyPath: String
     }
 
     private struct Contexted: Hashable {
-        let object: ObjectIdentifier
+        /// The object's ``StressObject/id`` (see ``Added``).
+        let object: Int
         let keyPath: String
         let context: Int
     }
@@ -64,7 +68,7 @@ final class RawStressController: StressController, @unchecked Sendable {
         remember(object, keyPath)
         let pointer = observer.routingContext(to: sink)
         lock.withLock {
-            contextPointers[Contexted(object: ObjectIdentifier(object), keyPath: keyPath, context: context), default: []]
+            contextPointers[Contexted(object: object.id, keyPath: keyPath, context: context), default: []]
                 .append(pointer)
         }
         object.addObserver(observer, forKeyPath: keyPath, options: options, context: pointer)
@@ -99,7 +103,7 @@ final class RawStressController: StressController, @unchecked Sendable {
     /// names a pointer no registration has, as code that lost track of its contexts would: the runtime reports it.
     func unobserve(_ object: StressObject, keyPath: String, context: Int, call: StressCall) -> UnobserveOutcome {
         guard let observer else { return .invalid }
-        let key = Contexted(object: ObjectIdentifier(object), keyPath: keyPath, context: context)
+        let key = Contexted(object: object.id, keyPath: keyPath, context: context)
         let pointer = lock.withLock { contextPointers[key]?.popLast() } ?? UnsafeMutableRawPointer(bitPattern: context)
         object.removeObserver(observer, forKeyPath: keyPath, context: pointer)
         return .unknown
@@ -120,7 +124,7 @@ final class RawStressController: StressController, @unchecked Sendable {
 
     func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
         guard let observer else { return .invalid }
-        let id = ObjectIdentifier(object)
+        let id = object.id
         let keyPaths = lock.withLock { added.keys.filter { $0.object == id }.map(\.keyPath) }
         for keyPath in keyPaths.sorted() {
             object.removeObserver(observer, forKeyPath: keyPath)
@@ -140,6 +144,6 @@ final class RawStressController: StressController, @unchecked Sendable {
     }
 
     private func remember(_ object: StressObject, _ keyPath: String) {
-        lock.withLock { added[Added(object: ObjectIdentifier(object), keyPath: keyPath)] = WeakObject(object) }
+        lock.withLock { added[Added(object: object.id, keyPath: keyPath)] = WeakObject(object) }
     }
 }

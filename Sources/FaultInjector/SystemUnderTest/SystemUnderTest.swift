@@ -17,6 +17,9 @@ public protocol SystemUnderTest: Sendable {
     /// the call site of the call it belongs to (``StressCall``). The oracle checks each one against its call's result
     /// only then. `false` unless a conforming type says otherwise.
     var reportsDiagnostics: Bool { get }
+    /// The keys its controllers can observe on a stress object; operations that observe, unobserve or query another
+    /// key are skipped (and recorded as skipped). Every key unless a conforming type says otherwise.
+    var observableKeys: Set<StressKey> { get }
     /// Makes the controller for `observer`, holding observed objects weakly if `retainsObjects` is `false`. A system
     /// that reports diagnostics sends them to `diagnostics`.
     func makeController(
@@ -27,6 +30,8 @@ public protocol SystemUnderTest: Sendable {
 extension SystemUnderTest {
     /// Systems report no diagnostics unless they say so.
     public var reportsDiagnostics: Bool { false }
+    /// Every key.
+    public var observableKeys: Set<StressKey> { Set(StressKey.allCases) }
 }
 
 /// The call an operation makes: its id, which a system that reports diagnostics passes on as the call site's line
