@@ -2,6 +2,8 @@
 ///
 /// Registrations made through it never report misuse to the runtime: an unknown key along a dotted key path's chain
 /// reads as `nil` and is reported to the guard (``ObservationReceiver/observedKeyPathBecameUnavailable()``) instead.
+/// The runtime holds each receiver strongly while it is registered and calls it directly; the handle it returns is
+/// the runtime's registration itself.
 public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// Creates the backend; it has no state of its own.
     public init() {}
@@ -9,8 +11,14 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// `true` for a ``KVOObject`` and a well-formed key path whose keys it knows (checked along the current chain
     /// of a dotted path), without reporting a runtime misuse.
     public func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-        guard let object = object as? KVOObject, KeyPathSyntax.isWellFormed(keyPath) else { return false }
-        return object.isKnownKeyPathAlongCurrentChain(keyPath)
+        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object)
+        else { return false }
+        guard let remainingPath = info.remainingPath else { return true }
+        guard let next = KeyValueReading.value(of: object, forKey: info.firstKey, reportingMisuse: false) else {
+            return true
+        }
+        guard let nextObject = next as? KVOObject else { return false }
+        return nextObject.isKnownKeyPathAlongCurrentChain(remainingPath)
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
@@ -20,60 +28,21 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
         guard canObserve(object, forKeyPath: keyPath), let object = object as? KVOObject else { return nil }
-        let bridge = RuntimeObserverBridge(receiver: receiver)
-        guard
-            let observance = object.register(
-                bridge, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
-                dropsWithObject: dropsWithObject, isGuarded: true)
-        else { return nil }
-        return RuntimeBackendHandle(bridge: bridge, observance: observance)
+        return object.register(
+            receiver, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
+            dropsWithObject: dropsWithObject, isGuarded: true)
     }
 
     /// Unregisters through the runtime; a registration the runtime already dropped is ignored.
     public func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
-        guard let observation = observation as? RuntimeBackendHandle, let object = object as? KVOObject else { return }
-        object.unregister(observation.observance)
+        guard let observance = observation as? Observance, let object = object as? KVOObject else { return }
+        object.unregister(observance)
     }
 
     /// The value at `keyPath`, read quietly: a chain that cannot be followed reads as `nil`, never as misuse.
     public func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
         guard let object = object as? KVOObject else { return nil }
         return KeyValueReading.value(of: object, forKeyPath: keyPath, reportingMisuse: false)
-    }
-}
-
-/// The runtime-side observer of one guard registration. The runtime holds it weakly and the
-/// ``RuntimeBackendHandle`` strongly; it holds the guard's receiver weakly.
-final class RuntimeObserverBridge: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
-    private weak var receiver: (any ObservationReceiver)?
-
-    init(receiver: any ObservationReceiver) {
-        self.receiver = receiver
-    }
-
-    func observeValue(
-        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
-    ) {
-        receiver?.receive(change, of: object)
-    }
-
-    func observedObjectDidDeinit() {
-        receiver?.observedObjectDidDeinit()
-    }
-
-    func observedKeyPathBecameUnavailable() {
-        receiver?.observedKeyPathBecameUnavailable()
-    }
-}
-
-/// The guard's handle to a runtime registration.
-final class RuntimeBackendHandle: BackendHandle, @unchecked Sendable {
-    let bridge: RuntimeObserverBridge
-    let observance: Observance
-
-    init(bridge: RuntimeObserverBridge, observance: Observance) {
-        self.bridge = bridge
-        self.observance = observance
     }
 }
 

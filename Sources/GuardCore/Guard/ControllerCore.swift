@@ -10,12 +10,14 @@ final class ControllerCore: @unchecked Sendable {
     private let lock = Lock()
     /// The observer, held weakly: a controller never keeps its observer alive.
     weak var observer: AnyObject?
-    let observerType: String
+    /// The observer's type, rendered only when a diagnostic names it.
+    private let observerMetatype: Any.Type
     let retainsObjects: Bool
     let backend: any KeyValueObservingBackend
     private var ownSink: (any DiagnosticSink)?
-    /// Live registrations by object, then key path.
-    private var registrations: [ObjectIdentifier: [String: GuardRegistration]] = [:]
+    /// Live registrations by object: the newest of each object's registrations, which links to the older ones
+    /// (``GuardRegistration/nextOnSameObject``).
+    private var registrations: [ObjectIdentifier: GuardRegistration] = [:]
     private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
     private var nextSequence: UInt64 = 0
@@ -24,17 +26,24 @@ final class ControllerCore: @unchecked Sendable {
 
     init(observer: AnyObject, retainsObjects: Bool, backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?) {
         self.observer = observer
-        self.observerType = ObjectDescription.typeName(type(of: observer))
+        self.observerMetatype = type(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
         self.ownSink = sink
     }
 
+    /// The observer's unqualified type name, as diagnostics show it.
+    var observerType: String {
+        ObjectDescription.typeName(observerMetatype)
+    }
+
     // MARK: Observe
 
+    /// Registers `keyPath` of `object` with the registration `makeRegistration` builds (a ``HandlerRegistration``
+    /// around the caller's handler) from what the controller knows.
     func observe(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        callSite: GuardDiagnostic.CallSite, handler: @escaping GuardRegistration.Handler
+        callSite: GuardDiagnostic.CallSite, makeRegistration: (GuardRegistration.Setup) -> GuardRegistration
     ) -> ObserveResult {
         guard let object else {
             return invalid(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
@@ -49,17 +58,15 @@ final class ControllerCore: @unchecked Sendable {
         guard backend.canObserve(object, forKeyPath: keyPath) else {
             return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        let registration = GuardRegistration(
-            object: object, keyPath: keyPath, options: options, context: context, retainsObject: retainsObjects,
-            handler: handler, callSite: callSite, core: self)
-        let key = registration.key
+        let registration = makeRegistration(
+            GuardRegistration.Setup(
+                object: object, keyPath: keyPath, options: options, context: context, retainsObject: retainsObjects,
+                callSite: callSite, core: self))
         let reserved = lock.withLock { () -> Bool in
-            if registrations[key.object]?[keyPath] != nil { return false }
+            guard Self.link(registration, into: &registrations[registration.objectID]) else { return false }
             registration.sequence = nextSequence
             nextSequence &+= 1
-            registrations[key.object, default: [:]][keyPath] = registration
             registrationTotal += 1
-            removed.forget(key)
             return true
         }
         guard reserved else {
@@ -77,8 +84,8 @@ final class ControllerCore: @unchecked Sendable {
 
         if let handle {
             let cancelledMeanwhile = lock.withLock { () -> Bool in
-                registration.backendHandle = handle
                 guard registration.state.value == .pending else { return true }
+                registration.backendHandle = handle
                 registration.state.set(.active)
                 return false
             }
@@ -96,8 +103,7 @@ final class ControllerCore: @unchecked Sendable {
             let (wasCancelled, dropped) = lock.withLock { () -> (Bool, GuardRegistration?) in
                 let wasCancelled = registration.state.value == .cancelled
                 registration.state.set(.removed)
-                let dropped = registrations[key.object]?[keyPath] === registration ? dropFromTable(key) : nil
-                return (wasCancelled, dropped)
+                return (wasCancelled, dropFromTable(registration))
             }
             withExtendedLifetime(dropped) {}
             guard wasCancelled else {
@@ -119,8 +125,9 @@ final class ControllerCore: @unchecked Sendable {
             registration.options.contains(.new)
             ? boxNil(backend.currentValue(of: object, forKeyPath: registration.keyPath)) : nil
         SchedulePoints.reach(.guardBeforeHandler)
-        registration.handler(
-            observer, object, KeyValueChange(kind: .setting, keyPath: registration.keyPath, newValue: newValue))
+        registration.invokeHandler(
+            observer: observer, object: object,
+            change: KeyValueChange(kind: .setting, keyPath: registration.keyPath, newValue: newValue))
     }
 
     // MARK: Unobserve
@@ -132,14 +139,15 @@ final class ControllerCore: @unchecked Sendable {
         guard KeyPathSyntax.isWellFormed(keyPath) else {
             return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        let key = RegistrationKey(object: ObjectIdentifier(object), keyPath: keyPath)
+        let id = ObjectIdentifier(object)
         let outcome = lock.withLock { () -> Retirement in
-            guard registrations[key.object]?[keyPath] != nil else {
-                return Retirement(result: removed.contains(key, object: object) ? .alreadyRemoved : .notRegistered)
+            guard let registration = Self.unlink(keyPath: keyPath, from: &registrations[id]) else {
+                return Retirement(result: removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
+            registrationTotal -= 1
             var retirement = Retirement(result: .removed)
-            retirement.retire(dropFromTable(key)!, object: object)
-            removed.remember(key, object: object)
+            retirement.retire(registration, object: object)
+            removed.remember(keyPath, of: id, object: object)
             return retirement
         }
         outcome.unregister(with: backend)
@@ -153,13 +161,14 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         let outcome = lock.withLock { () -> Retirement in
-            guard let byKeyPath = registrations[id], !byKeyPath.isEmpty else {
+            guard let newest = registrations.removeValue(forKey: id) else {
                 return Retirement(result: removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
             var retirement = Retirement(result: .removed)
-            for registration in byKeyPath.values.sorted(by: { $0.sequence < $1.sequence }) {
-                retirement.retire(dropFromTable(registration.key)!, object: object)
-                removed.remember(registration.key, object: object)
+            for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
+                registrationTotal -= 1
+                retirement.retire(registration, object: object)
+                removed.remember(registration.keyPath, of: id, object: object)
             }
             return retirement
         }
@@ -174,14 +183,16 @@ final class ControllerCore: @unchecked Sendable {
     func unobserveAll() -> Int {
         let outcome = lock.withLock { () -> Retirement in
             var retirement = Retirement(result: .removed)
-            let all = registrations.values.flatMap(\.values).sorted { $0.sequence < $1.sequence }
+            let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
             for registration in all {
                 let object = registration.object
-                if let object { removed.remember(registration.key, object: object) }
+                if let object { removed.remember(registration.keyPath, of: registration.objectID, object: object) }
                 retirement.retire(registration, object: object)
             }
+            let emptied = registrations
             registrations = [:]
             registrationTotal = 0
+            retirement.keep(emptied)
             return retirement
         }
         outcome.unregister(with: backend)
@@ -190,10 +201,11 @@ final class ControllerCore: @unchecked Sendable {
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
     func observedObjectDidDeinit(_ registration: GuardRegistration) {
-        let dropped = lock.withLock { () -> GuardRegistration? in
+        let dropped = lock.withLock { () -> (GuardRegistration?, (any BackendHandle)?) in
             registration.state.set(.removed)
-            guard registrations[registration.key.object]?[registration.keyPath] === registration else { return nil }
-            return dropFromTable(registration.key)
+            let handle = registration.backendHandle
+            registration.backendHandle = nil
+            return (dropFromTable(registration), handle)
         }
         withExtendedLifetime(dropped) {}
     }
@@ -205,11 +217,13 @@ final class ControllerCore: @unchecked Sendable {
     }
 
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
-        lock.withLock { registrations[ObjectIdentifier(object)]?[keyPath] != nil }
+        let id = ObjectIdentifier(object)
+        return lock.withLock { Self.find(keyPath: keyPath, from: registrations[id]) != nil }
     }
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
-        lock.withLock { registrations[ObjectIdentifier(object)].map { Array($0.keys).sorted() } ?? [] }
+        let id = ObjectIdentifier(object)
+        return lock.withLock { Self.chain(from: registrations[id]).map(\.keyPath) }.sorted()
     }
 
     var sink: (any DiagnosticSink)? {
@@ -228,29 +242,42 @@ final class ControllerCore: @unchecked Sendable {
     // MARK: Helpers
 
     /// Registrations taken out of the table under the lock, and what must happen to them after unlocking: backend
-    /// handles to unregister (in registration order), then the registrations themselves to release.
+    /// handles to unregister (in registration order), then the registrations and handles themselves to release.
     private struct Retirement {
         let result: UnobserveResult
         private(set) var registrations: [GuardRegistration] = []
         private var removals: [(any BackendHandle, AnyObject)] = []
+        private var released: [Any] = []
 
         init(result: UnobserveResult) {
             self.result = result
         }
 
-        /// Lock held. Marks `registration` as leaving and notes its backend handle if the backend must be told now
-        /// (not if the add is still running: that thread removes it).
+        /// Lock held. Marks `registration` as leaving and takes its backend handle out, noting it for removal if the
+        /// backend must be told now (not if the add is still running: that thread removes it).
         mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
             registrations.append(registration)
+            registration.nextOnSameObject = nil
+            let handle = registration.backendHandle
+            registration.backendHandle = nil
             switch registration.state.value {
             case .pending:
                 registration.state.set(.cancelled)
             case .active:
                 registration.state.set(.removed)
-                if let handle = registration.backendHandle, let object { removals.append((handle, object)) }
+                if let handle, let object {
+                    removals.append((handle, object))
+                } else if let handle {
+                    released.append(handle)
+                }
             case .cancelled, .removed:
-                break
+                if let handle { released.append(handle) }
             }
+        }
+
+        /// Lock held. Keeps `value` to release it after unlocking.
+        mutating func keep(_ value: Any) {
+            released.append(value)
         }
 
         /// Lock released. Unregisters from the backend, then lets the registrations go.
@@ -259,17 +286,72 @@ final class ControllerCore: @unchecked Sendable {
                 SchedulePoints.reach(.guardBeforeUnregister)
                 backend.removeObservation(handle, from: object)
             }
-            withExtendedLifetime(registrations) {}
         }
     }
 
-    /// Lock held. Takes `key`'s registration out of the table and returns it (for the caller to release after
-    /// unlocking).
-    private func dropFromTable(_ key: RegistrationKey) -> GuardRegistration? {
-        guard let registration = registrations[key.object]?.removeValue(forKey: key.keyPath) else { return nil }
+    /// Lock held. Makes `registration` the newest of its object's chain at `head`, unless the chain already has one
+    /// for its key path (then returns `false` and changes nothing).
+    private static func link(_ registration: GuardRegistration, into head: inout GuardRegistration?) -> Bool {
+        if find(keyPath: registration.keyPath, from: head) != nil { return false }
+        registration.nextOnSameObject = head
+        head = registration
+        return true
+    }
+
+    /// Lock held. Takes the registration for `keyPath` out of the chain at `head` (emptying the slot with the
+    /// chain) and returns it.
+    private static func unlink(keyPath: String, from head: inout GuardRegistration?) -> GuardRegistration? {
+        unlink(from: &head) { $0.keyPath == keyPath }
+    }
+
+    private static func unlink(
+        from head: inout GuardRegistration?, where matches: (GuardRegistration) -> Bool
+    ) -> GuardRegistration? {
+        guard let first = head else { return nil }
+        if matches(first) {
+            head = first.nextOnSameObject
+            first.nextOnSameObject = nil
+            return first
+        }
+        var previous = first
+        while let current = previous.nextOnSameObject {
+            if matches(current) {
+                previous.nextOnSameObject = current.nextOnSameObject
+                current.nextOnSameObject = nil
+                return current
+            }
+            previous = current
+        }
+        return nil
+    }
+
+    private static func find(keyPath: String, from head: GuardRegistration?) -> GuardRegistration? {
+        var current = head
+        while let registration = current {
+            if registration.keyPath == keyPath { return registration }
+            current = registration.nextOnSameObject
+        }
+        return nil
+    }
+
+    /// Lock held. The chain starting at `head`, newest first.
+    private static func chain(from head: GuardRegistration?) -> [GuardRegistration] {
+        var all: [GuardRegistration] = []
+        var current = head
+        while let registration = current {
+            all.append(registration)
+            current = registration.nextOnSameObject
+        }
+        return all
+    }
+
+    /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to
+    /// release after unlocking).
+    private func dropFromTable(_ registration: GuardRegistration) -> GuardRegistration? {
+        guard let dropped = Self.unlink(from: &registrations[registration.objectID], where: { $0 === registration })
+        else { return nil }
         registrationTotal -= 1
-        if registrations[key.object]?.isEmpty == true { registrations[key.object] = nil }
-        return registration
+        return dropped
     }
 
     private func reportRemoval(

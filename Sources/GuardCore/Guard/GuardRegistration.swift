@@ -3,60 +3,77 @@ import GuardCoreAtomics
 /// One registration of one ``ObservationController``: (object, key path) with its options, handler and state.
 ///
 /// It is the receiver the backend calls. It holds the observed object strongly or weakly as the controller asks,
-/// and reaches the observer only through the controller, which holds it weakly.
-final class GuardRegistration: ObservationReceiver, @unchecked Sendable {
-    /// The handler, type-erased: (observer, object, change).
-    typealias Handler = @Sendable (AnyObject, AnyObject, KeyValueChange) -> Void
-
+/// its controller's shared state strongly, and reaches the observer only through that state, which holds it weakly.
+/// The backend may hold it strongly while it is registered there (``KVORuntimeBackend`` does, so a delivery loads
+/// no weak reference); it holds the backend's handle only while active, so the two never keep each other alive once
+/// the registration is removed.
+///
+/// The handler lives in a subclass (``HandlerRegistration``), typed, so a registration costs one object.
+class GuardRegistration: ObservationReceiver, @unchecked Sendable {
     // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: the ``RegistrationState``.
     private var stateWord = gca_word()
     /// Word 1: nonzero once the gone observer was reported.
     private var reportedObserverGoneWord = gca_word()
 
-    let key: RegistrationKey
+    /// The observed object's identity: the controller's key for it, even once a weakly held object is gone.
+    let objectID: ObjectIdentifier
+    let keyPath: String
     let options: KeyValueObservingOptions
     let context: UnsafeMutableRawPointer?
-    let handler: Handler
     let callSite: GuardDiagnostic.CallSite
-    /// The controller's shared state; weak so an in-flight notification never keeps a released controller's
-    /// registrations alive.
-    private weak var core: ControllerCore?
-    /// Set when the object is held strongly. The registration itself is dropped as soon as it is removed (the
-    /// backend only holds it weakly), which releases the object.
+    /// The controller's shared state. Strong: a registration is removed from the controller (and the backend)
+    /// before the controller goes, and an in-flight notification may outlive that removal.
+    let core: ControllerCore
+    /// Set when the object is held strongly. The registration is released once it is removed, which releases the
+    /// object.
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
-    /// The backend's handle; written once under the controller's lock, before the state leaves `pending`.
+    /// The backend's handle while the registration is active there. Guarded by the controller's lock: written once,
+    /// under it, as the state leaves `pending`, and taken out under it when the registration is retired.
     var backendHandle: (any BackendHandle)?
     /// The order in which the controller made its registrations; written once under its lock.
     var sequence: UInt64 = 0
+    /// The next (older) registration of the same object in the controller's table; guarded by its lock.
+    var nextOnSameObject: GuardRegistration?
 
-    init(
-        object: AnyObject, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        retainsObject: Bool, handler: @escaping Handler, callSite: GuardDiagnostic.CallSite, core: ControllerCore
-    ) {
-        self.key = RegistrationKey(object: ObjectIdentifier(object), keyPath: keyPath)
-        self.options = options
-        self.context = context
-        self.handler = handler
-        self.callSite = callSite
-        self.core = core
-        self.strongObject = retainsObject ? object : nil
-        self.weakObject = object
+    /// What every registration is made with; the controller fills it in and a subclass adds its handler.
+    struct Setup {
+        let object: AnyObject
+        let keyPath: String
+        let options: KeyValueObservingOptions
+        let context: UnsafeMutableRawPointer?
+        let retainsObject: Bool
+        let callSite: GuardDiagnostic.CallSite
+        let core: ControllerCore
+    }
+
+    init(_ setup: Setup) {
+        self.objectID = ObjectIdentifier(setup.object)
+        self.keyPath = setup.keyPath
+        self.options = setup.options
+        self.context = setup.context
+        self.callSite = setup.callSite
+        self.core = setup.core
+        self.strongObject = setup.retainsObject ? setup.object : nil
+        if !setup.retainsObject { self.weakObject = setup.object }
     }
 
     /// The registration's life; see ``RegistrationState``.
     var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(0, of: self)) }
-
-    var keyPath: String { key.keyPath }
 
     /// The observed object while it lives.
     var object: AnyObject? {
         strongObject ?? weakObject
     }
 
+    /// Calls the user's handler.
+    func invokeHandler(observer: AnyObject, object: AnyObject, change: KeyValueChange) {
+        preconditionFailure("GuardRegistration is abstract")
+    }
+
     func receive(_ change: KeyValueChange, of object: AnyObject) {
-        guard state.delivers, let core else { return }
+        guard state.delivers else { return }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
             if InlineAtomicWords.word(1, of: self).exchange(1) == 0 {
@@ -66,15 +83,33 @@ final class GuardRegistration: ObservationReceiver, @unchecked Sendable {
         }
         // Checked again right before the call, so an unobserve that returned meanwhile is honoured.
         guard state.delivers else { return }
-        handler(observer, object, change)
+        invokeHandler(observer: observer, object: object, change: change)
     }
 
     func observedObjectDidDeinit() {
-        core?.observedObjectDidDeinit(self)
+        core.observedObjectDidDeinit(self)
     }
 
     func observedKeyPathBecameUnavailable() {
-        guard state.delivers, let core else { return }
+        guard state.delivers else { return }
         core.emit(.keyPathUnavailable, object: object, keyPath: keyPath, callSite: callSite)
+    }
+}
+
+/// A registration whose handler takes the observer and the object typed as the caller declared them; stored as the
+/// caller wrote it, with no wrapping closure.
+final class HandlerRegistration<Observer: AnyObject, Object: AnyObject>: GuardRegistration, @unchecked Sendable {
+    typealias Handler = @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
+
+    private let handler: Handler
+
+    init(_ setup: Setup, handler: @escaping Handler) {
+        self.handler = handler
+        super.init(setup)
+    }
+
+    override func invokeHandler(observer: AnyObject, object: AnyObject, change: KeyValueChange) {
+        // The controller's observer is an `Observer`, and the backend reports changes of the object it was given.
+        handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
     }
 }

@@ -5,8 +5,8 @@
 /// `account.balance` (with `.prior`, so it follows `account` and every account it is re-wired to) and turns each
 /// prior / change pair into a `willChange` / `didChange` of `account.balance` on the object, which notifies every
 /// key path that depends on it, once. The table starts a relay when the first dependent key path is registered and
-/// stops it when the last one goes.
-final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
+/// stops it when the last one goes. The relay's registration holds the relay; the relay holds its object weakly.
+final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private weak var root: KVOObject?
     private let affectingKeyPath: String
 
@@ -15,8 +15,8 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
         self.affectingKeyPath = affectingKeyPath
     }
 
-    /// Registers a relay for `affectingKeyPath` on `root` and hands it to `table`, which keeps it (and the relay
-    /// object) while some registered key path depends on `affectingKeyPath`.
+    /// Registers a relay for `affectingKeyPath` on `root` and hands its registration to `table`, which keeps it
+    /// while some registered key path depends on `affectingKeyPath`.
     static func start(for affectingKeyPath: String, on root: KVOObject, in table: ObservationTable) {
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
         guard
@@ -24,14 +24,12 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
                 relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
                 isGuarded: true)
         else { return }
-        if !table.installRelay(registration, keeping: relay, for: affectingKeyPath) {
+        if !table.installRelay(registration, for: affectingKeyPath) {
             root.unregister(registration)
         }
     }
 
-    func observeValue(
-        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
-    ) {
+    func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard let root else { return }
         if change.isPrior {
             ManualChanges.willChange(object: root, key: affectingKeyPath, kind: .setting, indexes: nil)

@@ -16,9 +16,7 @@ extension KVOObject {
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions = [],
         context: UnsafeMutableRawPointer? = nil
     ) {
-        _ = register(
-            observer, forKeyPath: keyPath, options: options, context: context, dropsWithObject: false,
-            isGuarded: false)
+        register(observer, forKeyPath: keyPath, options: options, context: context)
     }
 
     /// Removes the most recent registration of `observer` for `keyPath`, whatever its context. Removing when no
@@ -51,39 +49,70 @@ extension KVOObject {
 
     // MARK: Internal registration, shared by the public API, forwarders, relays and the guard's backend
 
-    /// Registers an observance. Returns `nil` (after reporting ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when
-    /// the key path's first key is unknown.
+    /// Registers an application's observer, with Foundation's behaviour: returns `nil` after reporting
+    /// ``KVOMisuse/Kind/unknownKey`` when the key path's first key is unknown.
+    @discardableResult
+    func register(
+        _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?
+    ) -> Observance? {
+        guard let info = registrationInfo(for: keyPath, reportingMisuse: true) else { return nil }
+        if options.contains(.initial) {
+            observer.observeValue(
+                forKeyPath: keyPath, of: self, change: initialChange(for: keyPath, options, reportingMisuse: true),
+                context: context)
+        }
+        SchedulePoints.reach(.runtimeBeforeInsert)
+        return insert(ObserverObservance(observer: observer, info: info, options: options, context: context))
+    }
+
+    /// Registers a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil` (after reporting
+    /// ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when the key path's first key is unknown.
     ///
     /// `dropsWithObject` and `isGuarded` are the two independent properties of ``Observance`` (see there): the
     /// guard's registrations are guarded, and drop with their object when it is held weakly; forwarders always drop
     /// with their object and are guarded when their root registration is.
     func register(
-        _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
+        _ receiver: any ObservationReceiver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool
     ) -> Observance? {
-        guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(KeyPathSyntax.firstKey(of: keyPath)) else {
-            if !isGuarded {
-                RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
-            }
-            return nil
-        }
+        guard let info = registrationInfo(for: keyPath, reportingMisuse: !isGuarded) else { return nil }
         if options.contains(.initial) {
-            let newValue =
-                options.contains(.new)
-                ? boxNil(KeyValueReading.value(of: self, forKeyPath: keyPath, reportingMisuse: !isGuarded)) : nil
-            observer.observeValue(
-                forKeyPath: keyPath, of: self, change: KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue),
-                context: context)
+            receiver.receive(initialChange(for: keyPath, options, reportingMisuse: !isGuarded), of: self)
         }
         SchedulePoints.reach(.runtimeBeforeInsert)
-        let observance = Observance(
-            observer: observer, keyPath: keyPath, options: options, context: context, dropsWithObject: dropsWithObject,
-            isGuarded: isGuarded)
-        let triggers = ObservedClassInfo.triggerKeys(for: keyPath, of: type(of: self))
+        return insert(
+            ReceiverObservance(
+                receiver: receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
+                isGuarded: isGuarded))
+    }
+
+    /// What the runtime knows about `keyPath` on this object, or `nil` (after reporting
+    /// ``KVOMisuse/Kind/unknownKey`` if asked to) when it cannot be registered.
+    private func registrationInfo(for keyPath: String, reportingMisuse: Bool) -> KeyPathInfo? {
+        if let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: self) { return info }
+        if reportingMisuse {
+            RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
+        }
+        return nil
+    }
+
+    /// The `.initial` notification: sent before the registration exists, with the current value if `.new` is asked
+    /// for, never an old one.
+    private func initialChange(
+        for keyPath: String, _ options: KeyValueObservingOptions, reportingMisuse: Bool
+    ) -> KeyValueChange {
+        let newValue =
+            options.contains(.new)
+            ? boxNil(KeyValueReading.value(of: self, forKeyPath: keyPath, reportingMisuse: reportingMisuse)) : nil
+        return KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue)
+    }
+
+    private func insert(_ observance: Observance) -> Observance {
         let table = self.table
-        let relaysNeeded = table.insert(observance, triggers: triggers, publishingTo: self)
+        let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()
-        for affectingKeyPath in relaysNeeded {
+        for affectingKeyPath in insertion.relaysNeeded {
             DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
         }
         if observance.isDotted {
@@ -101,7 +130,7 @@ extension KVOObject {
     }
 
     /// After a removal, outside the table's lock: counts it, detaches a dotted key path's forwarder, and stops
-    /// relays nobody depends on any more.
+    /// relays nobody depends on any more. The removal (and whatever it holds) is released when this returns.
     private func finish(_ removal: ObservationTable.Removal, from table: ObservationTable) {
         RuntimeMonitor.observancesRemoved(1)
         if removal.observance.isDotted {

@@ -31,7 +31,7 @@ enum ManualChanges {
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
     static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
-        var plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
+        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()

@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Foundation
 import GuardCoreAtomics
 import XCTest
 
@@ -12,24 +13,39 @@ final class InlineAtomicWordsTests: XCTestCase {
         assertLeadingWords(["announcedKeysWord", "tableWord"], of: KVOObject.self, instance: KVOObject())
     }
 
-    func testObservanceKeepsItsAtomicWordFirst() {
+    func testObservanceKeepsItsAtomicWordsFirst() {
         let observer = LayoutProbeObserver()
-        let observance = Observance(
-            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, isGuarded: false)
+        let info = KeyPathInfo(keyPath: "k", triggerKeys: ["k"])
+        let observance = ObserverObservance(observer: observer, info: info, options: [], context: nil)
         assertLeadingWords(["activeWord", "rewireGenerationWord"], of: Observance.self, instance: observance)
     }
 
-    func testGuardedObservationKeepsItsAtomicWordsFirst() {
+    func testGuardRegistrationKeepsItsAtomicWordsFirst() {
         let object = KVOObject()
         let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
-        let registration = GuardRegistration(
-            object: object, keyPath: "k", options: [], context: nil, retainsObject: true, handler: { _, _, _ in },
+        let setup = GuardRegistration.Setup(
+            object: object, keyPath: "k", options: [], context: nil, retainsObject: true,
             callSite: .init(file: #fileID, line: #line), core: core)
+        let registration = HandlerRegistration(setup) { (_: KVOObject, _: KVOObject, _: KeyValueChange) in }
         assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardRegistration.self, instance: registration)
     }
 
-    func testObservationTableKeepsItsAtomicWordFirst() {
-        assertLeadingWords(["insertionsWord"], of: ObservationTable.self, instance: ObservationTable())
+    /// The table's mutex is reached by address right after its atomic word.
+    func testObservationTableKeepsItsAtomicWordAndMutexFirst() {
+        let table = ObservationTable()
+        assertLeadingWords(["insertionsWord"], of: ObservationTable.self, instance: table)
+        let header = _getUnsafePointerToStoredProperties(table) - UnsafeMutableRawPointer(
+            Unmanaged.passUnretained(table).toOpaque())
+        var mutexOffset: Int?
+        _ = _forEachField(of: ObservationTable.self, options: _EachFieldOptions(rawValue: 1 << 0)) {
+            name, offset, fieldType, _ in
+            if String(cString: name) == "mutexStorage" {
+                mutexOffset = offset
+                XCTAssertTrue(fieldType == pthread_mutex_t.self, "mutexStorage is not a pthread_mutex_t")
+            }
+            return true
+        }
+        XCTAssertEqual(mutexOffset, header + MemoryLayout<gca_word>.stride, "mutexStorage must follow insertionsWord")
     }
 
     func testAtomicCellKeepsItsWordFirst() {
