@@ -13,12 +13,7 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     public func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
         guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object)
         else { return false }
-        guard let remainingPath = info.remainingPath else { return true }
-        guard let next = KeyValueReading.value(of: object, forKey: info.firstKey, reportingMisuse: false) else {
-            return true
-        }
-        guard let nextObject = next as? KVOObject else { return false }
-        return nextObject.isKnownKeyPathAlongCurrentChain(remainingPath)
+        return Self.isFollowable(info, on: object)
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
@@ -27,10 +22,22 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
-        guard canObserve(object, forKeyPath: keyPath), let object = object as? KVOObject else { return nil }
+        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object),
+            Self.isFollowable(info, on: object)
+        else { return nil }
         return object.register(
-            receiver, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
+            receiver, info: info, options: options.subtracting(.initial), context: context,
             dropsWithObject: dropsWithObject, isGuarded: true)
+    }
+
+    /// Whether the keys after the first (known) one are known along the chain as far as it currently exists.
+    private static func isFollowable(_ info: KeyPathInfo, on object: KVOObject) -> Bool {
+        guard let remainingPath = info.remainingPath else { return true }
+        guard let next = KeyValueReading.value(of: object, forKey: info.firstKey, reportingMisuse: false) else {
+            return true
+        }
+        guard let nextObject = next as? KVOObject else { return false }
+        return nextObject.isKnownKeyPathAlongCurrentChain(remainingPath)
     }
 
     /// Unregisters through the runtime; a registration the runtime already dropped is ignored.

@@ -196,7 +196,7 @@ final class ControllerCore: @unchecked Sendable {
             return retirement
         }
         outcome.unregister(with: backend)
-        return outcome.registrations.count
+        return outcome.count
     }
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
@@ -242,50 +242,69 @@ final class ControllerCore: @unchecked Sendable {
     // MARK: Helpers
 
     /// Registrations taken out of the table under the lock, and what must happen to them after unlocking: backend
-    /// handles to unregister (in registration order), then the registrations and handles themselves to release.
+    /// handles to unregister (in registration order), then the registrations and handles themselves to release
+    /// (when the retirement is released). One registration, the usual case, needs no array.
     private struct Retirement {
+        /// One registration taken out, its backend handle (taken out of it too) and whether the backend must be told.
+        private struct Retired {
+            let registration: GuardRegistration
+            let handle: (any BackendHandle)?
+            let object: AnyObject?
+            let unregistersFromBackend: Bool
+        }
+
         let result: UnobserveResult
-        private(set) var registrations: [GuardRegistration] = []
-        private var removals: [(any BackendHandle, AnyObject)] = []
-        private var released: [Any] = []
+        private var first: Retired?
+        private var more: [Retired] = []
+        private var released: Any?
 
         init(result: UnobserveResult) {
             self.result = result
         }
 
-        /// Lock held. Marks `registration` as leaving and takes its backend handle out, noting it for removal if the
-        /// backend must be told now (not if the add is still running: that thread removes it).
+        /// How many registrations were retired.
+        var count: Int {
+            (first == nil ? 0 : 1) + more.count
+        }
+
+        /// Lock held. Marks `registration` as leaving and takes its backend handle out, noting whether the backend
+        /// must be told now (not if the add is still running: that thread removes it; not if the object is gone:
+        /// the backend dropped it).
         mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
-            registrations.append(registration)
             registration.nextOnSameObject = nil
             let handle = registration.backendHandle
             registration.backendHandle = nil
+            var unregisters = false
             switch registration.state.value {
             case .pending:
                 registration.state.set(.cancelled)
             case .active:
                 registration.state.set(.removed)
-                if let handle, let object {
-                    removals.append((handle, object))
-                } else if let handle {
-                    released.append(handle)
-                }
+                unregisters = handle != nil && object != nil
             case .cancelled, .removed:
-                if let handle { released.append(handle) }
+                break
             }
+            let retired = Retired(
+                registration: registration, handle: handle, object: object, unregistersFromBackend: unregisters)
+            if first == nil { first = retired } else { more.append(retired) }
         }
 
         /// Lock held. Keeps `value` to release it after unlocking.
         mutating func keep(_ value: Any) {
-            released.append(value)
+            released = value
         }
 
-        /// Lock released. Unregisters from the backend, then lets the registrations go.
+        /// Lock released. Unregisters from the backend, in registration order.
         func unregister(with backend: any KeyValueObservingBackend) {
-            for (handle, object) in removals {
-                SchedulePoints.reach(.guardBeforeUnregister)
-                backend.removeObservation(handle, from: object)
-            }
+            guard let first else { return }
+            Self.unregister(first, with: backend)
+            for retired in more { Self.unregister(retired, with: backend) }
+        }
+
+        private static func unregister(_ retired: Retired, with backend: any KeyValueObservingBackend) {
+            guard retired.unregistersFromBackend, let handle = retired.handle, let object = retired.object else { return }
+            SchedulePoints.reach(.guardBeforeUnregister)
+            backend.removeObservation(handle, from: object)
         }
     }
 

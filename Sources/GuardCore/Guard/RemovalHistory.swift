@@ -2,23 +2,47 @@
 /// versus *removal of something never registered*.
 ///
 /// An entry is consulted only when nothing is registered for its pair, so registering the pair again needs no
-/// change here: "it was removed before" stays true. Entries hold their object weakly. An entry whose object is gone
-/// no longer counts (a new object may reuse the address) and is swept out once the history grows, so the history
-/// stays about as large as the set of live objects the controller removed registrations from. One object with one
-/// removed key path costs one small entry.
+/// change here: "it was removed before" stays true. An entry must recognize its object later without keeping it
+/// alive, and a new object may reuse a dead one's address. For a ``KVOObject`` the entry keeps the object's
+/// observation table, which belongs to that object for good and knows when it deinitialized; any other object is
+/// held weakly. (A weak reference would give every removed ``KVOObject`` a side table, which makes each later retain
+/// and release of it slower.) Entries whose object is gone no longer count and are swept out once the history grows,
+/// so the history stays about as large as the set of live objects the controller removed registrations from. One
+/// object with one removed key path costs one small entry.
 struct RemovalHistory {
     private final class Entry {
-        weak var object: AnyObject?
-        var keyPath: String
-        var moreKeyPaths: [String] = []
+        private let table: ObservationTable?
+        private weak var object: AnyObject?
+        private let keyPath: String
+        private var moreKeyPaths: [String] = []
 
         init(object: AnyObject, keyPath: String) {
-            self.object = object
+            if let object = object as? KVOObject {
+                table = object.table
+            } else {
+                table = nil
+                self.object = object
+            }
             self.keyPath = keyPath
+        }
+
+        /// Whether this entry is about `object` (and not about a dead object that had its address).
+        func isAbout(_ object: AnyObject) -> Bool {
+            if let table { return (object as? KVOObject)?.existingTable === table }
+            return self.object === object
+        }
+
+        var objectIsGone: Bool {
+            if let table { return table.objectIsDeinitialized }
+            return object == nil
         }
 
         func contains(_ keyPath: String) -> Bool {
             self.keyPath == keyPath || moreKeyPaths.contains(keyPath)
+        }
+
+        func add(_ keyPath: String) {
+            if !contains(keyPath) { moreKeyPaths.append(keyPath) }
         }
     }
 
@@ -27,8 +51,8 @@ struct RemovalHistory {
 
     /// Records that `keyPath` was removed from `object` (whose identity is `id`).
     mutating func remember(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) {
-        if let entry = entries[id], entry.object === object {
-            if !entry.contains(keyPath) { entry.moreKeyPaths.append(keyPath) }
+        if let entry = entries[id], entry.isAbout(object) {
+            entry.add(keyPath)
             return
         }
         entries[id] = Entry(object: object, keyPath: keyPath)
@@ -37,18 +61,18 @@ struct RemovalHistory {
 
     /// Whether `keyPath` was removed from this very `object` (whose identity is `id`) before.
     func contains(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) -> Bool {
-        guard let entry = entries[id], entry.object === object else { return false }
+        guard let entry = entries[id], entry.isAbout(object) else { return false }
         return entry.contains(keyPath)
     }
 
     /// Whether anything was removed from this very `object` before.
     func containsAny(of id: ObjectIdentifier, object: AnyObject) -> Bool {
         guard let entry = entries[id] else { return false }
-        return entry.object === object
+        return entry.isAbout(object)
     }
 
     private mutating func sweep() {
-        entries = entries.filter { $0.value.object != nil }
+        entries = entries.filter { !$0.value.objectIsGone }
         sweepThreshold = max(64, entries.count * 2)
     }
 }

@@ -77,8 +77,18 @@ extension KVOObject {
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool
     ) -> Observance? {
         guard let info = registrationInfo(for: keyPath, reportingMisuse: !isGuarded) else { return nil }
+        return register(
+            receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
+            isGuarded: isGuarded)
+    }
+
+    /// Registers a receiver for a key path already known to be registrable here (`info`).
+    func register(
+        _ receiver: any ObservationReceiver, info: KeyPathInfo, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool
+    ) -> Observance {
         if options.contains(.initial) {
-            receiver.receive(initialChange(for: keyPath, options, reportingMisuse: !isGuarded), of: self)
+            receiver.receive(initialChange(for: info.keyPath, options, reportingMisuse: !isGuarded), of: self)
         }
         SchedulePoints.reach(.runtimeBeforeInsert)
         return insert(

@@ -37,6 +37,8 @@ final class ObservationTable: @unchecked Sendable {
     private var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
     private var dependencies: Dependencies?
+    /// Set when the object deinitialized (``removeAll()``).
+    private var objectIsGone = false
 
     /// The cached ``ChangeTargets`` of one changed key (`nil`: nobody hears about it).
     fileprivate struct Snapshot {
@@ -196,6 +198,7 @@ final class ObservationTable: @unchecked Sendable {
             let discarded = (observances, takeSnapshots(), dependencies)
             observances = []
             dependencies = nil
+            objectIsGone = true
             return Clearance(observances: all, discarded: discarded)
         }
     }
@@ -277,6 +280,12 @@ final class ObservationTable: @unchecked Sendable {
     }
 
     // MARK: Inspection
+
+    /// Whether the table's object deinitialized. A table belongs to one object for good, so holding it is a way to
+    /// recognize that object later without a weak reference to it (see ``RemovalHistory``).
+    var objectIsDeinitialized: Bool {
+        locked { objectIsGone }
+    }
 
     /// How many observances are registered, in all (the runtime's own relays and forwarders on this object
     /// included).
