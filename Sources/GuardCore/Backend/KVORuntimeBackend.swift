@@ -11,9 +11,7 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// `true` for a ``KVOObject`` and a well-formed key path whose keys it knows (checked along the current chain
     /// of a dotted path), without reporting a runtime misuse.
     public func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object)
-        else { return false }
-        return Self.isFollowable(info, on: object)
+        validate(object, forKeyPath: keyPath) != nil
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
@@ -22,11 +20,35 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
+        guard let validated = validate(object, forKeyPath: keyPath) else { return nil }
+        return add(receiver, validated, options: options, context: context, dropsWithObject: dropsWithObject)
+    }
+
+    // MARK: What the guard calls directly when this is its backend
+
+    /// An object and a key path it can be observed for.
+    struct Validated {
+        let object: KVOObject
+        let info: KeyPathInfo
+    }
+
+    /// ``canObserve(_:forKeyPath:)``, keeping what it found for ``add(_:_:options:context:dropsWithObject:)``.
+    func validate(_ object: AnyObject, forKeyPath keyPath: String) -> Validated? {
         guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object),
             Self.isFollowable(info, on: object)
         else { return nil }
-        return object.register(
-            receiver, info: info, options: options.subtracting(.initial), context: context,
+        return Validated(object: object, info: info)
+    }
+
+    /// ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)`` for a key path validated before (a dotted
+    /// one is checked again along its current chain, which may have changed meanwhile).
+    func add(
+        _ receiver: any ObservationReceiver, _ validated: Validated, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool
+    ) -> Observance? {
+        if validated.info.isDotted, !Self.isFollowable(validated.info, on: validated.object) { return nil }
+        return validated.object.register(
+            receiver, info: validated.info, options: options.subtracting(.initial), context: context,
             dropsWithObject: dropsWithObject, isGuarded: true)
     }
 

@@ -14,21 +14,27 @@ final class ControllerCore: @unchecked Sendable {
     private let observerMetatype: Any.Type
     let retainsObjects: Bool
     let backend: any KeyValueObservingBackend
-    private var ownSink: (any DiagnosticSink)?
+    /// The backend again when it is GuardCore's runtime: the guard then validates a key path once for both the check
+    /// and the add, and calls the runtime directly.
+    private let runtime: KVORuntimeBackend?
+    // The mutable state below is touched only under the lock and never across a call out of the controller, so the
+    // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every observe and unobserve.
+    @exclusivity(unchecked) private var ownSink: (any DiagnosticSink)?
     /// Live registrations by object: the newest of each object's registrations, which links to the older ones
     /// (``GuardRegistration/nextOnSameObject``).
-    private var registrations: [ObjectIdentifier: GuardRegistration] = [:]
-    private var registrationTotal = 0
+    @exclusivity(unchecked) private var registrations: [ObjectIdentifier: GuardRegistration] = [:]
+    @exclusivity(unchecked) private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
-    private var nextSequence: UInt64 = 0
+    @exclusivity(unchecked) private var nextSequence: UInt64 = 0
     /// What was removed before, to tell a double removal from the removal of something never registered.
-    private var removed = RemovalHistory()
+    @exclusivity(unchecked) private var removed = RemovalHistory()
 
     init(observer: AnyObject, retainsObjects: Bool, backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?) {
         self.observer = observer
         self.observerMetatype = type(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
+        self.runtime = backend as? KVORuntimeBackend
         self.ownSink = sink
     }
 
@@ -55,8 +61,17 @@ final class ControllerCore: @unchecked Sendable {
         guard KeyPathSyntax.isWellFormed(keyPath) else {
             return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        guard backend.canObserve(object, forKeyPath: keyPath) else {
-            return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+        let validated: KVORuntimeBackend.Validated?
+        if let runtime {
+            validated = runtime.validate(object, forKeyPath: keyPath)
+            guard validated != nil else {
+                return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+            }
+        } else {
+            validated = nil
+            guard backend.canObserve(object, forKeyPath: keyPath) else {
+                return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+            }
         }
         let registration = makeRegistration(
             GuardRegistration.Setup(
@@ -77,21 +92,24 @@ final class ControllerCore: @unchecked Sendable {
         // Registered without `.initial`: the registration must exist before the initial value is read, so a change
         // that completes after this call began is in that value or delivered as a change, never lost.
         SchedulePoints.reach(.guardBeforeRegister)
-        let handle = backend.addObserver(
-            registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
-            dropsWithObject: !retainsObjects)
+        let handle: (any BackendHandle)?
+        if let runtime, let validated {
+            handle = runtime.add(
+                registration, validated, options: options, context: context, dropsWithObject: !retainsObjects)
+        } else {
+            handle = backend.addObserver(
+                registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
+                context: context, dropsWithObject: !retainsObjects)
+        }
         SchedulePoints.reach(.guardAfterRegister)
 
         if let handle {
-            let cancelledMeanwhile = lock.withLock { () -> Bool in
-                guard registration.state.value == .pending else { return true }
-                registration.backendHandle = handle
-                registration.state.set(.active)
-                return false
-            }
-            if cancelledMeanwhile {
-                // Another thread unobserved while the add was running and already got `.removed`; now that the
-                // backend knows the registration, take it out.
+            // Published by the state change: a removal reads the handle only once it sees `active`.
+            registration.backendHandle = handle
+            if !registration.state.transition(from: .pending, to: .active) {
+                // Another thread unobserved while the add was running and already got `.removed` (the state is
+                // `cancelled`); now that the backend knows the registration, take it out.
+                registration.backendHandle = nil
                 SchedulePoints.reach(.guardBeforeUnregister)
                 backend.removeObservation(handle, from: object)
                 registration.state.set(.removed)
@@ -101,7 +119,7 @@ final class ControllerCore: @unchecked Sendable {
             // object was replaced meanwhile). If another thread already removed the reserved registration, this
             // observe happened (and ended); otherwise it never did.
             let (wasCancelled, dropped) = lock.withLock { () -> (Bool, GuardRegistration?) in
-                let wasCancelled = registration.state.value == .cancelled
+                let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
                 registration.state.set(.removed)
                 return (wasCancelled, dropFromTable(registration))
             }
@@ -267,22 +285,24 @@ final class ControllerCore: @unchecked Sendable {
             (first == nil ? 0 : 1) + more.count
         }
 
-        /// Lock held. Marks `registration` as leaving and takes its backend handle out, noting whether the backend
-        /// must be told now (not if the add is still running: that thread removes it; not if the object is gone:
-        /// the backend dropped it).
+        /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out, noting
+        /// whether the backend must be told now (not if the add is still running: that thread removes it; not if the
+        /// object is gone: the backend dropped it).
         mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
             registration.nextOnSameObject = nil
-            let handle = registration.backendHandle
-            registration.backendHandle = nil
             var unregisters = false
-            switch registration.state.value {
-            case .pending:
-                registration.state.set(.cancelled)
-            case .active:
-                registration.state.set(.removed)
-                unregisters = handle != nil && object != nil
-            case .cancelled, .removed:
-                break
+            var handle: (any BackendHandle)?
+            // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
+            if !registration.state.transition(from: .pending, to: .cancelled) {
+                switch registration.state.value {
+                case .active:
+                    registration.state.set(.removed)
+                    handle = registration.backendHandle
+                    registration.backendHandle = nil
+                    unregisters = handle != nil && object != nil
+                case .pending, .cancelled, .removed:
+                    break
+                }
             }
             let retired = Retired(
                 registration: registration, handle: handle, object: object, unregistersFromBackend: unregisters)

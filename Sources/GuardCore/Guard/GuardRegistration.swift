@@ -29,13 +29,16 @@ class GuardRegistration: ObservationReceiver, @unchecked Sendable {
     /// object.
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
-    /// The backend's handle while the registration is active there. Guarded by the controller's lock: written once,
-    /// under it, as the state leaves `pending`, and taken out under it when the registration is retired.
-    var backendHandle: (any BackendHandle)?
+    // The three variables below are never accessed by two threads at once (see each), so the run-time exclusivity
+    // checks would only cost time.
+    /// The backend's handle while the registration is active there: written by the observing thread before it moves
+    /// the state from `pending` to `active` (which publishes it), and taken out under the controller's lock by
+    /// whoever retires the active registration.
+    @exclusivity(unchecked) var backendHandle: (any BackendHandle)?
     /// The order in which the controller made its registrations; written once under its lock.
-    var sequence: UInt64 = 0
+    @exclusivity(unchecked) var sequence: UInt64 = 0
     /// The next (older) registration of the same object in the controller's table; guarded by its lock.
-    var nextOnSameObject: GuardRegistration?
+    @exclusivity(unchecked) var nextOnSameObject: GuardRegistration?
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler.
     struct Setup {
@@ -48,7 +51,7 @@ class GuardRegistration: ObservationReceiver, @unchecked Sendable {
         let core: ControllerCore
     }
 
-    init(_ setup: Setup) {
+    init(_ setup: borrowing Setup) {
         self.objectID = ObjectIdentifier(setup.object)
         self.keyPath = setup.keyPath
         self.options = setup.options
@@ -103,7 +106,7 @@ final class HandlerRegistration<Observer: AnyObject, Object: AnyObject>: GuardRe
 
     private let handler: Handler
 
-    init(_ setup: Setup, handler: @escaping Handler) {
+    init(_ setup: borrowing Setup, handler: @escaping Handler) {
         self.handler = handler
         super.init(setup)
     }

@@ -12,12 +12,18 @@ enum ChangeAnnouncer {
         of key: ObservedKey, on object: KVOObject, currentValue: () -> Any, store: () -> Void
     ) {
         guard type(of: object).automaticallyNotifiesObservers(forKey: key.name),
-            !ManualChanges.isSilenced(object: object, key: key.name),
-            var plan = ChangePlan(object: object, key: key.name, hash: key.hash, kind: .setting, indexes: nil)
+            !ManualChanges.isSilenced(object: object, key: key.name), let table = object.existingTable
         else {
             store()
             return
         }
+        let (targets, epoch) = table.targets(forChangeOf: key.name, hash: key.hash)
+        guard let targets else {
+            store()
+            return
+        }
+        var plan = ChangePlan(
+            table: table, targets: targets, epoch: epoch, key: key.name, hash: key.hash, kind: .setting, indexes: nil)
         if key.valueIsOptional {
             plan.begin(on: object, readOwnValue: { _ in flattenOptional(currentValue()) })
             SchedulePoints.reach(.runtimeBeforeStore)

@@ -38,6 +38,14 @@ struct ChangePlan {
         guard let table = object.existingTable else { return nil }
         let (targets, epoch) = table.targets(forChangeOf: key, hash: hash)
         guard let targets else { return nil }
+        self.init(table: table, targets: targets, epoch: epoch, key: key, hash: hash, kind: kind, indexes: indexes)
+    }
+
+    /// A change of `key` on the object whose table is `table`, to `targets` (taken at `epoch`).
+    init(
+        table: ObservationTable, targets: ChangeTargets, epoch: UInt64, key: String, hash: UInt64,
+        kind: KeyValueChange.Kind, indexes: IndexSet?
+    ) {
         self.key = key
         self.keyHash = hash
         self.kind = kind

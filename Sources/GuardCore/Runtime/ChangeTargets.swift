@@ -5,8 +5,9 @@
 /// registration or removal (see ``ObservationTable/targets(forChangeOf:hash:)``), so a change of an observed key
 /// allocates nothing for it.
 final class ChangeTargets {
-    /// The observances of one key path and what they asked for.
-    struct Entry {
+    /// The observances of one key path and what they asked for. A class, so walking the entries of a change
+    /// copies references, not the fields.
+    final class Entry {
         let keyPath: String
         let observances: ContiguousArray<Observance>
         /// The key path is the changed key itself (not a dependent or dotted one).

@@ -26,7 +26,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// The forwarder's own registration on the target; set once, before the forwarder can be installed, and taken
     /// out by ``detach()`` (each forwarder is detached once: whoever takes it out of its root observance, or the
     /// re-wiring that made it and lost).
-    private var targetObservance: Observance?
+    @exclusivity(unchecked) private var targetObservance: Observance?
 
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root

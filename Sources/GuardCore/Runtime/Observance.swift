@@ -21,11 +21,13 @@ class Observance: BackendHandle, @unchecked Sendable {
     let info: KeyPathInfo
     let options: KeyValueObservingOptions
     let context: UnsafeMutableRawPointer?
+    // The two variables below are written under the table's lock (see each); the run-time exclusivity checks would
+    // only cost time.
     /// The table's insertion count when this observance was inserted: a change whose plan began earlier did not see
     /// it (see ``ChangePlan``). Written once under the table's lock, before the observance is visible.
-    var insertionEpoch: UInt64 = 0
+    @exclusivity(unchecked) var insertionEpoch: UInt64 = 0
     /// The forwarder that carries changes from deeper objects of a dotted key path. Guarded by the table's lock.
-    var forwarder: KeyPathForwarder?
+    @exclusivity(unchecked) var forwarder: KeyPathForwarder?
     /// When the object deinitializes with this observance registered, it is dropped silently (and a receiver hears
     /// about it) instead of being reported as ``KVOMisuse/Kind/deallocatedWhileObserved``. Set for the guard's weakly
     /// held objects and for the runtime's own forwarders and relays.

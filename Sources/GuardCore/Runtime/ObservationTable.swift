@@ -31,14 +31,17 @@ final class ObservationTable: @unchecked Sendable {
     /// The table's mutex, inline: instances never move, so its address is stable. Touched only through ``mutex``.
     private var mutexStorage = pthread_mutex_t()
 
+    // The mutable state below is touched only under the lock and never across a call out of the table, so the
+    // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every change.
+
     /// Every observance, in registration order.
-    private var observances: ContiguousArray<Observance> = []
+    @exclusivity(unchecked) private var observances: ContiguousArray<Observance> = []
     /// Who hears about a change of each key asked about since the last registration or removal.
-    private var snapshots: [Snapshot] = []
+    @exclusivity(unchecked) private var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
-    private var dependencies: Dependencies?
+    @exclusivity(unchecked) private var dependencies: Dependencies?
     /// Set when the object deinitialized (``removeAll()``).
-    private var objectIsGone = false
+    @exclusivity(unchecked) private var objectIsGone = false
 
     /// The cached ``ChangeTargets`` of one changed key (`nil`: nobody hears about it).
     fileprivate struct Snapshot {
@@ -360,8 +363,8 @@ extension ObservationTable {
 
     /// Links and relays, on the side: most objects have none.
     fileprivate final class Dependencies {
-        var links: [Link] = []
-        var relays: [Relay] = []
+        @exclusivity(unchecked) var links: [Link] = []
+        @exclusivity(unchecked) var relays: [Relay] = []
 
         func hasRelay(for keyPath: String, hash: UInt64) -> Bool {
             relays.contains { $0.hash == hash && $0.keyPath == keyPath }

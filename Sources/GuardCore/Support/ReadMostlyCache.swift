@@ -9,10 +9,11 @@
 /// Each thread also remembers the last entry it looked up, so asking again for the same key (a registration that
 /// checks a key path and then registers it) compares one key instead of hashing it.
 package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: SendableMetatype>: @unchecked Sendable {
+    /// One thread's copy; only that thread touches it, so the run-time exclusivity checks would only cost time.
     private final class LocalCopy {
-        var generation: UInt64 = 0
-        var entries: [Key: Value] = [:]
-        var last: (key: Key, value: Value)?
+        @exclusivity(unchecked) var generation: UInt64 = 0
+        @exclusivity(unchecked) var entries: [Key: Value] = [:]
+        @exclusivity(unchecked) var last: (key: Key, value: Value)?
 
         func hit(_ key: Key) -> Value? {
             if let last, last.key == key { return last.value }
