@@ -12,12 +12,12 @@ enum ChangeAnnouncer {
         of key: ObservedKey, on object: KVOObject, currentValue: () -> Any, store: () -> Void
     ) {
         guard type(of: object).automaticallyNotifiesObservers(forKey: key.name),
-            !ManualChanges.isSilenced(object: object, key: key.name), let table = object.existingTable
+            !ManualChanges.isSilenced(object: object, key: key.name), let table = object.existingTableReference
         else {
             store()
             return
         }
-        let (targets, epoch) = table.targets(forChangeOf: key.name, hash: key.hash)
+        let (targets, epoch) = table._withUnsafeGuaranteedRef { $0.targets(forChangeOf: key.name, hash: key.hash) }
         guard let targets else {
             store()
             return

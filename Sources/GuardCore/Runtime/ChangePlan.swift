@@ -5,8 +5,9 @@ import Foundation
 /// Its ``ChangeTargets`` are a snapshot taken under the object's table lock; everything after that, reading values
 /// and calling observers, happens outside every lock. A value type that holds the shared snapshot, the old values and
 /// nothing else, so the notification path makes no allocation for it (unless a dependent key path wants its old
-/// value). It holds no reference to the object (pending manual changes must not keep it alive): the object is passed
-/// to `begin(on:readOwnValue:)` and `end(on:readOwnValue:)`.
+/// value). It holds no strong reference to the object (pending manual changes must not keep it alive): the object is
+/// passed to `begin(on:readOwnValue:)` and `end(on:readOwnValue:)`, and its table, which the object keeps for its
+/// whole life, is held unretained.
 ///
 /// Each observance gets one ``KeyValueChange`` tailored to its options; observances of one key path that asked for
 /// the same values share one.
@@ -23,7 +24,7 @@ struct ChangePlan {
     private let keyHash: UInt64
     private let kind: KeyValueChange.Kind
     private let indexes: IndexSet?
-    private let table: ObservationTable
+    private let table: Unmanaged<ObservationTable>
     private let targets: ChangeTargets
     private let epoch: UInt64
     /// The changed key's own value before the change (read at `begin(on:readOwnValue:)`), for its own entries and
@@ -35,15 +36,15 @@ struct ChangePlan {
     /// Snapshots who must hear about a change of `key` (whose ``KeyHash`` is `hash`) on `object`; `nil` when nobody
     /// must.
     init?(object: KVOObject, key: String, hash: UInt64, kind: KeyValueChange.Kind, indexes: IndexSet?) {
-        guard let table = object.existingTable else { return nil }
-        let (targets, epoch) = table.targets(forChangeOf: key, hash: hash)
+        guard let table = object.existingTableReference else { return nil }
+        let (targets, epoch) = table._withUnsafeGuaranteedRef { $0.targets(forChangeOf: key, hash: hash) }
         guard let targets else { return nil }
         self.init(table: table, targets: targets, epoch: epoch, key: key, hash: hash, kind: kind, indexes: indexes)
     }
 
     /// A change of `key` on the object whose table is `table`, to `targets` (taken at `epoch`).
     init(
-        table: ObservationTable, targets: ChangeTargets, epoch: UInt64, key: String, hash: UInt64,
+        table: Unmanaged<ObservationTable>, targets: ChangeTargets, epoch: UInt64, key: String, hash: UInt64,
         kind: KeyValueChange.Kind, indexes: IndexSet?
     ) {
         self.key = key
@@ -62,15 +63,12 @@ struct ChangePlan {
         ownOldValue = readOwnValue(targets.ownOldIsReported)
         if targets.othersWantOld {
             otherOldValues = targets.entries.map { entry in
-                entry.isOwnKey || !entry.wantsOld ? nil : otherValue(of: entry, on: object)
+                entry.isOwnKey || !entry.wantsOld ? nil : Self.currentValue(of: entry, on: object)
             }
         }
         guard targets.wantsPrior else { return }
-        for index in targets.entries.indices where targets.entries[index].wantsPrior {
-            let entry = targets.entries[index]
-            Self.notify(
-                entry.observances, keyPath: entry.keyPath, kind: kind(of: entry), indexes: indexes(of: entry),
-                oldValue: oldValue(ofEntryAt: index), newValue: nil, isPrior: true, from: object)
+        for (index, entry) in targets.entries.enumerated() where entry.wantsPrior {
+            notify(entry, oldValue: oldValue(of: entry, at: index), newValue: nil, isPrior: true, from: object)
         }
     }
 
@@ -84,20 +82,17 @@ struct ChangePlan {
                 }
             }
         }
-        let lateJoiners = self.lateJoiners()
+        let lateJoiners = table._withUnsafeGuaranteedRef { self.lateJoiners(in: $0) }
         for late in lateJoiners {
             for observance in late.observances where observance.isDotted {
                 KeyPathForwarder.rewire(observance, of: object)
             }
         }
-        let ownNewValue =
-            targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
-        for index in targets.entries.indices {
-            let entry = targets.entries[index]
-            Self.notify(
-                entry.observances, keyPath: entry.keyPath, kind: kind(of: entry), indexes: indexes(of: entry),
-                oldValue: oldValue(ofEntryAt: index), newValue: newValue(of: entry, on: object, ownValue: ownNewValue),
-                isPrior: false, from: object)
+        let ownNewValue = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
+        for (index, entry) in targets.entries.enumerated() {
+            notify(
+                entry, oldValue: oldValue(of: entry, at: index),
+                newValue: newValue(of: entry, on: object, ownValue: ownNewValue), isPrior: false, from: object)
         }
         for late in lateJoiners {
             notify(late, on: object, ownNewValue: ownNewValue)
@@ -111,13 +106,8 @@ struct ChangePlan {
         entry.isOwnKey ? kind : .setting
     }
 
-    private func indexes(of entry: ChangeTargets.Entry) -> IndexSet? {
-        entry.isOwnKey ? indexes : nil
-    }
-
-    /// The old value the entry at `index` gets, if it asked for one.
-    private func oldValue(ofEntryAt index: Int) -> Any? {
-        let entry = targets.entries[index]
+    /// The old value `entry` (number `index` of the snapshot) gets, if it asked for one.
+    private func oldValue(of entry: ChangeTargets.Entry, at index: Int) -> Any? {
         guard entry.wantsOld else { return nil }
         if entry.isOwnKey { return ownOldValue(for: entry) }
         return otherOldValues[index]
@@ -133,11 +123,11 @@ struct ChangePlan {
     /// for it).
     private func newValue(of entry: ChangeTargets.Entry, on object: KVOObject, ownValue: Any?) -> Any? {
         guard entry.wantsNew, kind(of: entry) != .removal else { return nil }
-        return entry.isOwnKey ? Self.value(ownValue, at: indexes) : otherValue(of: entry, on: object)
+        return entry.isOwnKey ? Self.value(ownValue, at: indexes) : Self.currentValue(of: entry, on: object)
     }
 
     /// The current value of another key path than the changed key, read through key-value coding.
-    private func otherValue(of entry: ChangeTargets.Entry, on object: KVOObject) -> Any? {
+    private static func currentValue(of entry: ChangeTargets.Entry, on object: KVOObject) -> Any? {
         boxNil(KeyValueReading.value(of: object, forKeyPath: entry.keyPath, reportingMisuse: entry.reportsMisuse))
     }
 
@@ -151,26 +141,30 @@ struct ChangePlan {
 
     // MARK: Delivery
 
-    /// Sends one notification to each of `observances` (for a prior notification, to those that asked for one),
-    /// with the values each asked for. Consecutive observances that asked for the same values share one change.
-    private static func notify(
-        _ observances: ContiguousArray<Observance>, keyPath: String, kind: KeyValueChange.Kind, indexes: IndexSet?,
-        oldValue: Any?, newValue: Any?, isPrior: Bool, from object: KVOObject
+    /// Sends one notification to each observance of `entry` (for a prior notification, to those that asked for
+    /// one), with the values each asked for. Consecutive observances that asked for the same values share one
+    /// change.
+    private func notify(
+        _ entry: ChangeTargets.Entry, oldValue: Any?, newValue: Any?, isPrior: Bool, from object: KVOObject
     ) {
+        let kind = kind(of: entry)
+        let indexes = entry.isOwnKey ? indexes : nil
         let valueOptions = KeyValueObservingOptions([.new, .old]).rawValue
         var shapedFor = UInt.max
-        var change = KeyValueChange(kind: kind, keyPath: keyPath)
-        for observance in observances {
-            let options = observance.options
-            if isPrior, !options.contains(.prior) { continue }
-            let wanted = options.rawValue & valueOptions
-            if wanted != shapedFor {
-                shapedFor = wanted
-                change = KeyValueChange(
-                    kind: kind, keyPath: keyPath, newValue: !isPrior && options.contains(.new) ? newValue : nil,
-                    oldValue: options.contains(.old) ? oldValue : nil, indexes: indexes, isPrior: isPrior)
+        var change = KeyValueChange(kind: kind, keyPath: entry.keyPath)
+        for unretained in entry.unretainedObservances {
+            unretained._withUnsafeGuaranteedRef { observance in
+                let options = observance.options
+                if isPrior, !options.contains(.prior) { return }
+                let wanted = options.rawValue & valueOptions
+                if wanted != shapedFor {
+                    shapedFor = wanted
+                    change = KeyValueChange(
+                        kind: kind, keyPath: entry.keyPath, newValue: !isPrior && options.contains(.new) ? newValue : nil,
+                        oldValue: options.contains(.old) ? oldValue : nil, indexes: indexes, isPrior: isPrior)
+                }
+                observance.deliver(change, from: object)
             }
-            observance.deliver(change, from: object)
         }
     }
 
@@ -178,7 +172,7 @@ struct ChangePlan {
 
     /// The observances inserted after the snapshot that hear about `key`, grouped as entries (empty in the common
     /// case, where nothing was inserted meanwhile: one atomic load).
-    private func lateJoiners() -> [ChangeTargets.Entry] {
+    private func lateJoiners(in table: ObservationTable) -> [ChangeTargets.Entry] {
         guard table.insertionCount != epoch, let current = table.targets(forChangeOf: key, hash: keyHash).targets
         else { return [] }
         return current.entries.compactMap { entry -> ChangeTargets.Entry? in
@@ -206,14 +200,10 @@ struct ChangePlan {
             oldValue = nil
         }
         let newValue = newValue(of: late, on: object, ownValue: ownNewValue)
-        let joined = late.observances.filter { knowsOld || !$0.options.contains(.old) }
-        for observance in joined {
-            Self.notify(
-                [observance], keyPath: late.keyPath, kind: kind(of: late), indexes: indexes(of: late),
-                oldValue: oldValue, newValue: newValue, isPrior: true, from: object)
-            Self.notify(
-                [observance], keyPath: late.keyPath, kind: kind(of: late), indexes: indexes(of: late),
-                oldValue: oldValue, newValue: newValue, isPrior: false, from: object)
+        for observance in late.observances where knowsOld || !observance.options.contains(.old) {
+            let single = ChangeTargets.Entry(keyPath: late.keyPath, observances: [observance], isOwnKey: late.isOwnKey)
+            notify(single, oldValue: oldValue, newValue: newValue, isPrior: true, from: object)
+            notify(single, oldValue: oldValue, newValue: newValue, isPrior: false, from: object)
         }
     }
 }

@@ -10,6 +10,9 @@ final class ChangeTargets {
     final class Entry {
         let keyPath: String
         let observances: ContiguousArray<Observance>
+        /// The same observances, unretained: `observances` keeps them alive for as long as the entry, so a delivery
+        /// loop over these retains and releases nothing per observance.
+        let unretainedObservances: ContiguousArray<Unmanaged<Observance>>
         /// The key path is the changed key itself (not a dependent or dotted one).
         let isOwnKey: Bool
         /// The union of the observances' options.
@@ -30,6 +33,7 @@ final class ChangeTargets {
             }
             self.keyPath = keyPath
             self.observances = observances
+            self.unretainedObservances = ContiguousArray(observances.lazy.map { Unmanaged.passUnretained($0) })
             self.isOwnKey = isOwnKey
             self.options = options
             self.hasDotted = hasDotted

@@ -104,7 +104,13 @@ open class KVOObject {
 
     /// The table, if the object was ever observed.
     var existingTable: ObservationTable? {
-        Self.table(fromBits: tableStorage.load(ordering: .acquiring))?.takeUnretainedValue()
+        existingTableReference?.takeUnretainedValue()
+    }
+
+    /// The table without a strong reference to it: the object holds its table for its whole life, so code that uses
+    /// the table only while the object lives needs none.
+    var existingTableReference: Unmanaged<ObservationTable>? {
+        Self.table(fromBits: tableStorage.load(ordering: .acquiring))
     }
 
     /// The table, created now if needed.
