@@ -28,7 +28,7 @@ struct ChangePlan {
     private let targets: ChangeTargets
     private let epoch: UInt64
     /// The changed key's own value before the change (read at `begin(on:readOwnValue:)`), for its own entries and
-    /// for late joiners.
+    /// for late joiners: as a change carries it for a setting (`nil` boxed), the raw value for a to-many change.
     private var ownOldValue: Any?
     /// Old values of the other key paths, by entry (read at `begin(on:readOwnValue:)`); empty unless one wants it.
     private var otherOldValues: [Any?] = []
@@ -60,15 +60,22 @@ struct ChangePlan {
     /// notifications. `readOwnValue` is told whether a failed read must be reported (only when a registration of the
     /// key itself that reports misuse asked for the value; the copy kept for late joiners is read quietly).
     mutating func begin(on object: KVOObject, readOwnValue: (_ reportingMisuse: Bool) -> Any?) {
-        ownOldValue = readOwnValue(targets.ownOldIsReported)
+        if indexes == nil {
+            ownOldValue = boxNil(readOwnValue(targets.ownOldIsReported))
+        } else {
+            ownOldValue = readOwnValue(targets.ownOldIsReported)
+        }
         if targets.othersWantOld {
             otherOldValues = targets.entries.map { entry in
                 entry.isOwnKey || !entry.wantsOld ? nil : Self.currentValue(of: entry, on: object)
             }
         }
         guard targets.wantsPrior else { return }
+        let ownOld = ownOldValueAsDelivered
         for (index, entry) in targets.entries.enumerated() where entry.wantsPrior {
-            notify(entry, oldValue: oldValue(of: entry, at: index), newValue: nil, isPrior: true, from: object)
+            notify(
+                entry, oldValue: entry.isOwnKey ? ownOld : otherOldValues(at: index), newValue: nil, isPrior: true,
+                from: object)
         }
     }
 
@@ -88,42 +95,36 @@ struct ChangePlan {
                 KeyPathForwarder.rewire(observance, of: object)
             }
         }
-        let ownNewValue = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
+        let ownOld = ownOldValueAsDelivered
+        let rawOwnNew = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
+        // A removal has no new elements (Foundation sends no new value for it).
+        let ownNew = kind == .removal ? nil : Self.value(rawOwnNew, at: indexes)
         for (index, entry) in targets.entries.enumerated() {
-            notify(
-                entry, oldValue: oldValue(of: entry, at: index),
-                newValue: newValue(of: entry, on: object, ownValue: ownNewValue), isPrior: false, from: object)
+            if entry.isOwnKey {
+                notify(entry, oldValue: ownOld, newValue: ownNew, isPrior: false, from: object)
+            } else {
+                let newValue = entry.wantsNew ? Self.currentValue(of: entry, on: object) : nil
+                notify(entry, oldValue: otherOldValues(at: index), newValue: newValue, isPrior: false, from: object)
+            }
         }
         for late in lateJoiners {
-            notify(late, on: object, ownNewValue: ownNewValue)
+            notify(late, on: object, ownOld: ownOld, ownNew: ownNew)
         }
     }
 
     // MARK: Values
 
-    /// A dependent or dotted key path sees a to-many change of `key` as a setting of its own value.
-    private func kind(of entry: ChangeTargets.Entry) -> KeyValueChange.Kind {
-        entry.isOwnKey ? kind : .setting
+    /// The changed key's old value as its own entries get it: `nil` for an insertion (Foundation sends no old value
+    /// for it), the elements at the changed positions for other to-many changes.
+    private var ownOldValueAsDelivered: Any? {
+        if kind == .insertion { return nil }
+        guard indexes != nil else { return ownOldValue }
+        return Self.value(ownOldValue, at: indexes)
     }
 
-    /// The old value `entry` (number `index` of the snapshot) gets, if it asked for one.
-    private func oldValue(of entry: ChangeTargets.Entry, at index: Int) -> Any? {
-        guard entry.wantsOld else { return nil }
-        if entry.isOwnKey { return ownOldValue(for: entry) }
-        return otherOldValues[index]
-    }
-
-    /// The changed key's old value as `entry` (of the key itself) sees it. An insertion has no old elements
-    /// (Foundation sends no old value for it).
-    private func ownOldValue(for entry: ChangeTargets.Entry) -> Any? {
-        kind == .insertion ? nil : Self.value(ownOldValue, at: indexes)
-    }
-
-    /// The new value `entry` gets, if it asked for one. A removal has no new elements (Foundation sends no new value
-    /// for it).
-    private func newValue(of entry: ChangeTargets.Entry, on object: KVOObject, ownValue: Any?) -> Any? {
-        guard entry.wantsNew, kind(of: entry) != .removal else { return nil }
-        return entry.isOwnKey ? Self.value(ownValue, at: indexes) : Self.currentValue(of: entry, on: object)
+    /// The old value read at the start for the other key path at `index`, if it asked for one.
+    private func otherOldValues(at index: Int) -> Any? {
+        otherOldValues.isEmpty ? nil : otherOldValues[index]
     }
 
     /// The current value of another key path than the changed key, read through key-value coding.
@@ -133,7 +134,7 @@ struct ChangePlan {
 
     /// `raw` as a change carries it: for a to-many change the elements at the changed positions, else the value
     /// itself, with `nil` boxed.
-    private static func value(_ raw: Any?, at indexes: IndexSet?) -> Any? {
+    private static func value(_ raw: consuming Any?, at indexes: IndexSet?) -> Any? {
         guard let indexes else { return boxNil(raw) }
         guard let array = raw.flatMap({ $0 as? [Any] }) else { return [Any]() }
         return indexes.filter { $0 < array.count }.map { array[$0] }
@@ -147,7 +148,8 @@ struct ChangePlan {
     private func notify(
         _ entry: ChangeTargets.Entry, oldValue: Any?, newValue: Any?, isPrior: Bool, from object: KVOObject
     ) {
-        let kind = kind(of: entry)
+        // A dependent or dotted key path sees a to-many change of `key` as a setting of its own value.
+        let kind = entry.isOwnKey ? kind : .setting
         let indexes = entry.isOwnKey ? indexes : nil
         let valueOptions = KeyValueObservingOptions([.new, .old]).rawValue
         var shapedFor = UInt.max
@@ -184,22 +186,26 @@ struct ChangePlan {
 
     /// Notifies late joiners of one key path when their values can be exact: the changed key's own old value was
     /// kept, and another key path's old value exists if that key path was observed (and read) when the change began.
-    private func notify(_ late: ChangeTargets.Entry, on object: KVOObject, ownNewValue: Any?) {
+    private func notify(_ late: ChangeTargets.Entry, on object: KVOObject, ownOld: Any?, ownNew: Any?) {
         let knowsOld: Bool
         let oldValue: Any?
+        let newValue: Any?
         if late.isOwnKey {
             knowsOld = true
-            oldValue = late.wantsOld ? ownOldValue(for: late) : nil
-        } else if let begun = targets.entries.firstIndex(where: { $0.keyPath == late.keyPath }),
-            targets.entries[begun].wantsOld
-        {
-            knowsOld = true
-            oldValue = otherOldValues[begun]
+            oldValue = ownOld
+            newValue = ownNew
         } else {
-            knowsOld = false
-            oldValue = nil
+            if let begun = targets.entries.firstIndex(where: { $0.keyPath == late.keyPath }),
+                targets.entries[begun].wantsOld
+            {
+                knowsOld = true
+                oldValue = otherOldValues(at: begun)
+            } else {
+                knowsOld = false
+                oldValue = nil
+            }
+            newValue = late.wantsNew ? Self.currentValue(of: late, on: object) : nil
         }
-        let newValue = newValue(of: late, on: object, ownValue: ownNewValue)
         for observance in late.observances where knowsOld || !observance.options.contains(.old) {
             let single = ChangeTargets.Entry(keyPath: late.keyPath, observances: [observance], isOwnKey: late.isOwnKey)
             notify(single, oldValue: oldValue, newValue: newValue, isPrior: true, from: object)

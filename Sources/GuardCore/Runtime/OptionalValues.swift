@@ -22,9 +22,7 @@ extension Optional: OptionalProtocol {
 
 /// A present-but-nil value as the change carries it: a boxed `Optional<Any>.none`, so that `nil` keeps meaning
 /// "not requested".
-func boxNil(_ value: Any?) -> Any? {
-    switch value {
-    case .some(let value): return value
-    case .none: return Optional<Any>.none as Any
-    }
+func boxNil(_ value: consuming Any?) -> Any? {
+    if value == nil { return Optional<Any>.none as Any }
+    return value
 }
