@@ -41,12 +41,18 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     }
 
     /// ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)`` for a key path validated before (a dotted
-    /// one is checked again along its current chain, which may have changed meanwhile).
+    /// one is checked again along its current chain, which may have changed meanwhile). A receiver that is itself an
+    /// observance made for this key path (a ``GuardRegistration``) is inserted as it is, and is its own handle.
     func add(
         _ receiver: any ObservationReceiver, _ validated: Validated, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> Observance? {
         if validated.info.isDotted, !Self.isFollowable(validated.info, on: validated.object) { return nil }
+        if let observance = receiver as? Observance, observance.info.isKeyPath(validated.info.keyPath, hash: validated.info.hash),
+            observance.isActive, observance.isGuarded, observance.dropsWithObject == dropsWithObject
+        {
+            return validated.object.insert(observance)
+        }
         return validated.object.register(
             receiver, info: validated.info, options: options.subtracting(.initial), context: context,
             dropsWithObject: dropsWithObject, isGuarded: true)

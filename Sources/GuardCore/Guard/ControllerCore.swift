@@ -73,9 +73,10 @@ final class ControllerCore: @unchecked Sendable {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
         }
+        let info = validated?.info ?? KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         let registration = makeRegistration(
             GuardRegistration.Setup(
-                object: object, keyPath: keyPath, options: options, context: context, retainsObject: retainsObjects,
+                object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
                 callSite: callSite, core: self))
         let reserved = lock.withLock { () -> Bool in
             guard Self.link(registration, into: &registrations[registration.objectID]) else { return false }
@@ -104,8 +105,9 @@ final class ControllerCore: @unchecked Sendable {
         SchedulePoints.reach(.guardAfterRegister)
 
         if let handle {
-            // Published by the state change: a removal reads the handle only once it sees `active`.
-            registration.backendHandle = handle
+            // Published by the state change: a removal reads the handle only once it sees `active`. A registration
+            // that is its own handle (GuardCore's runtime) keeps none, so it never keeps itself alive.
+            if (handle as AnyObject) !== registration { registration.backendHandle = handle }
             if !registration.state.transition(from: .pending, to: .active) {
                 // Another thread unobserved while the add was running and already got `.removed` (the state is
                 // `cancelled`); now that the backend knows the registration, take it out.
@@ -228,6 +230,15 @@ final class ControllerCore: @unchecked Sendable {
         withExtendedLifetime(dropped) {}
     }
 
+    /// Whether the gone observer must be reported now for `registration` (the first time only).
+    func noteObserverGoneReported(for registration: GuardRegistration) -> Bool {
+        lock.withLock {
+            if registration.reportedObserverGone { return false }
+            registration.reportedObserverGone = true
+            return true
+        }
+    }
+
     // MARK: Queries
 
     var registrationCount: Int {
@@ -297,7 +308,7 @@ final class ControllerCore: @unchecked Sendable {
                 switch registration.state.value {
                 case .active:
                     registration.state.set(.removed)
-                    handle = registration.backendHandle
+                    handle = registration.backendHandle ?? registration
                     registration.backendHandle = nil
                     unregisters = handle != nil && object != nil
                 case .pending, .cancelled, .removed:

@@ -1,49 +1,45 @@
-import GuardCoreAtomics
-
 /// One registration of one ``ObservationController``: (object, key path) with its options, handler and state.
 ///
-/// It is the receiver the backend calls. It holds the observed object strongly or weakly as the controller asks,
-/// its controller's shared state strongly, and reaches the observer only through that state, which holds it weakly.
-/// The backend may hold it strongly while it is registered there (``KVORuntimeBackend`` does, so a delivery loads
-/// no weak reference); it holds the backend's handle only while active, so the two never keep each other alive once
-/// the registration is removed.
+/// It is a runtime ``Observance`` as well as the receiver a backend calls: with GuardCore's runtime behind the guard
+/// (``KVORuntimeBackend``), the registration itself is what the object's table holds, so a registration is one
+/// object and a delivery reaches the handler without a weak reference or a hop through another object. Another
+/// backend sees only an ``ObservationReceiver`` and hands back its own handle, which the registration keeps while it
+/// is active.
+///
+/// It holds the observed object strongly or weakly as the controller asks, its controller's shared state strongly
+/// (a registration is removed from the controller and the backend before the controller goes, and an in-flight
+/// notification may outlive that), and reaches the observer only through that state, which holds it weakly.
 ///
 /// The handler lives in a subclass (``HandlerRegistration``), typed, so a registration costs one object.
-class GuardRegistration: ObservationReceiver, @unchecked Sendable {
-    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
-    /// Word 0: the ``RegistrationState``.
-    private var stateWord = gca_word()
-    /// Word 1: nonzero once the gone observer was reported.
-    private var reportedObserverGoneWord = gca_word()
-
+class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The observed object's identity: the controller's key for it, even once a weakly held object is gone.
     let objectID: ObjectIdentifier
-    let keyPath: String
-    let options: KeyValueObservingOptions
-    let context: UnsafeMutableRawPointer?
     let callSite: GuardDiagnostic.CallSite
-    /// The controller's shared state. Strong: a registration is removed from the controller (and the backend)
-    /// before the controller goes, and an in-flight notification may outlive that removal.
+    /// The controller's shared state.
     let core: ControllerCore
     /// Set when the object is held strongly. The registration is released once it is removed, which releases the
     /// object.
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
-    // The three variables below are never accessed by two threads at once (see each), so the run-time exclusivity
-    // checks would only cost time.
-    /// The backend's handle while the registration is active there: written by the observing thread before it moves
-    /// the state from `pending` to `active` (which publishes it), and taken out under the controller's lock by
-    /// whoever retires the active registration.
+
+    // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
+    // would only cost time.
+    /// Another backend's handle while the registration is active there: written by the observing thread before it
+    /// moves the state from `pending` to `active` (which publishes it), and taken out under the controller's lock by
+    /// whoever retires the active registration. `nil` when the registration is its own handle.
     @exclusivity(unchecked) var backendHandle: (any BackendHandle)?
     /// The order in which the controller made its registrations; written once under its lock.
     @exclusivity(unchecked) var sequence: UInt64 = 0
     /// The next (older) registration of the same object in the controller's table; guarded by its lock.
     @exclusivity(unchecked) var nextOnSameObject: GuardRegistration?
+    /// Whether the gone observer was reported already; guarded by the controller's lock.
+    @exclusivity(unchecked) var reportedObserverGone = false
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler.
     struct Setup {
         let object: AnyObject
-        let keyPath: String
+        /// The key path (with what GuardCore's runtime knows about it when that is the backend).
+        let info: KeyPathInfo
         let options: KeyValueObservingOptions
         let context: UnsafeMutableRawPointer?
         let retainsObject: Bool
@@ -53,17 +49,17 @@ class GuardRegistration: ObservationReceiver, @unchecked Sendable {
 
     init(_ setup: borrowing Setup) {
         self.objectID = ObjectIdentifier(setup.object)
-        self.keyPath = setup.keyPath
-        self.options = setup.options
-        self.context = setup.context
         self.callSite = setup.callSite
         self.core = setup.core
         self.strongObject = setup.retainsObject ? setup.object : nil
+        super.init(
+            info: setup.info, options: setup.options, context: setup.context, dropsWithObject: !setup.retainsObject,
+            isGuarded: true)
         if !setup.retainsObject { self.weakObject = setup.object }
     }
 
     /// The registration's life; see ``RegistrationState``.
-    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(0, of: self)) }
+    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(2, of: self)) }
 
     /// The observed object while it lives.
     var object: AnyObject? {
@@ -75,11 +71,13 @@ class GuardRegistration: ObservationReceiver, @unchecked Sendable {
         preconditionFailure("GuardRegistration is abstract")
     }
 
+    // MARK: Receiving (from any backend)
+
     func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard state.delivers else { return }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
-            if InlineAtomicWords.word(1, of: self).exchange(1) == 0 {
+            if core.noteObserverGoneReported(for: self) {
                 core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
             }
             return
@@ -97,6 +95,25 @@ class GuardRegistration: ObservationReceiver, @unchecked Sendable {
         guard state.delivers else { return }
         core.emit(.keyPathUnavailable, object: object, keyPath: keyPath, callSite: callSite)
     }
+
+    // MARK: As GuardCore's runtime's observance
+
+    override func deliver(_ change: KeyValueChange, from object: KVOObject) {
+        guard isActive else { return }
+        SchedulePoints.reach(.runtimeBeforeCallback)
+        receive(change, of: object)
+    }
+
+    override func announceObjectDeinit() {
+        observedObjectDidDeinit()
+    }
+
+    override func announceChainBroken() {
+        observedKeyPathBecameUnavailable()
+    }
+
+    override var observerType: Any.Type { type(of: self) }
+    override var observerAddress: UInt { ObjectDescription.address(of: self) }
 }
 
 /// A registration whose handler takes the observer and the object typed as the caller declared them; stored as the

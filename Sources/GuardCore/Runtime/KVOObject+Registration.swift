@@ -118,7 +118,9 @@ extension KVOObject {
         return KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue)
     }
 
-    private func insert(_ observance: Observance) -> Observance {
+    /// Inserts `observance`, made for a key path known to be registrable here, and starts what it needs (relays
+    /// of dependent keys, a dotted key path's forwarder).
+    func insert(_ observance: Observance) -> Observance {
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()

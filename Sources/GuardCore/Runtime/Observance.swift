@@ -1,21 +1,25 @@
 import GuardCoreAtomics
 
 /// One registration for one key path on one object (Foundation's `NSKeyValueObservance`): what it asked for, and
-/// whom it notifies. Two kinds exist: ``ObserverObservance`` (an application's ``KeyValueObserver``, held weakly, as
-/// Foundation does) and ``ReceiverObservance`` (an ``ObservationReceiver`` the runtime or the guard made, held
-/// strongly until the observance is removed).
+/// whom it notifies. Its kinds: ``ObserverObservance`` (an application's ``KeyValueObserver``, held weakly, as
+/// Foundation does), ``ReceiverObservance`` (an ``ObservationReceiver`` the runtime made, or a guard registration
+/// made for another backend, held strongly until the observance is removed), and ``GuardRegistration``.
 ///
 /// `isActive` turns false, once, when the observance is removed; deliveries that were already under way check it and
 /// drop the notification, so no change made after the removal returned reaches a removed registration (a
 /// notification already running on another thread may still be finishing).
 ///
-/// An observance is also the ``BackendHandle`` the guard's ``KVORuntimeBackend`` hands out for a registration.
+/// The guard's registrations are observances too (``GuardRegistration`` subclasses this class), so that with
+/// GuardCore's runtime behind the guard a registration is one object, and an observance is the ``BackendHandle``
+/// ``KVORuntimeBackend`` hands out for a registration.
 class Observance: BackendHandle, @unchecked Sendable {
-    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    // The first three stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: 1 while registered, 0 once removed.
     private var activeWord = gca_word()
     /// Word 1: how many re-wirings of a dotted key path have begun (see ``KeyPathForwarder``).
     private var rewireGenerationWord = gca_word()
+    /// Word 2: the subclass's own (a guard registration keeps its ``RegistrationState`` here).
+    private var subclassWord = gca_word()
 
     /// The key path, its keys, and what announces it.
     let info: KeyPathInfo

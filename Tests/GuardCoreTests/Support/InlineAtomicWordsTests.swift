@@ -17,17 +17,23 @@ final class InlineAtomicWordsTests: XCTestCase {
         let observer = LayoutProbeObserver()
         let info = KeyPathInfo(keyPath: "k", triggerKeys: ["k"])
         let observance = ObserverObservance(observer: observer, info: info, options: [], context: nil)
-        assertLeadingWords(["activeWord", "rewireGenerationWord"], of: Observance.self, instance: observance)
+        assertLeadingWords(
+            ["activeWord", "rewireGenerationWord", "subclassWord"], of: Observance.self, instance: observance)
     }
 
-    func testGuardRegistrationKeepsItsAtomicWordsFirst() {
+    /// A guard registration is an observance and keeps its state in the observance's subclass word (word 2).
+    func testGuardRegistrationKeepsItsStateInTheObservancesSubclassWord() {
         let object = KVOObject()
         let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
         let setup = GuardRegistration.Setup(
-            object: object, keyPath: "k", options: [], context: nil, retainsObject: true,
-            callSite: .init(file: #fileID, line: #line), core: core)
+            object: object, info: KeyPathInfo(keyPath: "k", triggerKeys: ["k"]), options: [], context: nil,
+            retainsObject: true, callSite: .init(file: #fileID, line: #line), core: core)
         let registration = HandlerRegistration(setup) { (_: KVOObject, _: KVOObject, _: KeyValueChange) in }
-        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardRegistration.self, instance: registration)
+        assertLeadingWords(
+            ["activeWord", "rewireGenerationWord", "subclassWord"], of: Observance.self, instance: registration)
+        registration.state.set(.cancelled)
+        XCTAssertEqual(InlineAtomicWords.word(2, of: registration).load(ordering: .relaxed), 2)
+        XCTAssertEqual(InlineAtomicWords.word(0, of: registration).load(ordering: .relaxed), 1, "still active")
     }
 
     /// The table's mutex is reached by address right after its atomic word.
