@@ -22,7 +22,7 @@ final class ControllerCore: @unchecked Sendable {
     @exclusivity(unchecked) private var ownSink: (any DiagnosticSink)?
     /// Live registrations by object: the newest of each object's registrations, which links to the older ones
     /// (``GuardRegistration/nextOnSameObject``).
-    @exclusivity(unchecked) private var registrations: [ObjectIdentifier: GuardRegistration] = [:]
+    @exclusivity(unchecked) private var registrations = IdentityTable<GuardRegistration>()
     @exclusivity(unchecked) private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
@@ -79,7 +79,7 @@ final class ControllerCore: @unchecked Sendable {
                 object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
                 callSite: callSite, core: self))
         let reserved = lock.withLock { () -> Bool in
-            guard Self.link(registration, into: &registrations[registration.objectID]) else { return false }
+            guard registrations.update(registration.objectID, { Self.link(registration, into: &$0) }) else { return false }
             registration.sequence = nextSequence
             nextSequence &+= 1
             registrationTotal += 1
@@ -161,7 +161,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         let outcome = lock.withLock { () -> Retirement in
-            guard let registration = Self.unlink(keyPath: keyPath, from: &registrations[id]) else {
+            guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
                 return Retirement(result: removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
             registrationTotal -= 1
@@ -181,7 +181,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         let outcome = lock.withLock { () -> Retirement in
-            guard let newest = registrations.removeValue(forKey: id) else {
+            guard let newest = registrations.removeValue(for: id) else {
                 return Retirement(result: removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
             var retirement = Retirement(result: .removed)
@@ -210,7 +210,7 @@ final class ControllerCore: @unchecked Sendable {
                 retirement.retire(registration, object: object)
             }
             let emptied = registrations
-            registrations = [:]
+            registrations = IdentityTable()
             registrationTotal = 0
             retirement.keep(emptied)
             return retirement
@@ -247,12 +247,12 @@ final class ControllerCore: @unchecked Sendable {
 
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
         let id = ObjectIdentifier(object)
-        return lock.withLock { Self.find(keyPath: keyPath, from: registrations[id]) != nil }
+        return lock.withLock { Self.find(keyPath: keyPath, from: registrations.value(for: id)) != nil }
     }
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
-        return lock.withLock { Self.chain(from: registrations[id]).map(\.keyPath) }.sorted()
+        return lock.withLock { Self.chain(from: registrations.value(for: id)).map(\.keyPath) }.sorted()
     }
 
     var sink: (any DiagnosticSink)? {
@@ -398,8 +398,10 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to
     /// release after unlocking).
     private func dropFromTable(_ registration: GuardRegistration) -> GuardRegistration? {
-        guard let dropped = Self.unlink(from: &registrations[registration.objectID], where: { $0 === registration })
-        else { return nil }
+        let dropped = registrations.update(registration.objectID) { head in
+            Self.unlink(from: &head, where: { $0 === registration })
+        }
+        guard let dropped else { return nil }
         registrationTotal -= 1
         return dropped
     }

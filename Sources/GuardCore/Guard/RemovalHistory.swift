@@ -46,33 +46,36 @@ struct RemovalHistory {
         }
     }
 
-    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
 
     /// Records that `keyPath` was removed from `object` (whose identity is `id`).
     mutating func remember(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) {
-        if let entry = entries[id], entry.isAbout(object) {
-            entry.add(keyPath)
-            return
+        let isNew = entries.update(id) { entry -> Bool in
+            if let entry, entry.isAbout(object) {
+                entry.add(keyPath)
+                return false
+            }
+            entry = Entry(object: object, keyPath: keyPath)
+            return true
         }
-        entries[id] = Entry(object: object, keyPath: keyPath)
-        if entries.count > sweepThreshold { sweep() }
+        if isNew, entries.count > sweepThreshold { sweep() }
     }
 
     /// Whether `keyPath` was removed from this very `object` (whose identity is `id`) before.
     func contains(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) -> Bool {
-        guard let entry = entries[id], entry.isAbout(object) else { return false }
+        guard let entry = entries.value(for: id), entry.isAbout(object) else { return false }
         return entry.contains(keyPath)
     }
 
     /// Whether anything was removed from this very `object` before.
     func containsAny(of id: ObjectIdentifier, object: AnyObject) -> Bool {
-        guard let entry = entries[id] else { return false }
+        guard let entry = entries.value(for: id) else { return false }
         return entry.isAbout(object)
     }
 
     private mutating func sweep() {
-        entries = entries.filter { !$0.value.objectIsGone }
+        entries.removeAll { $0.objectIsGone }
         sweepThreshold = max(64, entries.count * 2)
     }
 }
