@@ -21,7 +21,9 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
         guard let validated = validate(object, forKeyPath: keyPath) else { return nil }
-        return add(receiver, validated, options: options, context: context, dropsWithObject: dropsWithObject)
+        return add(
+            receiver, to: validated.object, info: validated.info, options: options, context: context,
+            dropsWithObject: dropsWithObject)
     }
 
     // MARK: What the guard calls directly when this is its backend
@@ -40,21 +42,22 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         return Validated(object: object, info: info)
     }
 
-    /// ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)`` for a key path validated before (a dotted
-    /// one is checked again along its current chain, which may have changed meanwhile). A receiver that is itself an
-    /// observance made for this key path (a ``GuardRegistration``) is inserted as it is, and is its own handle.
+    /// ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)`` for a key path validated before (its
+    /// `info`; a dotted one is checked again along its current chain, which may have changed meanwhile). A receiver
+    /// that is itself an observance made for this key path (a ``GuardRegistration``) is inserted as it is, and is
+    /// its own handle.
     func add(
-        _ receiver: any ObservationReceiver, _ validated: Validated, options: KeyValueObservingOptions,
-        context: UnsafeMutableRawPointer?, dropsWithObject: Bool
+        _ receiver: any ObservationReceiver, to object: KVOObject, info: KeyPathInfo,
+        options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> Observance? {
-        if validated.info.isDotted, !Self.isFollowable(validated.info, on: validated.object) { return nil }
-        if let observance = receiver as? Observance, observance.info.isKeyPath(validated.info.keyPath, hash: validated.info.hash),
+        if info.isDotted, !Self.isFollowable(info, on: object) { return nil }
+        if let observance = receiver as? Observance, observance.info.isKeyPath(info.keyPath, hash: info.hash),
             observance.isActive, observance.isGuarded, observance.dropsWithObject == dropsWithObject
         {
-            return validated.object.insert(observance)
+            return object.insert(observance)
         }
-        return validated.object.register(
-            receiver, info: validated.info, options: options.subtracting(.initial), context: context,
+        return object.register(
+            receiver, info: info, options: options.subtracting(.initial), context: context,
             dropsWithObject: dropsWithObject, isGuarded: true)
     }
 

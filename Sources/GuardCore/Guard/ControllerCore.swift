@@ -61,19 +61,23 @@ final class ControllerCore: @unchecked Sendable {
         guard KeyPathSyntax.isWellFormed(keyPath) else {
             return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        let validated: KVORuntimeBackend.Validated?
+        // With GuardCore's runtime behind it, the check keeps what it found (the object as a `KVOObject`, the key
+        // path's info) for the add.
+        let runtimeObject: KVOObject?
+        let info: KeyPathInfo
         if let runtime {
-            validated = runtime.validate(object, forKeyPath: keyPath)
-            guard validated != nil else {
+            guard let validated = runtime.validate(object, forKeyPath: keyPath) else {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
+            runtimeObject = validated.object
+            info = validated.info
         } else {
-            validated = nil
             guard backend.canObserve(object, forKeyPath: keyPath) else {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
+            runtimeObject = nil
+            info = KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         }
-        let info = validated?.info ?? KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         let registration = makeRegistration(
             GuardRegistration.Setup(
                 object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
@@ -94,9 +98,10 @@ final class ControllerCore: @unchecked Sendable {
         // that completes after this call began is in that value or delivered as a change, never lost.
         SchedulePoints.reach(.guardBeforeRegister)
         let handle: (any BackendHandle)?
-        if let runtime, let validated {
+        if let runtime, let runtimeObject {
             handle = runtime.add(
-                registration, validated, options: options, context: context, dropsWithObject: !retainsObjects)
+                registration, to: runtimeObject, info: info, options: options, context: context,
+                dropsWithObject: !retainsObjects)
         } else {
             handle = backend.addObserver(
                 registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
@@ -113,7 +118,7 @@ final class ControllerCore: @unchecked Sendable {
                 // `cancelled`); now that the backend knows the registration, take it out.
                 registration.backendHandle = nil
                 SchedulePoints.reach(.guardBeforeUnregister)
-                backend.removeObservation(handle, from: object)
+                unregister(registration, handle: handle, from: object)
                 registration.state.set(.removed)
             }
         } else {
@@ -160,19 +165,25 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
         let id = ObjectIdentifier(object)
-        let outcome = lock.withLock { () -> Retirement in
+        var retired: GuardRegistration?
+        var handle: (any BackendHandle)?
+        let result = lock.withLock { () -> UnobserveResult in
             guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
-                return Retirement(result: removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered)
+                return removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered
             }
             registrationTotal -= 1
-            var retirement = Retirement(result: .removed)
-            retirement.retire(registration, object: object)
+            handle = Self.retire(registration)
             removed.remember(keyPath, of: id, object: object)
-            return retirement
+            retired = registration
+            return .removed
         }
-        outcome.unregister(with: backend)
-        reportRemoval(outcome.result, object: object, keyPath: keyPath, callSite: callSite)
-        return outcome.result
+        if let retired, let handle {
+            SchedulePoints.reach(.guardBeforeUnregister)
+            unregister(retired, handle: handle, from: object)
+        }
+        reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
+        // `retired` (the user's handler, maybe the object) is released here, after unlocking.
+        return result
     }
 
     func unobserve(_ object: AnyObject?, callSite: GuardDiagnostic.CallSite) -> UnobserveResult {
@@ -192,7 +203,7 @@ final class ControllerCore: @unchecked Sendable {
             }
             return retirement
         }
-        outcome.unregister(with: backend)
+        outcome.unregister(from: self)
         reportRemoval(outcome.result, object: object, keyPath: nil, callSite: callSite)
         return outcome.result
     }
@@ -215,8 +226,8 @@ final class ControllerCore: @unchecked Sendable {
             retirement.keep(emptied)
             return retirement
         }
-        outcome.unregister(with: backend)
-        return outcome.count
+        outcome.unregister(from: self)
+        return outcome.registrations.count
     }
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
@@ -270,72 +281,67 @@ final class ControllerCore: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// Registrations taken out of the table under the lock, and what must happen to them after unlocking: backend
-    /// handles to unregister (in registration order), then the registrations and handles themselves to release
-    /// (when the retirement is released). One registration, the usual case, needs no array.
-    private struct Retirement {
-        /// One registration taken out, its backend handle (taken out of it too) and whether the backend must be told.
-        private struct Retired {
-            let registration: GuardRegistration
-            let handle: (any BackendHandle)?
-            let object: AnyObject?
-            let unregistersFromBackend: Bool
-        }
+    /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out and returns
+    /// it: the caller tells the backend after unlocking (if the object still lives; otherwise the backend dropped
+    /// it). A registration whose add is still running is cancelled instead: the observing thread removes it.
+    private static func retire(_ registration: GuardRegistration) -> (any BackendHandle)? {
+        registration.nextOnSameObject = nil
+        // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
+        if registration.state.transition(from: .pending, to: .cancelled) { return nil }
+        guard registration.state.value == .active else { return nil }
+        registration.state.set(.removed)
+        let handle = registration.backendHandle ?? registration
+        registration.backendHandle = nil
+        return handle
+    }
 
+    /// Lock released. Removes `registration` (whose backend handle is `handle`) from the backend; directly from
+    /// GuardCore's runtime when the registration is its own handle there.
+    private func unregister(_ registration: GuardRegistration, handle: any BackendHandle, from object: AnyObject) {
+        if runtime != nil, (handle as AnyObject) === registration {
+            // Registered through `add(_:to:info:...)`, which only takes a `KVOObject`; `object` is that object.
+            unsafeDowncast(object, to: KVOObject.self).unregister(registration)
+        } else {
+            backend.removeObservation(handle, from: object)
+        }
+    }
+
+    /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after
+    /// unlocking: backend handles to unregister (in registration order), then the registrations, handles and
+    /// anything else kept to release (when the retirement is released).
+    private struct Retirement {
         let result: UnobserveResult
-        private var first: Retired?
-        private var more: [Retired] = []
-        private var released: Any?
+        private(set) var registrations: [GuardRegistration] = []
+        private var removals: [(GuardRegistration, any BackendHandle, AnyObject)] = []
+        private var released: [Any] = []
 
         init(result: UnobserveResult) {
             self.result = result
         }
 
-        /// How many registrations were retired.
-        var count: Int {
-            (first == nil ? 0 : 1) + more.count
-        }
-
-        /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out, noting
-        /// whether the backend must be told now (not if the add is still running: that thread removes it; not if the
-        /// object is gone: the backend dropped it).
+        /// Lock held. Retires `registration` (see ``ControllerCore/retire(_:)``); its object, if it still lives, is
+        /// `object`.
         mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
-            registration.nextOnSameObject = nil
-            var unregisters = false
-            var handle: (any BackendHandle)?
-            // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
-            if !registration.state.transition(from: .pending, to: .cancelled) {
-                switch registration.state.value {
-                case .active:
-                    registration.state.set(.removed)
-                    handle = registration.backendHandle ?? registration
-                    registration.backendHandle = nil
-                    unregisters = handle != nil && object != nil
-                case .pending, .cancelled, .removed:
-                    break
-                }
+            registrations.append(registration)
+            guard let handle = ControllerCore.retire(registration) else { return }
+            if let object {
+                removals.append((registration, handle, object))
+            } else {
+                released.append(handle)
             }
-            let retired = Retired(
-                registration: registration, handle: handle, object: object, unregistersFromBackend: unregisters)
-            if first == nil { first = retired } else { more.append(retired) }
         }
 
         /// Lock held. Keeps `value` to release it after unlocking.
         mutating func keep(_ value: Any) {
-            released = value
+            released.append(value)
         }
 
         /// Lock released. Unregisters from the backend, in registration order.
-        func unregister(with backend: any KeyValueObservingBackend) {
-            guard let first else { return }
-            Self.unregister(first, with: backend)
-            for retired in more { Self.unregister(retired, with: backend) }
-        }
-
-        private static func unregister(_ retired: Retired, with backend: any KeyValueObservingBackend) {
-            guard retired.unregistersFromBackend, let handle = retired.handle, let object = retired.object else { return }
-            SchedulePoints.reach(.guardBeforeUnregister)
-            backend.removeObservation(handle, from: object)
+        func unregister(from core: ControllerCore) {
+            for (registration, handle, object) in removals {
+                SchedulePoints.reach(.guardBeforeUnregister)
+                core.unregister(registration, handle: handle, from: object)
+            }
         }
     }
 
