@@ -35,16 +35,35 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// Whether the gone observer was reported already; guarded by the controller's lock.
     @exclusivity(unchecked) var reportedObserverGone = false
 
-    /// What every registration is made with; the controller fills it in and a subclass adds its handler.
+    /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
+    /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects.
     struct Setup {
-        let object: AnyObject
-        /// The key path (with what GuardCore's runtime knows about it when that is the backend).
-        let info: KeyPathInfo
+        private let objectReference: Unmanaged<AnyObject>
+        private let infoReference: Unmanaged<KeyPathInfo>
+        private let coreReference: Unmanaged<ControllerCore>
         let options: KeyValueObservingOptions
         let context: UnsafeMutableRawPointer?
         let retainsObject: Bool
         let callSite: GuardDiagnostic.CallSite
-        let core: ControllerCore
+
+        /// The arguments of one `observe`; `info` is the key path (with what GuardCore's runtime knows about it when
+        /// that is the backend). The caller keeps `object`, `info` and `core` alive while the setup is used.
+        init(
+            object: AnyObject, info: KeyPathInfo, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
+            retainsObject: Bool, callSite: GuardDiagnostic.CallSite, core: ControllerCore
+        ) {
+            self.objectReference = Unmanaged.passUnretained(object)
+            self.infoReference = Unmanaged.passUnretained(info)
+            self.coreReference = Unmanaged.passUnretained(core)
+            self.options = options
+            self.context = context
+            self.retainsObject = retainsObject
+            self.callSite = callSite
+        }
+
+        var object: AnyObject { objectReference.takeUnretainedValue() }
+        var info: KeyPathInfo { infoReference.takeUnretainedValue() }
+        var core: ControllerCore { coreReference.takeUnretainedValue() }
     }
 
     init(_ setup: borrowing Setup) {

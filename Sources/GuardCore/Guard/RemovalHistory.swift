@@ -28,8 +28,9 @@ struct RemovalHistory {
 
         /// Whether this entry is about `object` (and not about a dead object that had its address).
         func isAbout(_ object: AnyObject) -> Bool {
-            if let table { return (object as? KVOObject)?.existingTable === table }
-            return self.object === object
+            guard let table else { return self.object === object }
+            guard let current = (object as? KVOObject)?.existingTableReference else { return false }
+            return current.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
         }
 
         var objectIsGone: Bool {
@@ -52,8 +53,8 @@ struct RemovalHistory {
     /// Records that `keyPath` was removed from `object` (whose identity is `id`).
     mutating func remember(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) {
         let isNew = entries.update(id) { entry -> Bool in
-            if let entry, entry.isAbout(object) {
-                entry.add(keyPath)
+            if entry?.isAbout(object) == true {
+                entry?.add(keyPath)
                 return false
             }
             entry = Entry(object: object, keyPath: keyPath)
