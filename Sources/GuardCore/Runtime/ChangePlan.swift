@@ -72,10 +72,13 @@ struct ChangePlan {
         }
         guard targets.wantsPrior else { return }
         let ownOld = ownOldValueAsDelivered
-        for (index, entry) in targets.entries.enumerated() where entry.wantsPrior {
-            notify(
-                entry, oldValue: entry.isOwnKey ? ownOld : otherOldValues(at: index), newValue: nil, isPrior: true,
-                from: object)
+        for (index, entry) in targets.unretainedEntries.enumerated() {
+            entry._withUnsafeGuaranteedRef { entry in
+                guard entry.wantsPrior else { return }
+                notify(
+                    entry, oldValue: entry.isOwnKey ? ownOld : otherOldValues(at: index), newValue: nil, isPrior: true,
+                    from: object)
+            }
         }
     }
 
@@ -99,12 +102,14 @@ struct ChangePlan {
         let rawOwnNew = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
         // A removal has no new elements (Foundation sends no new value for it).
         let ownNew = kind == .removal ? nil : Self.value(rawOwnNew, at: indexes)
-        for (index, entry) in targets.entries.enumerated() {
-            if entry.isOwnKey {
-                notify(entry, oldValue: ownOld, newValue: ownNew, isPrior: false, from: object)
-            } else {
-                let newValue = entry.wantsNew ? Self.currentValue(of: entry, on: object) : nil
-                notify(entry, oldValue: otherOldValues(at: index), newValue: newValue, isPrior: false, from: object)
+        for (index, entry) in targets.unretainedEntries.enumerated() {
+            entry._withUnsafeGuaranteedRef { entry in
+                if entry.isOwnKey {
+                    notify(entry, oldValue: ownOld, newValue: ownNew, isPrior: false, from: object)
+                } else {
+                    let newValue = entry.wantsNew ? Self.currentValue(of: entry, on: object) : nil
+                    notify(entry, oldValue: otherOldValues(at: index), newValue: newValue, isPrior: false, from: object)
+                }
             }
         }
         for late in lateJoiners {

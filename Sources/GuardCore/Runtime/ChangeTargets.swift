@@ -46,6 +46,8 @@ final class ChangeTargets {
     }
 
     let entries: [Entry]
+    /// The same entries, unretained (`entries` keeps them alive), for delivery loops that retain nothing per entry.
+    let unretainedEntries: ContiguousArray<Unmanaged<Entry>>
     /// An entry of the key itself wants old values, and one of its observances reports misuse.
     let ownOldIsReported: Bool
     /// An entry of the key itself wants new values.
@@ -61,6 +63,7 @@ final class ChangeTargets {
 
     init(entries: [Entry]) {
         self.entries = entries
+        unretainedEntries = ContiguousArray(entries.lazy.map { Unmanaged.passUnretained($0) })
         ownOldIsReported = entries.contains { $0.isOwnKey && $0.wantsOld && $0.reportsMisuse }
         ownWantsNew = entries.contains { $0.isOwnKey && $0.wantsNew }
         ownNewIsReported = entries.contains { $0.isOwnKey && $0.wantsNew && $0.reportsMisuse }

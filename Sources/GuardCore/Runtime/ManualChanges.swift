@@ -1,4 +1,5 @@
 import Foundation
+import GuardCoreAtomics
 
 /// The changes each thread has begun with `willChangeValue` and not yet ended with `didChangeValue`.
 ///
@@ -27,7 +28,9 @@ enum ManualChanges {
     private static let threadState = ThreadLocal { ThreadState() }
     /// How many silenced spans are open on all threads; lets ``isSilenced(object:key:)`` skip the thread-local
     /// lookup in the common case of none.
-    private static let openSilences = AtomicCell()
+    private static var openSilences: AtomicWord {
+        AtomicWord(gca_open_silences_word())
+    }
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
     static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
@@ -65,9 +68,9 @@ enum ManualChanges {
     static func silently<Result>(object: KVOObject, key: String, _ body: () throws -> Result) rethrows -> Result {
         let state = threadState.value
         state.silenced.append((ObjectIdentifier(object), key))
-        openSilences.word.add(1, ordering: .relaxed)
+        openSilences.add(1, ordering: .relaxed)
         defer {
-            openSilences.word.add(-1, ordering: .relaxed)
+            openSilences.add(-1, ordering: .relaxed)
             state.silenced.removeLast()
         }
         return try body()
@@ -77,7 +80,7 @@ enum ManualChanges {
     static func isSilenced(object: KVOObject, key: String) -> Bool {
         // Only the silencing thread itself can see its own span, and it incremented the count before, so a zero
         // read here means this thread has none open.
-        guard openSilences.word.load(ordering: .relaxed) != 0 else { return false }
+        guard openSilences.load(ordering: .relaxed) != 0 else { return false }
         guard let state = threadState.valueIfCreated, !state.silenced.isEmpty else { return false }
         let identity = ObjectIdentifier(object)
         return state.silenced.contains { $0.0 == identity && $0.1 == key }

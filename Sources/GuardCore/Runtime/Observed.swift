@@ -43,7 +43,7 @@ public struct Observed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if KeyNameProbe.activeProbes.word.load(ordering: .relaxed) != 0 {
+            if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0 {
                 KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storageKeyPath)
             }
             return object[keyPath: storageKeyPath].value
