@@ -156,6 +156,19 @@ struct ChangePlan {
         // A dependent or dotted key path sees a to-many change of `key` as a setting of its own value.
         let kind = entry.isOwnKey ? kind : .setting
         let indexes = entry.isOwnKey ? indexes : nil
+        if entry.asksForSameValues {
+            let options = entry.options
+            let change = KeyValueChange(
+                kind: kind, keyPath: entry.keyPath, newValue: !isPrior && options.contains(.new) ? newValue : nil,
+                oldValue: options.contains(.old) ? oldValue : nil, indexes: indexes, isPrior: isPrior)
+            for unretained in entry.unretainedObservances {
+                unretained._withUnsafeGuaranteedRef { observance in
+                    if isPrior, !observance.options.contains(.prior) { return }
+                    observance.deliver(change, from: object)
+                }
+            }
+            return
+        }
         let valueOptions = KeyValueObservingOptions([.new, .old]).rawValue
         var shapedFor = UInt.max
         var change = KeyValueChange(kind: kind, keyPath: entry.keyPath)

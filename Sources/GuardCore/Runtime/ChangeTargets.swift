@@ -21,16 +21,23 @@ final class ChangeTargets {
         let hasDotted: Bool
         /// Some observance reports misuse, so a value that cannot be read is reported rather than read as nil.
         let reportsMisuse: Bool
+        /// Whether every observance asked for the same values (`.new`, `.old`), so one change fits them all.
+        let asksForSameValues: Bool
 
         init(keyPath: String, observances: ContiguousArray<Observance>, isOwnKey: Bool) {
             var options: KeyValueObservingOptions = []
             var hasDotted = false
             var reportsMisuse = false
+            let values: KeyValueObservingOptions = [.new, .old]
+            let firstValues = observances.first?.options.intersection(values)
+            var asksForSameValues = true
             for observance in observances {
                 options.formUnion(observance.options)
                 hasDotted = hasDotted || observance.isDotted
                 reportsMisuse = reportsMisuse || !observance.isGuarded
+                asksForSameValues = asksForSameValues && observance.options.intersection(values) == firstValues
             }
+            self.asksForSameValues = asksForSameValues
             self.keyPath = keyPath
             self.observances = observances
             self.unretainedObservances = ContiguousArray(observances.lazy.map { Unmanaged.passUnretained($0) })

@@ -23,6 +23,8 @@ extension Optional: OptionalProtocol {
 /// A present-but-nil value as the change carries it: a boxed `Optional<Any>.none`, so that `nil` keeps meaning
 /// "not requested".
 func boxNil(_ value: consuming Any?) -> Any? {
-    if value == nil { return Optional<Any>.none as Any }
-    return value
+    switch consume value {
+    case .none: return Optional<Any>.none as Any
+    case .some(let value): return value
+    }
 }
