@@ -58,30 +58,35 @@ final class ControllerCore: @unchecked Sendable {
         guard let observer else {
             return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
         }
-        guard KeyPathSyntax.isWellFormed(keyPath) else {
-            return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
-        }
         // With GuardCore's runtime behind it, the check keeps what it found (the object as a `KVOObject`, the key
-        // path's info) for the add.
+        // path's info) for the add; a key path it accepts is well formed.
         let runtimeObject: KVOObject?
         let info: KeyPathInfo
         if let runtime {
             guard let validated = runtime.validate(object, forKeyPath: keyPath) else {
-                return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+                let reason: GuardDiagnostic.InvalidArgument =
+                    KeyPathSyntax.isWellFormed(keyPath) ? .unobservableKeyPath : .emptyKeyPath
+                return invalid(reason, object: object, keyPath: keyPath, callSite: callSite)
             }
             runtimeObject = validated.object
             info = validated.info
         } else {
+            guard KeyPathSyntax.isWellFormed(keyPath) else {
+                return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+            }
             guard backend.canObserve(object, forKeyPath: keyPath) else {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
             runtimeObject = nil
             info = KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         }
-        let registration = makeRegistration(
-            GuardRegistration.Setup(
-                object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
-                callSite: callSite, core: self))
+        // The setup borrows `object` and `info`: keep them alive until the registration holds them.
+        let registration = withExtendedLifetime((object, info)) {
+            makeRegistration(
+                GuardRegistration.Setup(
+                    object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
+                    callSite: callSite, core: self))
+        }
         let reserved = lock.withLock { () -> Bool in
             guard registrations.update(registration.objectID, { Self.link(registration, into: &$0) }) else { return false }
             registration.sequence = nextSequence
@@ -161,14 +166,14 @@ final class ControllerCore: @unchecked Sendable {
         guard let object else {
             return invalidRemoval(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
         }
-        guard KeyPathSyntax.isWellFormed(keyPath) else {
-            return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
-        }
         let id = ObjectIdentifier(object)
         var retired: GuardRegistration?
         var handle: (any BackendHandle)?
-        let result = lock.withLock { () -> UnobserveResult in
+        let result = lock.withLock { () -> UnobserveResult? in
             guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
+                // Nothing registered under it: a malformed key path is an invalid argument (checked only now, since
+                // one that was registered is well formed).
+                guard KeyPathSyntax.isWellFormed(keyPath) else { return nil }
                 return removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered
             }
             registrationTotal -= 1
@@ -176,6 +181,9 @@ final class ControllerCore: @unchecked Sendable {
             removed.remember(keyPath, of: id, object: object)
             retired = registration
             return .removed
+        }
+        guard let result else {
+            return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
         if let retired, let handle {
             SchedulePoints.reach(.guardBeforeUnregister)

@@ -25,10 +25,14 @@ final class InlineAtomicWordsTests: XCTestCase {
     func testGuardRegistrationKeepsItsStateInTheObservancesSubclassWord() {
         let object = KVOObject()
         let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
-        let setup = GuardRegistration.Setup(
-            object: object, info: KeyPathInfo(keyPath: "k", triggerKeys: ["k"]), options: [], context: nil,
-            retainsObject: true, callSite: .init(file: #fileID, line: #line), core: core)
-        let registration = HandlerRegistration(setup) { (_: KVOObject, _: KVOObject, _: KeyValueChange) in }
+        let info = KeyPathInfo(keyPath: "k", triggerKeys: ["k"])
+        let registration = withExtendedLifetime(info) {
+            HandlerRegistration(
+                GuardRegistration.Setup(
+                    object: object, info: info, options: [], context: nil, retainsObject: true,
+                    callSite: .init(file: #fileID, line: #line), core: core)
+            ) { (_: KVOObject, _: KVOObject, _: KeyValueChange) in }
+        }
         assertLeadingWords(
             ["activeWord", "rewireGenerationWord", "subclassWord"], of: Observance.self, instance: registration)
         registration.state.set(.cancelled)
