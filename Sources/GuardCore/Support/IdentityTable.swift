@@ -3,8 +3,10 @@
 ///
 /// Open addressing with linear probing over a power-of-two number of slots, at most three quarters full; a removal
 /// shifts the entries after it back, so no slot is ever a tombstone and lookups stay short. Object addresses are not
-/// chosen by an adversary, so a multiplicative hash of the address is enough. Not thread-safe (it is a value type;
-/// its owner locks around it).
+/// chosen by an adversary, so a multiplicative hash of the address is enough. Each slot has a one-byte tag in a
+/// separate, dense array (empty, or seven bits of the hash), so probing for a new identity or past other identities
+/// reads tags, which stay in cache even when the table is large, and reads a slot only on a likely match. Not
+/// thread-safe (it is a value type; its owner locks around it).
 struct IdentityTable<Value> {
     /// One slot: the identity's address (0: empty) and its value.
     private struct Slot {
@@ -13,6 +15,8 @@ struct IdentityTable<Value> {
     }
 
     private var slots: ContiguousArray<Slot> = []
+    /// One tag per slot: 0 for an empty slot, else 0x80 and the top seven bits of the key's hash.
+    private var tags: ContiguousArray<UInt8> = []
     /// log2 of `slots.count`, or 0 while there are none.
     private var shift = 0
     /// How many identities have a value.
@@ -71,29 +75,45 @@ struct IdentityTable<Value> {
         UInt(bitPattern: id)
     }
 
-    /// The home slot of `key`: Fibonacci hashing of the address (whose low bits are alignment zeros).
+    /// The hash of `key`: Fibonacci hashing of the address (whose low bits are alignment zeros).
     @inline(__always)
-    private func home(of key: UInt) -> Int {
-        Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - shift))
+    private func hash(_ key: UInt) -> UInt64 {
+        UInt64(key) &* 0x9E37_79B9_7F4A_7C15
+    }
+
+    /// The home slot of a key with hash `hash`: its top `shift` bits.
+    @inline(__always)
+    private func home(ofHash hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash >> UInt64(64 - shift))
+    }
+
+    /// The tag of a key with hash `hash`: never 0.
+    @inline(__always)
+    private func tag(ofHash hash: UInt64) -> UInt8 {
+        0x80 | UInt8(truncatingIfNeeded: hash >> 57)
     }
 
     private func index(of key: UInt) -> Int? {
         guard count > 0 else { return nil }
+        let hash = hash(key)
+        let tag = tag(ofHash: hash)
         let mask = slots.count - 1
-        var index = home(of: key)
+        var index = home(ofHash: hash)
         while true {
-            let found = slots[index].key
-            if found == key { return index }
+            let found = tags[index]
             if found == 0 { return nil }
+            if found == tag, slots[index].key == key { return index }
             index = (index + 1) & mask
         }
     }
 
     private mutating func insert(_ value: Value, for key: UInt) {
         if (count + 1) * 4 > slots.count * 3 { grow() }
+        let hash = hash(key)
         let mask = slots.count - 1
-        var index = home(of: key)
-        while slots[index].key != 0 { index = (index + 1) & mask }
+        var index = home(ofHash: hash)
+        while tags[index] != 0 { index = (index + 1) & mask }
+        tags[index] = tag(ofHash: hash)
         slots[index] = Slot(key: key, value: value)
         count += 1
     }
@@ -103,18 +123,20 @@ struct IdentityTable<Value> {
         let mask = slots.count - 1
         var hole = index
         var next = (index + 1) & mask
-        while slots[next].key != 0 {
-            let home = home(of: slots[next].key)
+        while tags[next] != 0 {
+            let home = home(ofHash: hash(slots[next].key))
             // The entry at `next` may move to the hole if its home is not strictly after the hole (cyclically).
             let distanceToNext = (next - home) & mask
             let distanceToHole = (hole - home) & mask
             if distanceToHole < distanceToNext {
                 slots[hole] = slots[next]
+                tags[hole] = tags[next]
                 hole = next
             }
             next = (next + 1) & mask
         }
         slots[hole] = Slot(key: 0, value: nil)
+        tags[hole] = 0
         count -= 1
     }
 
@@ -122,6 +144,7 @@ struct IdentityTable<Value> {
         let old = slots
         shift = max(3, shift + 1)
         slots = ContiguousArray(repeating: Slot(key: 0, value: nil), count: 1 << shift)
+        tags = ContiguousArray(repeating: 0, count: 1 << shift)
         count = 0
         for slot in old where slot.key != 0 {
             insert(slot.value!, for: slot.key)
