@@ -24,10 +24,12 @@ import Darwin
 /// (observances, which may hold a guard registration and its handler; stale snapshots) is handed back to the caller,
 /// which lets it go after unlocking.
 final class ObservationTable: @unchecked Sendable {
-    // The first two stored properties are reached by address only (``InlineAtomicWords``, ``mutex``): keep them
+    // The first three stored properties are reached by address only (``InlineAtomicWords``, ``mutex``): keep them
     // first and in this order.
     /// Word 0: how many observances were ever inserted (the epoch of the newest one).
     private var insertionsWord = gca_word()
+    /// Word 1: nonzero once the object deinitialized (``removeAll()``).
+    private var objectGoneWord = gca_word()
     /// The table's mutex, inline: instances never move, so its address is stable. Touched only through ``mutex``.
     private var mutexStorage = pthread_mutex_t()
 
@@ -40,8 +42,6 @@ final class ObservationTable: @unchecked Sendable {
     @exclusivity(unchecked) private var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
     @exclusivity(unchecked) private var dependencies: Dependencies?
-    /// Set when the object deinitialized (``removeAll()``).
-    @exclusivity(unchecked) private var objectIsGone = false
 
     /// The cached ``ChangeTargets`` of one changed key (`nil`: nobody hears about it).
     fileprivate struct Snapshot {
@@ -62,7 +62,7 @@ final class ObservationTable: @unchecked Sendable {
     }
 
     private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-        (_getUnsafePointerToStoredProperties(self) + MemoryLayout<gca_word>.stride)
+        (_getUnsafePointerToStoredProperties(self) + 2 * MemoryLayout<gca_word>.stride)
             .assumingMemoryBound(to: pthread_mutex_t.self)
     }
 
@@ -201,7 +201,7 @@ final class ObservationTable: @unchecked Sendable {
             let discarded = (observances, takeSnapshots(), dependencies)
             observances = []
             dependencies = nil
-            objectIsGone = true
+            InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
             return Clearance(observances: all, discarded: discarded)
         }
     }
@@ -287,7 +287,7 @@ final class ObservationTable: @unchecked Sendable {
     /// Whether the table's object deinitialized. A table belongs to one object for good, so holding it is a way to
     /// recognize that object later without a weak reference to it (see ``RemovalHistory``).
     var objectIsDeinitialized: Bool {
-        locked { objectIsGone }
+        InlineAtomicWords.word(1, of: self).load(ordering: .acquiring) != 0
     }
 
     /// How many observances are registered, in all (the runtime's own relays and forwarders on this object

@@ -61,10 +61,15 @@ struct IdentityTable<Value> {
         slots.compactMap(\.value)
     }
 
-    /// Keeps only the values for which `isIncluded` is true.
+    /// Removes the values for which `shouldRemove` is true (releasing them here), keeping the table's capacity.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
         let kept = slots.filter { $0.key != 0 && !shouldRemove($0.value!) }
-        self = IdentityTable()
+        guard kept.count < count else { return }
+        for index in slots.indices {
+            slots[index] = Slot(key: 0, value: nil)
+            tags[index] = 0
+        }
+        count = 0
         for slot in kept { insert(slot.value!, for: slot.key) }
     }
 

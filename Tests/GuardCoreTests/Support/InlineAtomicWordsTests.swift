@@ -40,10 +40,10 @@ final class InlineAtomicWordsTests: XCTestCase {
         XCTAssertEqual(InlineAtomicWords.word(0, of: registration).load(ordering: .relaxed), 1, "still active")
     }
 
-    /// The table's mutex is reached by address right after its atomic word.
-    func testObservationTableKeepsItsAtomicWordAndMutexFirst() {
+    /// The table's mutex is reached by address right after its atomic words.
+    func testObservationTableKeepsItsAtomicWordsAndMutexFirst() {
         let table = ObservationTable()
-        assertLeadingWords(["insertionsWord"], of: ObservationTable.self, instance: table)
+        assertLeadingWords(["insertionsWord", "objectGoneWord"], of: ObservationTable.self, instance: table)
         let header = _getUnsafePointerToStoredProperties(table) - UnsafeMutableRawPointer(
             Unmanaged.passUnretained(table).toOpaque())
         var mutexOffset: Int?
@@ -55,7 +55,11 @@ final class InlineAtomicWordsTests: XCTestCase {
             }
             return true
         }
-        XCTAssertEqual(mutexOffset, header + MemoryLayout<gca_word>.stride, "mutexStorage must follow insertionsWord")
+        XCTAssertEqual(
+            mutexOffset, header + 2 * MemoryLayout<gca_word>.stride, "mutexStorage must follow the two words")
+        XCTAssertFalse(table.objectIsDeinitialized)
+        _ = table.removeAll()
+        XCTAssertTrue(table.objectIsDeinitialized)
     }
 
     func testAtomicCellKeepsItsWordFirst() {
