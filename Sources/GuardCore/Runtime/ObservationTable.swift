@@ -161,7 +161,8 @@ final class ObservationTable: @unchecked Sendable {
     /// mask to `object`. `nil` if it was not registered.
     func remove(_ observance: Observance, publishingTo object: KVOObject) -> Removal? {
         locked {
-            guard let index = observances.firstIndex(where: { $0 === observance }) else { return nil }
+            // From the newest end: the registration removed is most often a recent one.
+            guard let index = observances.lastIndex(where: { $0 === observance }) else { return nil }
             return removeLocked(at: index, publishingTo: object)
         }
     }
