@@ -62,7 +62,6 @@ extension KVOObject {
                 forKeyPath: keyPath, of: self, change: initialChange(for: keyPath, options, reportingMisuse: true),
                 context: context)
         }
-        SchedulePoints.reach(.runtimeBeforeInsert)
         return insert(ObserverObservance(observer: observer, info: info, options: options, context: context))
     }
 
@@ -90,7 +89,6 @@ extension KVOObject {
         if options.contains(.initial) {
             receiver.receive(initialChange(for: info.keyPath, options, reportingMisuse: !isGuarded), of: self)
         }
-        SchedulePoints.reach(.runtimeBeforeInsert)
         return insert(
             ReceiverObservance(
                 receiver: receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
@@ -121,6 +119,7 @@ extension KVOObject {
     /// Inserts `observance`, made for a key path known to be registrable here, and starts what it needs (relays
     /// of dependent keys, a dotted key path's forwarder).
     func insert(_ observance: Observance) -> Observance {
+        SchedulePoints.reach(.runtimeBeforeInsert)
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()
