@@ -1,4 +1,5 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// (6.2: the sources use `SendableMetatype`, new in Swift 6.2.)
 //
 // KVOGuard: a portable key-value observing runtime, an observation guard that turns observer mistakes into
 // log lines, and a seeded fault injector that proves both under concurrency. No external packages.
@@ -9,7 +10,9 @@ let package = Package(
     name: "KVOGuard",
     platforms: [
         // The Swift concurrency baseline. Atomics come from the package's own C target (GuardCoreAtomics), not the
-        // Synchronization module, which needs iOS 18 / macOS 15.
+        // Synchronization module, which needs iOS 18 / macOS 15. GuardCore's own runtime (KVOObject) reads stored
+        // properties through the Swift runtime's reflection entry points, present from iOS 13.4 / macOS 10.15.4 /
+        // tvOS 13.4 / watchOS 6.2; below that its keys are unknown, while guarding NSObject works from the floor.
         .macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1),
     ],
     products: [

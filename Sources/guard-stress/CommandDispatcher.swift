@@ -14,8 +14,14 @@ enum CommandDispatcher {
             return try RunCommand.run(Array(arguments.dropFirst()))
         case "replay":
             return try ReplayCommand.run(Array(arguments.dropFirst()))
+        case "shrink":
+            return try ShrinkCommand.run(Array(arguments.dropFirst()))
+        case "explain":
+            return try ExplainCommand.run(Array(arguments.dropFirst()))
         case "bench":
             return try BenchCommand.run(Array(arguments.dropFirst()))
+        case RoundServerCommand.name:
+            return try RoundServerCommand.run(Array(arguments.dropFirst()))
         default:
             if first.hasPrefix("-") { return try RunCommand.run(arguments) }
             throw UsageError("unknown subcommand '\(first)'")

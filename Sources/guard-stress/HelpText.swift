@@ -8,10 +8,14 @@ enum HelpText {
           guard-stress [run] [options]      run a stress campaign (the default subcommand)
           guard-stress run --runner controlled [--strategy pct|random] [--depth D]
                                             explore schedules one worker at a time; failures replay exactly
-          guard-stress replay FILE [--runs K] [--target NAME]
+          guard-stress replay FILE [--runs K] [--target NAME] [--json OUT] [--junit OUT]
                                             replay a seed file and report whether its failure comes back
+          guard-stress shrink FILE [--out FILE] [--runs K]
+                                            reduce a failing seed file to a minimal one with the same failure
+          guard-stress explain FILE [--html OUT.html]
+                                            tell a seed file's failing run as a story (and draw it as a web page)
           guard-stress bench [options]      measure KVOGuard's costs (build with -c release)
-          guard-stress help [run|replay|bench]
+          guard-stress help [run|replay|shrink|explain|bench]
                                             show help
 
         With no arguments it runs about a minute against the guard on 64 queues (well over a million operations on
@@ -23,10 +27,22 @@ enum HelpText {
         and release, each operation); a scheduling strategy (random, or PCT with a bug depth) picks who runs next,
         the seed file records the schedule taken, and replay repeats it exactly.
 
-        EXIT CODES (every subcommand)
-          0  the oracle held
-          1  the oracle was violated (a replay that reproduces its failure exits 1)
-          2  bad usage or a bad input file
+        Rounds (and replay runs) run in child processes, so a crash, a trap or a hang of the system under test is a
+        verdict of its round (crash(SIGSEGV), trap, deadlock) with its seed file, and the campaign goes on;
+        --in-process runs them in guard-stress itself. --json FILE and --junit FILE write the summary for machines
+        (a versioned JSON schema; JUnit XML, one test case per round or run).
+
+        EXIT CODES
+          run, replay, explain
+            0  the oracle held
+            1  the oracle was violated (a replay that reproduces its failure exits 1)
+            2  bad usage or a bad input file (run and replay: or no child process could be started for the rounds)
+          shrink
+            0  the shrunk file was written, and replaying it reproduces the same failure
+            1  the file's failure did not reproduce (nothing to shrink, no file written), or the shrunk file did not
+               reproduce it on every verification replay
+            2  bad usage or a bad input file
+          bench: 0 after measuring, 1 if its harness figures saw an oracle violation, 2 bad usage
         """
 
     static let run = """
@@ -44,8 +60,20 @@ enum HelpText {
         and the lock it waits for), a worker blocked on something the scheduler cannot see (a semaphore) after two
         seconds, and a run longer than --max-steps as step-limit. The summary reports schedules and steps per
         second. Seed files record the strategy, depth, step limit and the schedule taken; replay follows it exactly.
-        Controlled runs restart guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in
-        another process.
+
+        ISOLATION. Each round runs in a child process (guard-stress itself, with SWIFT_DETERMINISTIC_HASHING=1): a
+        fresh process every round for the chaos runner; for the controlled runner, whose rounds take milliseconds,
+        one process serves up to 500 rounds. A round whose process dies is a verdict: crash(SIGSEGV) (or another
+        signal), trap (a Swift runtime trap: fatalError, precondition, force unwrap, overflow; SIGILL or SIGTRAP),
+        deadlock (no progress for --stall-timeout seconds in a chaos round; every worker blocked, or one blocked
+        outside the scheduler for two seconds, in a controlled round; or no answer at all long after that, when
+        the process is killed). Its seed file is written (with the process's standard error beside it, .log), it
+        is listed as it happens, a fresh process takes over, and the summary prints at the end. Each round's seed
+        file is also written before the round runs (seed-...running.json, failure "unfinished", removed after),
+        so even a crash of guard-stress itself leaves the round to replay. Isolation costs about a millisecond per
+        chaos round and a tenth of one per controlled round (the summary says how much). With --in-process a crash
+        of the system under test ends guard-stress, as it would end an app; controlled runs then restart
+        guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in another process.
 
         OPTIONS
           --seed N             campaign seed (decimal or 0x hex); default: random, printed
@@ -61,7 +89,9 @@ enum HelpText {
           --ops N              stop after about N operations in all (default: no limit, time decides)
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)
           --duration SECONDS   stop starting rounds after this long (default 50)
-          --target guard|raw   system under test (default guard)
+          --target NAME        system under test (default guard): guard, raw (GuardCore's runtime without the
+                               guard), token (the ObservationToken API), nsobject (the guard in front of
+                               Foundation's own KVO; Apple platforms only)
           --objects N          shared objects per round (default 6; controlled: 3)
           --controllers N      shared controllers per round (default 8; controlled: 3)
           --out DIR            where seed files of failing rounds go (default ./stress-seeds)
@@ -71,22 +101,114 @@ enum HelpText {
           --no-compare         skip the raw-runtime comparison after a guard campaign
           --stop-at-first-failure
                                end the campaign at the first failing round
+          --json FILE          write the summary as JSON (schema "kvoguard-stress-report" version 1: target, runner,
+                               seeds, rounds, operations, violations by kind, crash signals, failing rounds with
+                               their signatures and seed files)
+          --junit FILE         write JUnit XML: one test case per round, a <failure> per failing round
+          --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
+          --stall-timeout SECONDS
+                               chaos rounds: no finished operation for this long is a deadlock (default 3)
+          --rounds-per-process N
+                               rounds one child process serves (default: chaos 1, controlled 500)
         """
 
     static let replay = """
-        guard-stress replay FILE [--runs K] [--target NAME]
+        guard-stress replay FILE [--runs K] [--target NAME] [--json OUT] [--junit OUT] [--in-process]
 
         Re-runs the scenario of seed file FILE (its written operations, or the ones its seed regenerates) K times
         (default 3) with the file's runner and reports how often the oracle was violated and how often with the
         file's own signature. The chaos runner replays operations, not thread interleavings, so a race comes back
         with a rate. A controlled file replays exactly: every run follows the recorded schedule step for step and
         must record the same history, and the replay says so; if a run stops matching, it names the step where the
-        schedule diverged. --target replays the same operations against another system (guard or raw); a recorded
-        schedule belongs to its own target, so then the file's strategy and seed regenerate one.
-        guard-stress restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set.
+        schedule diverged. --target replays the same operations against another system (guard, raw, token, or
+        nsobject on Apple platforms); a recorded schedule belongs to its own target, so then the file's strategy and
+        seed regenerate one.
+        Each run happens in a child process (with SWIFT_DETERMINISTIC_HASHING=1), so a run that crashes, traps or
+        hangs is reported as crash(SIGSEGV), trap or deadlock and the next run starts fresh; with --in-process
+        guard-stress runs them itself and restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set. A
+        file whose failure is "unfinished" was written before its round ran and the round never finished: replay
+        it to see what happened.
+
+        OPTIONS
+          --runs K             runs (default 3)
+          --target NAME        replay against another system (guard, raw, token, or nsobject on Apple platforms)
+          --json FILE          write the outcome as JSON (schema "kvoguard-stress-report" version 1, command replay)
+          --junit FILE         write JUnit XML: one test case per run, a <failure> per run that violated the oracle
+          --in-process         run in guard-stress itself
+          --stall-timeout SECONDS
+                               chaos runs: no finished operation for this long is a deadlock (default 3)
 
         Exits 1 if any run violated the oracle (the failure reproduced), 0 if none did, 2 if FILE is missing,
         truncated, of another version, or makes no sense.
+        """
+
+    static let shrink = """
+        guard-stress shrink FILE [--out FILE] [--runs K] [--max-candidates N] [--max-seconds S] [--verify N]
+                                 [--force] [--quiet]
+
+        Reduces the failing seed file FILE to a minimal one whose run fails with exactly the same failure signature:
+        fewer workers, operations, controllers, objects and key paths and, for a controlled file, a schedule with
+        fewer steps and preemptions. The passes, repeated while any makes progress: delta debugging (ddmin) over the
+        workers and over each worker's operations, dropping workers left without operations, simpler operations (no
+        handler action, fewer options), merging slots and keys into one another, renumbering slots from 0; then, for a
+        controlled file, ddmin over the schedule's preemptions (the rest of the run goes on without preemption).
+        Progress goes to standard error, one line per step that made the file smaller.
+
+        Controlled files shrink exactly: each candidate runs with the file's strategy and seed and, if that passes,
+        guided by the smallest failing schedule so far; a controlled run is deterministic, so one run decides. The
+        schedule of every kept candidate is recorded, and the written file replays it exactly.
+
+        Chaos files shrink by re-running each candidate up to K times (--runs, default 10): a candidate counts as
+        failing at its first run with the signature, and as passing after K runs without it. Every kept candidate
+        really failed; a race that shows in a fraction p of runs is wrongly kept out with probability (1-p)^K
+        (K = 10: 0.1% at p = 0.5, 35% at p = 0.1), which only leaves the result less small. Raise K for rare races.
+
+        The result is written to --out FILE, by default FILE's name with .shrunk.json (never over the input; an
+        existing --out only with --force), then replayed --verify N times (default 20) to confirm it: a controlled
+        file must reproduce the signature exactly every time. Explain it with guard-stress explain.
+
+        OPTIONS
+          --out FILE           where to write the shrunk file (default: beside FILE, NAME.shrunk.json)
+          --runs K             chaos files: runs per candidate, 1 to 1000 (default 10)
+          --max-candidates N   stop after trying N candidates (default 5000); the smallest failing file found is kept
+          --max-seconds S      stop after S seconds (default 300)
+          --verify N           replays of the shrunk file to confirm it (default 20; 0 skips)
+          --force              overwrite an existing --out file
+          --quiet              no progress lines
+
+        Exits 0 when the shrunk file was written and reproduces the failure on every verification replay, 1 when the
+        file's failure did not reproduce (nothing is written) or the shrunk file did not reproduce it every time, 2
+        if FILE is missing, truncated, of another version, makes no sense, or records no failure.
+        """
+
+    static let explain = """
+        guard-stress explain FILE [--html OUT.html] [--full] [--width N] [--attempts N]
+
+        Replays the seed file FILE once and prints the run as a story: one column per worker, one row per step in
+        which something happened (steps with only locks and schedule points are left out; long quiet stretches are
+        marked), each operation with its result (#1, #2, ... in the order they began), each notification (⚡),
+        each misuse that reached the runtime (✖), lock waits (⌛) and preemptions in the middle of an operation (⇥).
+        Each oracle violation is marked (◀ ✖1) on the row where it became inevitable: the notification it names,
+        else the latest result of an operation it names, else the first misuse of its kind, else the end of the
+        run; below the table the violations are spelled out with the same labels. Shrink a file first
+        (guard-stress shrink) for a story that fits a screen.
+
+        A controlled file is replayed exactly: the story is the recorded run itself (it says so, or where the replay
+        stopped matching). A chaos file cannot be: it is run until its failure shows (at most --attempts times,
+        default 20), and that run's history is told in wall-clock order, saying it is one replay, not necessarily
+        the original.
+
+        OPTIONS
+          --html OUT.html   also write the story as one self-contained web page (inline CSS and SVG, no script, no
+                            network): swimlanes per worker, registrations as bars over their lifetimes, notifications
+                            as marks, the violations highlighted
+          --full            print every row (a long story otherwise keeps its start, the rows around each violation
+                            and its end)
+          --width N         the width the table aims for (default 120)
+          --attempts N      chaos files: the most replays made to see the recorded failure (default 20)
+
+        Exits 1 if the explained run violated the oracle (the usual case), 0 if it held, 2 if FILE is missing,
+        truncated, of another version, or makes no sense, or the page cannot be written.
         """
 
     static let bench = """
@@ -130,6 +252,8 @@ enum HelpText {
         switch name {
         case "run": return run
         case "replay": return replay
+        case "shrink": return shrink
+        case "explain": return explain
         case "bench": return bench
         default: return nil
         }

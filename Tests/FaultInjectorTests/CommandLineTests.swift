@@ -274,4 +274,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(campaign.stdout.contains("What the raw runtime (no guard) would have done"), campaign.stdout)
         XCTAssertTrue(campaign.stdout.contains("notRegistered"), campaign.stdout)
     }
+
+    // MARK: Apple-only targets
+
+    func testTheNSObjectTargetRunsOnlyWhereTheObjectiveCRuntimeIs() throws {
+        #if canImport(ObjectiveC)
+        let campaign = try run(
+            ["run", "--target", "nsobject", "--queues", "8", "--ops", "2000", "--duration", "5", "--seed", "4",
+             "--out", directory.file("nsobject")], timeout: 120)
+        XCTAssertEqual(campaign.status, 0, campaign.stdout + campaign.stderr)
+        XCTAssertTrue(campaign.stdout.contains("target nsobject"), campaign.stdout)
+        #else
+        assertUsageError(try run(["run", "--target", "nsobject"] + safety), mentioning: "needs the Objective-C runtime")
+        assertUsageError(
+            try run(["replay", "--target", "nsobject", try edited("any.json") { _ in }]),
+            mentioning: "needs the Objective-C runtime")
+        try assertReplayRejects(edited("nsobject.json") { $0["target"] = "nsobject" }, mentioning: "needs the Objective-C runtime")
+        #endif
+    }
 }

@@ -5,6 +5,14 @@ import GuardCore
 /// used up. Each round is run by the chosen runner, then judged by the ``Oracle``; every failing round is written
 /// as a seed file.
 ///
+/// Each round's seed file is written before the round runs (`seed-TARGET-SEED.running.json`, failure
+/// `unfinished`), so even a crash of the whole process leaves the round to replay; it is removed when the round has
+/// finished, and a failing round gets its seed file under the usual name.
+///
+/// Rounds run in this process by default. With ``Settings/isolation`` set to child processes, a crash, a trap or a
+/// hang of the system under test is the verdict of its round (`crash(SIGSEGV)`, `trap`, `deadlock`), with its seed
+/// file (and the process's standard error beside it, `.log`), and the campaign goes on in a fresh process.
+///
 /// With the controlled runner each round is one schedule; PCT's expected step count starts from an estimate and
 /// follows the longest run seen so far (as shuttle's PCT does), and each seed file records the value its round used.
 public struct Campaign: Sendable {
@@ -14,7 +22,8 @@ public struct Campaign: Sendable {
         public var seed: UInt64 = 1
         /// The scenario of every round (its seed is replaced per round).
         public var scenario = ScenarioConfiguration()
-        /// Stop after this many operations in all (`nil`: no limit).
+        /// Stop after this many operations in all (`nil`: no limit). A round whose process died counts with its
+        /// scenario's operations.
         public var operationBudget: Int? = nil
         /// Stop starting rounds after this many seconds.
         public var duration: Double = 50
@@ -30,8 +39,12 @@ public struct Campaign: Sendable {
         /// otherwise fill the disk with near-identical files). A failure with a signature not seen before in the
         /// campaign is always written; repeats beyond the limit are only counted.
         public var maximumSeedFiles = 10
+        /// Where rounds run: in this process (the default), or each in a child process.
+        public var isolation = RoundIsolation.inProcess
+        /// Whether each round's seed file is written before the round runs (and removed after it passed).
+        public var writesSeedFileBeforeEachRound = true
 
-        /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard.
+        /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard, in this process.
         public init() {}
 
         /// The scenario of round `round`, after `operationsDone` operations: its own seed, and fewer operations per
@@ -60,6 +73,10 @@ public struct Campaign: Sendable {
         public let violations: Int
         /// Seconds since the campaign started.
         public let elapsed: Double
+        /// The round that just finished.
+        public let round: CampaignSummary.RoundRecord
+        /// Its failure, if it failed.
+        public let failure: CampaignSummary.FailedRound?
     }
 
     /// What this campaign runs.
@@ -72,65 +89,196 @@ public struct Campaign: Sendable {
 
     /// Runs the campaign, calling `progress` after every round.
     public func run(progress: (Progress) -> Void = { _ in }) -> CampaignSummary {
-        let diagnostics = CountingSink(keepsEvents: false)
-        guard let target = TargetCatalog.make(settings.target, diagnostics: diagnostics) else {
-            preconditionFailure("unknown target \(settings.target); validate it with TargetCatalog.names first")
+        guard TargetCatalog.make(settings.target, diagnostics: CountingSink(keepsEvents: false)) != nil else {
+            preconditionFailure("unknown target \(settings.target); validate it with TargetCatalog.knownNames first")
         }
         var summary = CampaignSummary(
             target: settings.target, seed: settings.seed, scenario: settings.scenario, runner: settings.runner)
+        let host = settings.isolation.childProcessSettings.map {
+            ChildRoundHost(settings: $0, roundsPerProcess: $0.roundsPerProcess(for: settings.runner))
+        }
+        defer { host?.finish() }
+        let outputDirectoryExisted = FileManager.default.fileExists(atPath: settings.outputDirectory)
+        defer { if !outputDirectoryExisted { removeIfEmpty(settings.outputDirectory) } }
         let start = MonotonicClock.now
         var round = 0
         var learnedSteps: Int?
+        var budgetUsed = 0
+        var signaturesSeen: Set<String> = []
         while true {
             let elapsed = Double(MonotonicClock.now - start) / 1e9
             if round > 0, elapsed >= settings.duration { break }
-            if let budget = settings.operationBudget, summary.operations >= budget { break }
-            let scenario = settings.scenario(forRound: round, operationsDone: summary.operations)
-            let roundSeed = scenario.seed
+            if let budget = settings.operationBudget, budgetUsed >= budget { break }
+            let scenario = settings.scenario(forRound: round, operationsDone: budgetUsed)
             if round == 0 { summary.scenario = scenario.configuration }
-            let result = runner(learnedSteps: learnedSteps).runAndEvaluate(scenario, against: target)
-            if let controlled = result.recording.controlled {
-                learnedSteps = max(learnedSteps ?? 0, controlled.choiceSteps)
+            let roundStart = MonotonicClock.now
+            let plan = RoundPlan(
+                file: SeedFile(
+                    roundAboutToRun: scenario, target: settings.target, runner: runner(learnedSteps: learnedSteps),
+                    toolVersion: ToolVersion.current),
+                scenario: scenario)
+            let unfinished = writeUnfinished(plan, into: &summary)
+            let wish: RoundRequest.SeedFileWish =
+                summary.seedFiles.count < settings.maximumSeedFiles ? .always : .unlessSignatureIn(signaturesSeen.sorted())
+            let executed: ExecutedRound
+            if let host {
+                guard let isolated = runIsolated(plan, on: host, wish: wish, summary: &summary) else {
+                    unfinished?.remove()
+                    break
+                }
+                executed = isolated
+            } else {
+                executed = runInProcess(plan)
             }
-            summary.add(result)
-            if !result.passed {
-                summary.failures.append(
-                    CampaignSummary.FailedRound(round: round, seed: roundSeed, signature: result.report.signature))
-                keepSeedFile(of: result, in: &summary)
+            let verdict = executed.verdict
+            if let choiceSteps = verdict.choiceSteps { learnedSteps = max(learnedSteps ?? 0, choiceSteps) }
+            summary.add(verdict)
+            // A round that died or deadlocked counts with all its planned operations: otherwise a target that
+            // always hangs would use the budget up a few operations per round.
+            let unfinishedRound = executed.processDied || verdict.abandoned
+            budgetUsed += unfinishedRound ? max(verdict.operations, scenario.operationCount) : verdict.operations
+            let seconds = Double(MonotonicClock.now - roundStart) / 1e9
+            let record = CampaignSummary.RoundRecord(
+                round: round, seed: scenario.seed, seconds: seconds, signature: verdict.signature)
+            summary.roundRecords.append(record)
+            var failure: CampaignSummary.FailedRound?
+            if !verdict.passed {
+                var failed = CampaignSummary.FailedRound(round: round, seed: scenario.seed, signature: verdict.signature)
+                failed.messages = verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" }
+                failed.seconds = seconds
+                summary.failures.append(failed)
+                keepSeedFile(of: executed, isNewFailure: signaturesSeen.insert(verdict.signature).inserted, in: &summary)
+                failure = summary.failures.last
             }
+            unfinished?.remove()
             round += 1
             progress(
                 Progress(
                     rounds: round, operations: summary.operations, deliveries: summary.deliveries,
-                    violations: summary.report.totalViolations, elapsed: Double(MonotonicClock.now - start) / 1e9))
-            if result.abandoned || (!result.passed && settings.stopAtFirstFailure) { break }
+                    violations: summary.report.totalViolations, elapsed: Double(MonotonicClock.now - start) / 1e9,
+                    round: record, failure: failure))
+            // In this process, abandoned workers stay blocked (and may hold locks later rounds need).
+            if verdict.abandoned, host == nil { break }
+            if !verdict.passed, settings.stopAtFirstFailure { break }
         }
         summary.seconds = Double(MonotonicClock.now - start) / 1e9
-        summary.preventedMisuses = diagnostics.counts
+        summary.isolation = host?.statistics
         return summary
+    }
+
+    /// A round about to run: its seed file (written before it runs, sent to a child process), the file as JSON,
+    /// and its scenario.
+    private struct RoundPlan {
+        let file: SeedFile
+        let encodedFile: Data?
+        let scenario: Scenario
+
+        init(file: SeedFile, scenario: Scenario) {
+            self.file = file
+            encodedFile = try? JSONEncoder().encode(file)
+            self.scenario = scenario
+        }
+    }
+
+    /// A round that ran: its verdict, and how to get its seed file and (for a round whose process died) its log.
+    private struct ExecutedRound {
+        let verdict: RoundVerdict
+        let seedFile: () -> SeedFile?
+        var log: String?
+
+        /// Whether the round's process died (crashed, trapped, or was killed for not answering).
+        var processDied: Bool { log != nil }
+    }
+
+    /// Runs the round here.
+    private func runInProcess(_ plan: RoundPlan) -> ExecutedRound {
+        let diagnostics = CountingSink(keepsEvents: false)
+        guard let target = TargetCatalog.make(settings.target, diagnostics: diagnostics),
+            let choice = try? plan.file.makeRunnerChoice()
+        else {
+            preconditionFailure("the campaign's own round could not be set up")
+        }
+        let result = choice.makeRunner().runAndEvaluate(plan.scenario, against: target)
+        return ExecutedRound(
+            verdict: RoundVerdict(result, preventedMisuses: diagnostics.counts),
+            seedFile: { SeedFile(result: result, toolVersion: ToolVersion.current) })
+    }
+
+    /// Runs the round in a child process; `nil` (with ``CampaignSummary/harnessError`` set) if none can run it.
+    private func runIsolated(
+        _ plan: RoundPlan, on host: ChildRoundHost, wish: RoundRequest.SeedFileWish, summary: inout CampaignSummary
+    ) -> ExecutedRound? {
+        let stallTimeout = settings.isolation.childProcessSettings?.stallTimeout ?? 3
+        let request: [UInt8]
+        do {
+            guard let encodedFile = plan.encodedFile else { throw CocoaError(.coderInvalidValue) }
+            request = try RoundRequest.encoded(file: encodedFile, target: nil, stallTimeout: stallTimeout, seedFile: wish)
+        } catch {
+            summary.harnessError = "the round's seed file could not be encoded: \(error)"
+            return nil
+        }
+        switch host.run(encoded: request, operations: plan.scenario.operationCount) {
+        case .answered(let answer):
+            guard let verdict = answer.verdict else {
+                summary.harnessError = "the child process could not run the round: \(answer.error ?? "no reason given")"
+                return nil
+            }
+            return ExecutedRound(verdict: verdict, seedFile: { answer.seedFile })
+        case .ended(let verdict, let log):
+            let file = plan.file.finished(with: verdict.report, scenario: plan.scenario)
+            return ExecutedRound(verdict: verdict, seedFile: { file }, log: log)
+        case .failed(let error):
+            summary.harnessError = error.description
+            return nil
+        }
     }
 
     /// The runner of a round: PCT without a fixed expected step count uses the most counted steps a round took so
     /// far (the first round uses an estimate from the scenario size).
-    private func runner(learnedSteps: Int?) -> any ScenarioRunner {
-        guard case .controlled(var controlled) = settings.runner else { return settings.runner.makeRunner() }
+    private func runner(learnedSteps: Int?) -> RunnerChoice {
+        guard case .controlled(var controlled) = settings.runner else { return settings.runner }
         if controlled.expectedSteps == nil, let learnedSteps, learnedSteps > 0 {
             controlled.expectedSteps = learnedSteps
         }
-        return RunnerChoice.controlled(controlled).makeRunner()
+        return .controlled(controlled)
+    }
+
+    /// Writes the round's seed file before it runs (if the settings ask for it); a failure to write is noted once.
+    private func writeUnfinished(_ plan: RoundPlan, into summary: inout CampaignSummary) -> UnfinishedSeedFile? {
+        guard settings.writesSeedFileBeforeEachRound else { return nil }
+        do {
+            guard let encoded = plan.encodedFile else { throw CocoaError(.coderInvalidValue) }
+            return try UnfinishedSeedFile(plan.file, encoded: encoded, into: settings.outputDirectory)
+        } catch {
+            let message = "could not write the seed file of a round before running it into \(settings.outputDirectory): "
+                + error.localizedDescription
+            if !summary.writeErrors.contains(message) { summary.writeErrors.append(message) }
+            return nil
+        }
+    }
+
+    /// Removes `directory` if it holds nothing (the campaign created it for seed files of rounds that all passed).
+    private func removeIfEmpty(_ directory: String) {
+        guard let contents = try? FileManager.default.contentsOfDirectory(atPath: directory), contents.isEmpty else { return }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Writes the seed file of a failing round, unless its failure is a repeat and the campaign already wrote as
-    /// many as it may.
-    private func keepSeedFile(of result: RunResult, in summary: inout CampaignSummary) {
-        let isNewFailure = !summary.failures.dropLast().contains { $0.signature == result.report.signature }
-        guard isNewFailure || summary.seedFiles.count < settings.maximumSeedFiles else {
+    /// many as it may; a round whose process died gets its log beside it.
+    private func keepSeedFile(of round: ExecutedRound, isNewFailure: Bool, in summary: inout CampaignSummary) {
+        guard isNewFailure || summary.seedFiles.count < settings.maximumSeedFiles, let file = round.seedFile() else {
             summary.unwrittenSeedFiles += 1
             return
         }
         do {
-            let file = SeedFile(result: result, toolVersion: ToolVersion.current)
-            summary.seedFiles.append(try SeedFileStore.write(file, into: settings.outputDirectory))
+            let path = try SeedFileStore.write(file, into: settings.outputDirectory)
+            summary.seedFiles.append(path)
+            summary.failures[summary.failures.count - 1].seedFile = path
+            if let log = round.log, !log.isEmpty {
+                let logPath = String(path.dropLast(".json".count)) + ".log"
+                try Data(log.utf8).write(to: URL(fileURLWithPath: logPath))
+                summary.failures[summary.failures.count - 1].log = logPath
+            }
         } catch {
             summary.writeErrors.append(
                 "could not write a seed file into \(settings.outputDirectory): \(error.localizedDescription)")

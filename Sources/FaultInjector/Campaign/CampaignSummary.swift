@@ -3,7 +3,7 @@ import GuardCore
 /// The totals of a campaign: what ran, what the oracle checked and found, what the guard absorbed, and which
 /// seed files were written.
 public struct CampaignSummary: Sendable {
-    /// A round whose oracle failed.
+    /// A round whose oracle failed (or whose process crashed, trapped or hung).
     public struct FailedRound: Sendable {
         /// The round's index, from 0.
         public let round: Int
@@ -11,6 +11,30 @@ public struct CampaignSummary: Sendable {
         public let seed: UInt64
         /// The round's failure signature.
         public let signature: String
+        /// The first violations, as `kind: message` lines.
+        public internal(set) var messages: [String] = []
+        /// Seconds the round took, as the campaign saw it (isolation included).
+        public internal(set) var seconds = 0.0
+        /// The seed file written for the round, if one was.
+        public internal(set) var seedFile: String?
+        /// The standard error of the round's process, written beside the seed file, for a round whose process
+        /// crashed, trapped or hung.
+        public internal(set) var log: String?
+    }
+
+    /// One round, passed or failed: what reports list per round.
+    public struct RoundRecord: Sendable {
+        /// The round's index, from 0.
+        public let round: Int
+        /// The round's own seed.
+        public let seed: UInt64
+        /// Seconds the round took, as the campaign saw it (isolation included).
+        public let seconds: Double
+        /// Its failure signature; empty if the oracle held.
+        public let signature: String
+
+        /// Whether the oracle held.
+        public var passed: Bool { signature.isEmpty }
     }
 
     /// The system under test's name.
@@ -49,8 +73,18 @@ public struct CampaignSummary: Sendable {
     public internal(set) var unwrittenSeedFiles = 0
     /// Seed files that could not be written, as sentences.
     public internal(set) var writeErrors: [String] = []
-    /// True if a round deadlocked (its workers were abandoned).
-    public internal(set) var deadlocked = false
+    /// Rounds that deadlocked (their workers were abandoned, or their process stopped answering).
+    public internal(set) var deadlockedRounds = 0
+    /// Every round, in order.
+    public internal(set) var roundRecords: [RoundRecord] = []
+    /// Where the rounds ran (see ``RoundIsolation``): `nil` in this process, else what the child processes cost.
+    public internal(set) var isolation: IsolationStatistics?
+    /// Set when the campaign stopped because rounds could not be run at all (no child process could be
+    /// started): why.
+    public internal(set) var harnessError: String?
+
+    /// True if a round deadlocked.
+    public var deadlocked: Bool { deadlockedRounds > 0 }
 
     init(target: String, seed: UInt64, scenario: ScenarioConfiguration, runner: RunnerChoice) {
         self.target = target
@@ -59,8 +93,8 @@ public struct CampaignSummary: Sendable {
         self.scenario = scenario
     }
 
-    /// Whether every round's oracle held.
-    public var passed: Bool { failures.isEmpty && report.passed }
+    /// Whether every round's oracle held (and every planned round ran).
+    public var passed: Bool { failures.isEmpty && report.passed && harnessError == nil }
 
     /// Operations per second over the whole campaign.
     public var throughput: Double { seconds > 0 ? Double(operations) / seconds : 0 }
@@ -71,15 +105,16 @@ public struct CampaignSummary: Sendable {
     /// Schedule steps per second over the whole campaign (controlled runner).
     public var stepsPerSecond: Double { seconds > 0 ? Double(steps) / seconds : 0 }
 
-    mutating func add(_ result: RunResult) {
+    mutating func add(_ verdict: RoundVerdict) {
         rounds += 1
-        operations += result.operationsPerformed
-        deliveries += result.deliveries
-        faultsInjected += result.faultsInjected
-        steps += result.recording.controlled?.steps ?? 0
-        if result.recording.facts.stepLimitExceeded != nil { stepLimitRounds += 1 }
-        workerSeconds += result.seconds
-        report.merge(result.report)
-        deadlocked = deadlocked || result.abandoned
+        operations += verdict.operations
+        deliveries += verdict.deliveries
+        faultsInjected += verdict.faultsInjected
+        steps += verdict.steps
+        if verdict.hitStepLimit { stepLimitRounds += 1 }
+        workerSeconds += verdict.seconds
+        report.merge(verdict.report)
+        if verdict.report.violationCounts[.deadlock] != nil || verdict.abandoned { deadlockedRounds += 1 }
+        for (kind, count) in verdict.preventedMisuses { preventedMisuses[kind, default: 0] += count }
     }
 }

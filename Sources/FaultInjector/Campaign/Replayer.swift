@@ -20,13 +20,21 @@ public struct Replayer: Sendable {
         public let signatures: [String]
         /// The last violated run's report, for details.
         public let lastViolation: OracleReport?
-        /// The last run, judged (its recording holds the schedule and, if asked for, the trace).
+        /// The last run, judged (its recording holds the schedule and, if asked for, the trace). `nil` when the
+        /// runs were made in child processes.
         public let lastResult: RunResult?
         /// For a controlled file: runs that matched the recording exactly (followed the recorded schedule without
         /// divergence and, when the file has the history's digest, recorded the same history). `nil` for chaos.
         public let exactRuns: Int?
         /// Why runs did not match (a divergence, or a different history), one line per such run.
         public let mismatches: [String]
+        /// Each run's verdict, in order.
+        public let verdicts: [RoundVerdict]
+        /// Runs whose process crashed, trapped or was killed before answering (child processes only): their
+        /// histories could not be compared with the recording.
+        public let crashedRuns: Int
+        /// What running in child processes cost, or `nil` in process.
+        public let isolation: IsolationStatistics?
 
         /// Whether the oracle was violated at least once.
         public var reproduced: Bool { violatedRuns > 0 }
@@ -40,6 +48,8 @@ public struct Replayer: Sendable {
     public let replaysRecordedTarget: Bool
     /// Whether controlled runs record their step-by-step trace (for explaining them).
     public var recordsTrace = false
+    /// Seconds without progress after which a chaos run counts as deadlocked.
+    public var chaosStallTimeout = ChaosRunner().deadlockTimeout
 
     /// A replay of `file` against `target` (by default the target the file names).
     public init(file: SeedFile, target: (any SystemUnderTest)? = nil) throws(SeedFileError) {
@@ -55,7 +65,11 @@ public struct Replayer: Sendable {
     /// target is the recorded one.
     public func makeRunner() throws(SeedFileError) -> any ScenarioRunner {
         let choice = try file.makeRunnerChoice()
-        guard case .controlled(var settings) = choice else { return choice.makeRunner() }
+        guard case .controlled(var settings) = choice else {
+            var chaos = ChaosRunner()
+            chaos.deadlockTimeout = chaosStallTimeout
+            return chaos
+        }
         settings.recordsTrace = recordsTrace
         let schedule = replaysRecordedTarget ? try file.makeSchedule() : nil
         return ControlledRunner(settings: settings, replaying: schedule)
@@ -63,47 +77,110 @@ public struct Replayer: Sendable {
 
     /// Whether runs follow a recorded schedule.
     public var followsRecordedSchedule: Bool {
-        file.runner == RunnerChoice.controlled(.init()).name && file.schedule != nil && replaysRecordedTarget
+        isControlled && file.schedule != nil && replaysRecordedTarget
     }
 
-    /// Runs the scenario `runs` times.
+    private var isControlled: Bool { file.runner == RunnerChoice.controlled(.init()).name }
+
+    /// Runs the scenario `runs` times in this process.
     public func replay(runs: Int) throws(SeedFileError) -> Outcome {
         let scenario = try file.makeScenario()
         let runner = try makeRunner()
-        let controlled = file.runner == RunnerChoice.controlled(.init()).name
+        var tally = Tally(file: file, controlled: isControlled)
+        var lastResult: RunResult?
+        for run in 0..<max(1, runs) {
+            let (result, mismatch) = runOnce(scenario, with: runner)
+            lastResult = result
+            tally.add(RoundVerdict(result), mismatch: mismatch.map { "run \(run + 1): \($0)" })
+            if result.abandoned, !isControlled { break }
+        }
+        return tally.outcome(lastResult: lastResult, isolation: nil)
+    }
+
+    /// Runs the scenario `runs` times, each run in a child process (see ``RoundIsolation``): a run that crashes,
+    /// traps or hangs is a verdict of its own (`crash(SIGSEGV)`, `trap`, `deadlock`), and the next run starts in a
+    /// fresh process. The target must be one the children can make by name. Throws a ``SeedFileError`` for a bad
+    /// file, an ``IsolationError`` when no child process can be started.
+    public func replay(runs: Int, isolatedBy settings: ChildProcessSettings) throws -> Outcome {
+        let scenario = try file.makeScenario()
+        _ = try makeRunner()
+        let host = ChildRoundHost(settings: settings, roundsPerProcess: settings.roundsPerProcess(for: try file.makeRunnerChoice()))
+        defer { host.finish() }
+        let request = RoundRequest(
+            file: file, target: replaysRecordedTarget ? nil : target.name, stallTimeout: settings.stallTimeout,
+            seedFile: .never)
+        var tally = Tally(file: file, controlled: isControlled)
+        for run in 0..<max(1, runs) {
+            switch host.run(request, operations: scenario.operationCount) {
+            case .answered(let answer):
+                guard let verdict = answer.verdict else {
+                    throw IsolationError(description: "the child process could not run \(file.target)'s seed file: \(answer.error ?? "no reason given")")
+                }
+                tally.add(verdict, mismatch: answer.mismatch.map { "run \(run + 1): \($0)" })
+            case .ended(let verdict, _):
+                tally.add(verdict, mismatch: nil, crashed: true)
+            case .failed(let error):
+                throw error
+            }
+        }
+        return tally.outcome(lastResult: nil, isolation: host.statistics)
+    }
+
+    /// One run of `scenario` with `runner`, judged, and for a controlled file why it did not match the recording
+    /// (`nil` if it matched, and always for chaos).
+    func runOnce(_ scenario: Scenario, with runner: any ScenarioRunner) -> (RunResult, mismatch: String?) {
+        let result = runner.runAndEvaluate(scenario, against: target)
+        guard isControlled else { return (result, nil) }
+        if let divergence = result.recording.controlled?.divergence { return (result, "\(divergence)") }
         let recordedDigest = followsRecordedSchedule ? file.schedule?.historyDigest : nil
+        if let recordedDigest, result.history.digest != recordedDigest {
+            return (
+                result,
+                "the recorded schedule was followed step for step, but the history differs "
+                    + "(digest \(result.history.digest), recorded \(recordedDigest)): something outside the "
+                    + "scheduler's control decided differently"
+            )
+        }
+        return (result, nil)
+    }
+
+    /// Counts runs into an ``Outcome``.
+    private struct Tally {
+        let file: SeedFile
+        let controlled: Bool
         var violated = 0
         var same = 0
         var exact = 0
+        var crashed = 0
         var mismatches: [String] = []
-        var signatures: [String] = []
+        var verdicts: [RoundVerdict] = []
         var last: OracleReport?
-        var lastResult: RunResult?
-        for run in 0..<max(1, runs) {
-            let result = runner.runAndEvaluate(scenario, against: target)
-            lastResult = result
-            signatures.append(result.report.signature)
-            if !result.passed {
-                violated += 1
-                last = result.report
-            }
-            if result.report.signature == file.failure.signature, !result.passed { same += 1 }
-            if controlled {
-                if let divergence = result.recording.controlled?.divergence {
-                    mismatches.append("run \(run + 1): \(divergence)")
-                } else if let recordedDigest, result.history.digest != recordedDigest {
-                    mismatches.append(
-                        "run \(run + 1): the recorded schedule was followed step for step, but the history differs "
-                            + "(digest \(result.history.digest), recorded \(recordedDigest)): something outside the "
-                            + "scheduler's control decided differently")
-                } else {
-                    exact += 1
-                }
-            }
-            if result.abandoned, !controlled { break }
+
+        init(file: SeedFile, controlled: Bool) {
+            self.file = file
+            self.controlled = controlled
         }
-        return Outcome(
-            runs: signatures.count, violatedRuns: violated, sameSignatureRuns: same, signatures: signatures,
-            lastViolation: last, lastResult: lastResult, exactRuns: controlled ? exact : nil, mismatches: mismatches)
+
+        mutating func add(_ verdict: RoundVerdict, mismatch: String?, crashed runCrashed: Bool = false) {
+            verdicts.append(verdict)
+            if !verdict.passed {
+                violated += 1
+                last = verdict.report
+                if verdict.signature == file.failure.signature { same += 1 }
+            }
+            if runCrashed {
+                crashed += 1
+            } else if controlled {
+                if let mismatch { mismatches.append(mismatch) } else { exact += 1 }
+            }
+        }
+
+        func outcome(lastResult: RunResult?, isolation: IsolationStatistics?) -> Outcome {
+            Outcome(
+                runs: verdicts.count, violatedRuns: violated, sameSignatureRuns: same,
+                signatures: verdicts.map(\.signature), lastViolation: last, lastResult: lastResult,
+                exactRuns: controlled ? exact : nil, mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed,
+                isolation: isolation)
+        }
     }
 }

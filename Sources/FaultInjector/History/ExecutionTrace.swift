@@ -1,5 +1,7 @@
-/// What every worker of a controlled run did, step by step: operations beginning and ending, notifications, the
-/// schedule points it reached and the locks it took, waited for and released. A story renderer (`explain`) shows
+import GuardCore
+
+/// What every worker of a controlled run did, step by step: operations beginning and ending, notifications, misuse
+/// that reached the runtime, the schedule points it reached and the locks it took, waited for and released. A story renderer (`explain`) shows
 /// it as one column per worker and one row per step.
 public struct ExecutionTrace: Sendable, Hashable {
     /// The events in the order they happened (only one worker runs at a time).
@@ -38,6 +40,9 @@ public struct TraceEvent: Sendable, Hashable {
         case waits(lock: Int, holder: Int)
         /// The worker released lock `lock`.
         case released(lock: Int)
+        /// A misuse of kind `kind` reached the runtime on this worker since its previous event (the runtime counted
+        /// it; the event that follows is the one it happened in or before).
+        case misuse(kind: KVOMisuse.Kind)
         /// The worker finished its operations.
         case finished
     }

@@ -1,8 +1,8 @@
 import GuardCore
 
 /// The oracle's verdict on one run: what it checked, how often, and every violation (the first few of each kind
-/// in full, all of them counted).
-public struct OracleReport: Sendable {
+/// in full, all of them counted). It is `Codable` so a round run in a child process can send its verdict back.
+public struct OracleReport: Sendable, Codable {
     /// How many individual checks of each rule were made.
     public private(set) var checks: [String: Int] = [:]
     /// Violations kept in full: the first ``keptPerKind`` of each kind.
@@ -13,6 +13,9 @@ public struct OracleReport: Sendable {
     public internal(set) var runtimeMisuses: [KVOMisuse.Kind: Int] = [:]
     /// Keys whose linearizability search hit its budget and was neither confirmed nor refuted.
     public internal(set) var inconclusiveKeys = 0
+    /// The signals that ended processes under test (`SIGSEGV`, `SIGILL`, ...; `exit 3` for a process that exited
+    /// without answering), with counts: filled only for rounds isolated in child processes.
+    public internal(set) var crashSignals: [String: Int] = [:]
 
     /// How many violations of each kind are kept in full.
     public static let keptPerKind = 5
@@ -29,13 +32,21 @@ public struct OracleReport: Sendable {
     /// All violations counted.
     public var totalViolations: Int { violationCounts.values.reduce(0, +) }
 
-    /// A stable summary of what failed, to compare a replay with the original: violation kinds, and misuse kinds
-    /// in parentheses, e.g. `missing-delivery+runtime-misuse(notRegistered,observerDeallocated)`. Empty if passed.
+    /// A stable summary of what failed, to compare a replay with the original: violation kinds, misuse kinds in
+    /// parentheses, and a crash's signal, e.g. `missing-delivery+runtime-misuse(notRegistered,observerDeallocated)`
+    /// or `crash(SIGSEGV)`. Empty if passed.
     public var signature: String {
         violationCounts.keys.sorted().map { kind in
-            guard kind == .runtimeMisuse else { return kind.rawValue }
-            let kinds = runtimeMisuses.keys.map(\.rawValue).sorted().joined(separator: ",")
-            return "\(kind.rawValue)(\(kinds))"
+            switch kind {
+            case .runtimeMisuse:
+                let kinds = runtimeMisuses.keys.map(\.rawValue).sorted().joined(separator: ",")
+                return "\(kind.rawValue)(\(kinds))"
+            case .crash:
+                let signals = crashSignals.keys.filter { !Violation.trapSignals.contains($0) }.sorted()
+                return signals.isEmpty ? kind.rawValue : "\(kind.rawValue)(\(signals.joined(separator: ",")))"
+            default:
+                return kind.rawValue
+            }
         }.joined(separator: "+")
     }
 
@@ -57,6 +68,7 @@ public struct OracleReport: Sendable {
         }
         for (kind, count) in other.violationCounts { violationCounts[kind, default: 0] += count }
         for (kind, count) in other.runtimeMisuses { runtimeMisuses[kind, default: 0] += count }
+        for (signal, count) in other.crashSignals { crashSignals[signal, default: 0] += count }
         inconclusiveKeys += other.inconclusiveKeys
     }
 }

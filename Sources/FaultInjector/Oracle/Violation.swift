@@ -24,8 +24,15 @@ public struct Violation: Sendable, Hashable, Codable {
         case valueMismatch = "value-mismatch"
         /// A call reported a result that valid arguments never produce.
         case unexpectedResult = "unexpected-result"
-        /// Workers stopped making progress.
+        /// Workers stopped making progress (or a round's process stopped answering and was killed).
         case deadlock
+        /// The process running the round died of a signal other than a trap (`crash(SIGSEGV)`), or exited without
+        /// finishing the round. Seen only when rounds run in child processes.
+        case crash
+        /// The process running the round trapped: a Swift runtime trap (`fatalError`, `precondition`, a force
+        /// unwrap of `nil`, an index out of range, an overflow), which ends with SIGILL or SIGTRAP. Seen only when
+        /// rounds run in child processes.
+        case trap
         /// A controlled run did not finish within its step limit (a livelock, or a scenario too long for it).
         case stepLimit = "step-limit"
         /// Something released was still alive at the end, or the runtime's tables were not empty.
@@ -34,6 +41,10 @@ public struct Violation: Sendable, Hashable, Codable {
         /// Orders kinds by their names.
         public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
+
+    /// The signals a Swift runtime trap ends with (SIGILL on x86-64, SIGTRAP on arm64): a process killed by one of
+    /// them is a ``Kind/trap``, by any other a ``Kind/crash``.
+    public static let trapSignals: Set<String> = ["SIGILL", "SIGTRAP"]
 
     /// Which rule was broken.
     public let kind: Kind

@@ -92,6 +92,8 @@ public struct SeedFile: Codable, Sendable, Equatable {
     /// The schedule a controlled run took (absent for chaos, or when too long: then the strategy and seed
     /// regenerate it).
     public var schedule: RecordedSchedule?
+    /// Set on a file written by `guard-stress shrink`: what it was shrunk from, and how.
+    public var shrunk: Shrinking?
 
     /// A seed file for a run (usually a failed one).
     public init(result: RunResult, toolVersion: String, createdAt: Date = Date()) {

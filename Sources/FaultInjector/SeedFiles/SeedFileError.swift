@@ -40,6 +40,7 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformed(let path, let reason): return "\(path) is not a valid seed file: \(reason)"
         case .nonsensical(let reason): return "the seed file makes no sense: \(reason)"
         case .unknownTarget(let name):
+            if let reason = TargetCatalog.unavailableReason(for: name) { return "the seed file names target \"\(name)\": \(reason)" }
             return "the seed file names target \"\(name)\", which this guard-stress does not know (known: \(TargetCatalog.names.joined(separator: ", ")))"
         case .unknownRunner(let name):
             return "the seed file names runner \"\(name)\"; this guard-stress knows "

@@ -5,7 +5,7 @@ import Foundation
 public enum SeedFileStore {
     /// Reads and validates the seed file at `path`. Its target must be one of `targets` (the built-in ones by
     /// default; a program with systems under test of its own passes their names too).
-    public static func read(_ path: String, targets: [String] = TargetCatalog.names) throws(SeedFileError) -> SeedFile {
+    public static func read(_ path: String, targets: [String] = TargetCatalog.knownNames) throws(SeedFileError) -> SeedFile {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -57,7 +57,7 @@ public enum SeedFileStore {
     /// instead.
     public static func write(_ file: SeedFile, into directory: String) throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let base = "seed-\(file.target)-" + (file.strategy.map { "\($0)-" } ?? "") + file.seed
+        let base = baseName(for: file)
         var path = (directory as NSString).appendingPathComponent(base + ".json")
         var suffix = 2
         while FileManager.default.fileExists(atPath: path) {
@@ -70,6 +70,11 @@ public enum SeedFileStore {
         data.append(0x0A)
         try data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
         return path
+    }
+
+    /// `seed-TARGET-SEED` (`seed-TARGET-STRATEGY-SEED` for a controlled run): a file's name without extension.
+    static func baseName(for file: SeedFile) -> String {
+        "seed-\(file.target)-" + (file.strategy.map { "\($0)-" } ?? "") + file.seed
     }
 
     /// Text that starts like a JSON object or array and leaves one open (or a string unterminated) at its end.

@@ -22,7 +22,10 @@ public struct RawRuntimeTarget: SystemUnderTest {
 /// so its unobserve-all can do what naive code does: remove each of them once.
 final class RawStressController: StressController, @unchecked Sendable {
     private struct Added: Hashable {
-        let object: ObjectIdentifier
+        /// The object's ``StressObject/id``, not its address: an address freed and reused by a later object would
+        /// make the later object inherit the earlier one's pairs, differently in every process, and a controlled
+        /// run would not repeat.
+        let object: Int
         let keyPath: String
     }
 
@@ -38,7 +41,7 @@ final class RawStressController: StressController, @unchecked Sendable {
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink
     ) -> ObserveOutcome {
         guard let observer else { return .invalid }
-        lock.withLock { added[Added(object: ObjectIdentifier(object), keyPath: keyPath)] = WeakObject(object) }
+        lock.withLock { added[Added(object: object.id, keyPath: keyPath)] = WeakObject(object) }
         // The sink's identity is the context: unique per registration for as long as the route keeps it alive.
         let context = Int(bitPattern: UInt(bitPattern: ObjectIdentifier(sink)))
         observer.route(context: context, to: sink)
@@ -55,7 +58,7 @@ final class RawStressController: StressController, @unchecked Sendable {
 
     func unobserve(_ object: StressObject) -> UnobserveOutcome {
         guard let observer else { return .invalid }
-        let id = ObjectIdentifier(object)
+        let id = object.id
         let keyPaths = lock.withLock { added.keys.filter { $0.object == id }.map(\.keyPath) }
         for keyPath in keyPaths.sorted() {
             object.removeObserver(observer, forKeyPath: keyPath)

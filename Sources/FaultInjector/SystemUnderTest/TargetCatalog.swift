@@ -2,15 +2,43 @@ import GuardCore
 
 /// The systems under test that seed files and the command line can name.
 public enum TargetCatalog {
-    /// Every known target name.
-    public static let names = ["guard", "raw"]
+    /// Every target name this build can run: `guard`, `raw`, `token`, and `nsobject` on Apple platforms.
+    public static let names: [String] = {
+        var names = ["guard", "raw", "token"]
+        #if canImport(ObjectiveC)
+        names.append("nsobject")
+        #endif
+        return names
+    }()
 
-    /// The target called `name`; guard diagnostics go to `diagnostics`. `nil` for an unknown name.
+    /// Why `name` cannot run in this build although it is a target elsewhere; `nil` for a runnable or unknown name.
+    public static func unavailableReason(for name: String) -> String? {
+        #if !canImport(ObjectiveC)
+        if name == "nsobject" {
+            return "target nsobject puts the guard in front of Foundation's own KVO and needs the Objective-C runtime: "
+                + "run it on macOS (or another Apple platform); this build has only \(names.joined(separator: ", "))"
+        }
+        #endif
+        return nil
+    }
+
+    /// Targets that exist only to test the harness itself (``CrashFixtureTarget``: they segfault, trap or hang on
+    /// purpose). Accepted by name, never listed.
+    public static let testFixtureNames = CrashFixtureTarget.Failure.allCases.map { "fixture-\($0.rawValue)" }
+
+    /// Every name ``make(_:diagnostics:)`` accepts: ``names`` and ``testFixtureNames``.
+    public static var knownNames: [String] { names + testFixtureNames }
+
+    /// The target called `name`; guard diagnostics go to `diagnostics`. `nil` for an unknown or unavailable name.
     public static func make(_ name: String, diagnostics: any DiagnosticSink) -> (any SystemUnderTest)? {
         switch name {
         case "guard": return GuardTarget(diagnostics: diagnostics)
         case "raw": return RawRuntimeTarget()
-        default: return nil
+        case "token": return TokenTarget(diagnostics: diagnostics)
+        #if canImport(ObjectiveC)
+        case "nsobject": return MirroredGuardTarget(model: NSObjectTwinModel(), diagnostics: diagnostics)
+        #endif
+        default: return CrashFixtureTarget(name: name, diagnostics: diagnostics)
         }
     }
 }

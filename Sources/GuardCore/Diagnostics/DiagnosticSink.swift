@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(os)
-import os
-#endif
-
 /// Receives the guard's ``GuardDiagnostic`` events. Sinks are called on the thread where the mistake happened,
 /// outside every guard lock, and must be thread-safe.
 public protocol DiagnosticSink: Sendable {
@@ -11,19 +7,15 @@ public protocol DiagnosticSink: Sendable {
     func record(_ event: GuardDiagnostic)
 }
 
-/// The default sink: one line per event to standard error (to `os.Logger`, subsystem `KVOGuard`, on Apple
-/// platforms).
+/// One line per event to standard error: the default sink where there is no unified logging (Linux); on Apple
+/// platforms the default is ``SystemLogSink``.
 public struct StandardErrorSink: DiagnosticSink {
     /// Creates the sink.
     public init() {}
 
     /// Writes `event.description` as one line.
     public func record(_ event: GuardDiagnostic) {
-        #if canImport(os)
-        Logger(subsystem: "KVOGuard", category: "guard").error("\(event.description, privacy: .public)")
-        #else
         FileHandle.standardError.write(Data((event.description + "\n").utf8))
-        #endif
     }
 }
 

@@ -1,8 +1,18 @@
 /// The process-wide diagnostic sink, used by every ``ObservationController`` that has no sink of its own.
 public enum GuardDiagnostics {
-    private static let current = Protected<any DiagnosticSink>(StandardErrorSink())
+    private static let current = Protected<any DiagnosticSink>(defaultSink)
 
-    /// The process-wide sink; ``StandardErrorSink`` until you replace it. Thread-safe.
+    /// Where events go until you replace ``sink``: ``SystemLogSink`` (subsystem `KVOGuard`, category `guard`) on Apple
+    /// platforms, so they show in Console and Instruments; ``StandardErrorSink`` elsewhere.
+    public static var defaultSink: any DiagnosticSink {
+        #if canImport(os)
+        return SystemLogSink()
+        #else
+        return StandardErrorSink()
+        #endif
+    }
+
+    /// The process-wide sink; ``defaultSink`` until you replace it. Thread-safe.
     public static var sink: any DiagnosticSink {
         get { current.current }
         set {

@@ -42,11 +42,12 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     /// - Parameters:
     ///   - observer: Passed to every handler; held weakly. Handlers stop running once it is gone.
     ///   - retainsObservedObjects: Hold observed objects strongly (the default) or weakly.
-    ///   - backend: The key-value observing implementation; GuardCore's runtime by default.
+    ///   - backend: The key-value observing implementation; by default ``AutomaticBackend`` (GuardCore's runtime for
+    ///     ``KVOObject``s, Foundation's KVO for `NSObject`s on Apple platforms).
     ///   - diagnosticSink: Where this controller's diagnostics go; `nil` uses ``GuardDiagnostics/sink``.
     public init(
         observer: Observer, retainsObservedObjects: Bool = true,
-        backend: any KeyValueObservingBackend = KVORuntimeBackend(), diagnosticSink: (any DiagnosticSink)? = nil
+        backend: any KeyValueObservingBackend = AutomaticBackend(), diagnosticSink: (any DiagnosticSink)? = nil
     ) {
         core = ControllerCore(
             observer: observer, retainsObjects: retainsObservedObjects, backend: backend, sink: diagnosticSink)

@@ -5,7 +5,9 @@ import GuardCore
 /// `guard-stress replay FILE`: re-runs a seed file and reports whether (and how often) its failure came back.
 enum ReplayCommand {
     static func run(_ words: [String]) throws -> ExitCode {
-        let arguments = try ParsedArguments(words, options: ["--runs", "--target"], flags: ["--help", "-h"])
+        let arguments = try ParsedArguments(
+            words, options: Set(["--runs", "--target"]).union(IsolationOptions.options).union(ReportFiles.options),
+            flags: Set(["--help", "-h"]).union(IsolationOptions.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.replay)
             return .passed
@@ -16,36 +18,60 @@ enum ReplayCommand {
         }
         let path = arguments.positionals[0]
         let runs = try arguments.integer("--runs", in: 1...10_000) ?? 3
-        DeterministicHashing.ensure()
+        let isolation = try IsolationOptions.isolation(arguments)
+        if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
         let file: SeedFile
-        let outcome: Replayer.Outcome
+        let replayer: Replayer
+        var target: (any SystemUnderTest)?
         do {
             file = try SeedFileStore.read(path)
-            var target: (any SystemUnderTest)?
             if let name = arguments.string("--target") {
+                if let reason = TargetCatalog.unavailableReason(for: name) { throw UsageError(reason) }
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
                     throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(name)'")
                 }
                 target = named
             }
-            let replayer = try Replayer(file: file, target: target)
-            print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
-                + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")")
-            if file.runner == "controlled" {
-                if replayer.followsRecordedSchedule {
-                    print("  following the recorded schedule (\(Format.count(file.schedule?.steps ?? 0)) steps)")
-                } else if !replayer.replaysRecordedTarget {
-                    print("  the recorded schedule belongs to target \(file.target); regenerating the schedule from the strategy and seed")
-                } else {
-                    print("  no recorded schedule; regenerating it from the strategy and seed")
-                }
-            }
-            print("  recorded failure: \(file.failure.signature.isEmpty ? "(none)" : file.failure.signature)")
-            outcome = try replayer.replay(runs: runs)
+            replayer = try Replayer(file: file, target: target)
         } catch let error as SeedFileError {
             Terminal.printError("guard-stress: \(error)")
             return .badInput
         }
+        let reports = try ReportFiles(arguments)
+
+        print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
+            + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"
+            + (isolation.childProcessSettings == nil ? ", in process" : ", each run in a child process"))
+        if file.runner == "controlled" {
+            if replayer.followsRecordedSchedule {
+                print("  following the recorded schedule (\(Format.count(file.schedule?.steps ?? 0)) steps)")
+            } else if !replayer.replaysRecordedTarget {
+                print("  the recorded schedule belongs to target \(file.target); regenerating the schedule from the strategy and seed")
+            } else {
+                print("  no recorded schedule; regenerating it from the strategy and seed")
+            }
+        }
+        let unfinished = file.failure.signature == SeedFile.unfinishedSignature
+        print("  recorded failure: \(file.failure.signature.isEmpty ? "(none)" : file.failure.signature)"
+            + (unfinished ? " (written before its round ran; the round never finished)" : ""))
+
+        let startedAt = Date()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcome: Replayer.Outcome
+        do {
+            if let settings = isolation.childProcessSettings {
+                outcome = try replayer.replay(runs: runs, isolatedBy: settings)
+            } else {
+                outcome = try replayer.replay(runs: runs)
+            }
+        } catch let error as SeedFileError {
+            Terminal.printError("guard-stress: \(error)")
+            return .badInput
+        } catch {
+            Terminal.printError("guard-stress: the replay could not run: \(error)")
+            return .badInput
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         for (index, signature) in outcome.signatures.enumerated() {
             print("  run \(index + 1): \(signature.isEmpty ? "oracle held" : "violated: \(signature)")")
         }
@@ -53,22 +79,42 @@ enum ReplayCommand {
             "  reproduced in \(outcome.violatedRuns)/\(outcome.runs) runs; "
                 + "with the recorded signature in \(outcome.sameSignatureRuns)/\(outcome.runs)")
         if let exact = outcome.exactRuns {
-            print(
-                exact == outcome.runs
-                    ? "  exact replay: every run followed the schedule step for step and recorded the same history"
-                    : "  NOT EXACT: \(outcome.runs - exact) of \(outcome.runs) runs did not match the recording")
+            let compared = outcome.runs - outcome.crashedRuns
+            if compared == 0 {
+                print("  every run's process died, so no run could be compared with the recording")
+            } else if exact == compared {
+                print(
+                    "  exact replay: every run\(outcome.crashedRuns > 0 ? " that finished" : "") followed the schedule "
+                        + "step for step and recorded the same history")
+            } else {
+                print("  NOT EXACT: \(compared - exact) of \(compared) runs did not match the recording")
+            }
             for mismatch in outcome.mismatches.prefix(5) { print("    \(mismatch)") }
         }
         if let report = outcome.lastViolation {
             print(SummaryPrinter.oracle(report).joined(separator: "\n"))
         }
+        if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
         print(outcome.reproduced ? "RESULT: REPRODUCED (exit 1)" : "RESULT: NOT REPRODUCED (the oracle held in every run)")
-        return outcome.reproduced ? .violated : .passed
+        let exitCode: ExitCode = outcome.reproduced ? .violated : .passed
+        let written = reports.write(
+            json: StressReport(
+                replay: outcome, file: file, path: path, target: replayer.target.name, runner: runnerChoice(file),
+                isolation: isolation, exitCode: Int(exitCode.rawValue), seconds: seconds, createdAt: startedAt),
+            junit: JUnitReport(
+                replay: outcome, file: file, path: path, target: replayer.target.name, seconds: seconds,
+                startedAt: startedAt))
+        return written ? exitCode : .badInput
     }
 
     /// `chaos`, `controlled (pct depth 3)`.
     private static func runnerText(_ file: SeedFile) -> String {
         guard let strategy = file.strategy else { return file.runner }
         return "\(file.runner) (\(strategy)\(file.depth.map { " depth \($0)" } ?? ""))"
+    }
+
+    /// The file's runner (already validated by reading the file).
+    private static func runnerChoice(_ file: SeedFile) -> RunnerChoice {
+        (try? file.makeRunnerChoice()) ?? .chaos
     }
 }

@@ -7,11 +7,11 @@ enum RunCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
             words,
-            options: [
+            options: Set([
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
                 "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps",
-            ],
-            flags: ["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"])
+            ]).union(IsolationOptions.options).union(ReportFiles.options),
+            flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.run)
             return .passed
@@ -21,10 +21,9 @@ enum RunCommand {
         }
         var settings = Campaign.Settings()
         settings.runner = try runnerChoice(arguments)
+        settings.isolation = try IsolationOptions.isolation(arguments)
         if settings.runner != .chaos {
             settings.scenario = .controlledDefault
-            // Schedules recorded under random per-process hashing would not replay in another process.
-            DeterministicHashing.ensure()
         }
         settings.seed = try arguments.seed("--seed") ?? UInt64.random(in: 0...UInt64.max)
         settings.scenario.workers = try arguments.integer("--queues", in: 1...4_096) ?? settings.scenario.workers
@@ -38,7 +37,8 @@ enum RunCommand {
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
         if let target = arguments.string("--target") {
-            guard TargetCatalog.names.contains(target) else {
+            if let reason = TargetCatalog.unavailableReason(for: target) { throw UsageError(reason) }
+            guard TargetCatalog.knownNames.contains(target) else {
                 throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(target)'")
             }
             settings.target = target
@@ -47,14 +47,35 @@ enum RunCommand {
             guard !out.isEmpty else { throw UsageError("--out needs a directory") }
             settings.outputDirectory = out
         }
+        let reports = try ReportFiles(arguments)
+        if settings.runner != .chaos, settings.isolation.childProcessSettings == nil {
+            // Schedules recorded under random per-process hashing would not replay in another process (child
+            // processes always run with deterministic hashing).
+            DeterministicHashing.ensure()
+        }
 
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let runnerText = settings.runner.controlledSettings.map { "controlled runner (\($0.strategy))" } ?? "chaos runner"
+        let isolationText = settings.isolation.childProcessSettings.map {
+            let perProcess = $0.roundsPerProcess(for: settings.runner)
+            return perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process"
+        } ?? ", in process"
         Terminal.printError(
             "guard-stress: target \(settings.target), seed \(settings.seed), \(runnerText), "
                 + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
-                + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? ""))
+                + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
+        let startedAt = Date()
+        var failuresShown = 0
         let summary = Campaign(settings: settings).run { progress in
+            if let failure = progress.failure {
+                if Terminal.isInteractive { Terminal.rewriteLine("") }
+                failuresShown += 1
+                if failuresShown <= Self.failingRoundsShown {
+                    Terminal.printError(SummaryPrinter.failingRound(failure))
+                } else if failuresShown == Self.failingRoundsShown + 1 {
+                    Terminal.printError("guard-stress: further failing rounds are counted in the summary, not listed here")
+                }
+            }
             guard Terminal.isInteractive else { return }
             Terminal.rewriteLine(
                 "[\(settings.target)] round \(progress.rounds)  ops \(Format.count(progress.operations))  "
@@ -68,13 +89,24 @@ enum RunCommand {
                 + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
         print(SummaryPrinter.campaign(summary, cores: cores))
 
-        if settings.target == "guard", !arguments.has("--no-compare"), !summary.deadlocked {
+        let compares = settings.target == "guard" && !arguments.has("--no-compare") && summary.harnessError == nil
+        if compares, !(summary.deadlocked && settings.isolation.childProcessSettings == nil) {
             let raw = settings.runner.makeRunner().runAndEvaluate(settings.scenario(forRound: 0), against: RawRuntimeTarget())
             print("")
             print(SummaryPrinter.rawComparison(raw))
         }
-        return summary.passed ? .passed : .violated
+        let exitCode: ExitCode = summary.harnessError != nil ? .badInput : summary.passed ? .passed : .violated
+        if let harnessError = summary.harnessError {
+            Terminal.printError("guard-stress: the campaign could not run its rounds: \(harnessError)")
+        }
+        let written = reports.write(
+            json: StressReport(campaign: summary, isolation: settings.isolation, exitCode: Int(exitCode.rawValue)),
+            junit: JUnitReport(campaign: summary, startedAt: startedAt))
+        return written ? exitCode : .badInput
     }
+
+    /// Failing rounds listed as they happen (the summary counts the rest).
+    static let failingRoundsShown = 20
 
     /// `--runner`, `--strategy`, `--depth`, `--max-steps`: the runner, with every option checked against it.
     private static func runnerChoice(_ arguments: ParsedArguments) throws -> RunnerChoice {

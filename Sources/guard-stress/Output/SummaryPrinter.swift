@@ -51,13 +51,44 @@ enum SummaryPrinter {
             lines.append("    \(Format.count(summary.unwrittenSeedFiles)) more failing rounds with a failure already written were not written (see --max-seed-files)")
         }
         lines.append(contentsOf: summary.writeErrors.map { "  ERROR: \($0)" })
-        if summary.deadlocked { lines.append("  a round DEADLOCKED; its workers were abandoned") }
+        if let isolation = summary.isolation { lines.append(contentsOf: self.isolation(isolation)) }
+        if summary.deadlocked {
+            lines.append(
+                summary.isolation == nil
+                    ? "  a round DEADLOCKED; its workers were abandoned and the campaign stopped"
+                    : "  \(Format.count(summary.deadlockedRounds)) round\(summary.deadlockedRounds == 1 ? "" : "s") DEADLOCKED; "
+                        + "their processes were killed and the campaign went on")
+        }
+        if let harnessError = summary.harnessError { lines.append("  ERROR: rounds could not be run: \(harnessError)") }
         lines.append(
             summary.passed
                 ? "RESULT: PASS (the oracle held in every round)"
                 : "RESULT: FAIL (\(summary.failures.count) of \(summary.rounds) rounds violated the oracle: "
                     + Set(summary.failures.map(\.signature)).sorted().joined(separator: "; ") + ")")
         return lines.joined(separator: "\n")
+    }
+
+    /// `guard-stress: round 4 (seed 123): crash(SIGSEGV): ...; seed file stress-seeds/seed-....json`
+    static func failingRound(_ failure: CampaignSummary.FailedRound) -> String {
+        let detail = failure.messages.first.map { ": " + ($0.count > 240 ? String($0.prefix(240)) + "…" : $0) } ?? ""
+        let file = failure.seedFile.map { "; seed file \($0)" } ?? "; no seed file (limit reached)"
+        return "guard-stress: round \(failure.round) (seed \(failure.seed)) FAILED \(failure.signature)\(detail)\(file)"
+    }
+
+    /// What running rounds in child processes cost.
+    static func isolation(_ statistics: IsolationStatistics) -> [String] {
+        let started = "  isolation         \(Format.count(statistics.processesStarted)) child processes "
+            + "(start-up \(milliseconds(statistics.meanStartupSeconds)) each, overlapping the round before)"
+        var lines = [
+            statistics.rounds == 0
+                ? started + "; no round finished in one"
+                : started + ", \(milliseconds(statistics.overheadPerRound)) per round on top of the round's "
+                    + milliseconds(statistics.meanRoundSeconds)
+        ]
+        if statistics.processesLost > 0 {
+            lines.append("    \(Format.count(statistics.processesLost)) processes crashed, trapped or hung and were replaced")
+        }
+        return lines
     }
 
     static func oracle(_ report: OracleReport) -> [String] {
@@ -67,6 +98,12 @@ enum SummaryPrinter {
         }
         if report.inconclusiveKeys > 0 {
             lines.append("    linearizability search budget ran out for \(report.inconclusiveKeys) keys (neither confirmed nor refuted)")
+        }
+        if !report.crashSignals.isEmpty {
+            lines.append("  processes of rounds ended by:")
+            for (signal, count) in report.crashSignals.sorted(by: { $0.key < $1.key }) {
+                lines.append("    " + pad(signal, 34) + Format.count(count))
+            }
         }
         if !report.runtimeMisuses.isEmpty {
             lines.append("  runtime misuse (each one a crash under Foundation):")
@@ -117,6 +154,12 @@ enum SummaryPrinter {
         case .observerDeallocated: return "notification to a gone observer"
         case .keyPathUnavailable: return "key path unavailable (reads as nil)"
         }
+    }
+
+    /// `12.3 ms`.
+    static func milliseconds(_ seconds: Double) -> String {
+        seconds >= 10 ? String(format: "%.0f s", seconds) : seconds >= 1 ? String(format: "%.2f s", seconds)
+            : String(format: "%.1f ms", seconds * 1000)
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {

@@ -84,6 +84,11 @@ final class InlineAtomicWordsTests: XCTestCase {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(instance).toOpaque())
         let header = _getUnsafePointerToStoredProperties(instance) - base
         var offsets: [String: Int] = [:]
+        // `_forEachField` is in the stdlib since Swift 5.2 (macOS 10.15.4 / iOS 13.4); the package's floor is lower.
+        guard #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) else {
+            XCTFail("reading field offsets needs macOS 10.15.4 / iOS 13.4 or later", file: file, line: line)
+            return
+        }
         _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in
             offsets[String(cString: name)] = offset
             if names.contains(String(cString: name)) {

@@ -32,6 +32,16 @@ final class ControlledHook: ScheduleHook {
         binding.worker = -1
     }
 
+    /// Runs `body` on the calling thread without telling its scheduler about the locks `body` takes, so harness
+    /// bookkeeping (reading the runtime's misuse counters for the trace) adds no schedule steps. Only for code that
+    /// cannot wait for another worker: the locks it takes are never held across a schedule point.
+    static func unannounced<Result>(_ body: () -> Result) -> Result {
+        guard let binding = bindings.valueIfCreated, let scheduler = binding.scheduler else { return body() }
+        binding.scheduler = nil
+        defer { binding.scheduler = scheduler }
+        return body()
+    }
+
     @inline(__always)
     private static var binding: Binding? {
         guard let binding = bindings.valueIfCreated, binding.scheduler != nil else { return nil }

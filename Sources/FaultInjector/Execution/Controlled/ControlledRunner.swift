@@ -57,6 +57,10 @@ public struct ControlledRunner: ScenarioRunner {
     /// With ``replaying``: whether a run that goes on past the recorded steps is fine (it continues without
     /// preemption) rather than a divergence.
     public var allowsLongerRuns = false
+    /// A strategy of the caller's own, made afresh for each run, instead of the settings' strategy or a replay (the
+    /// shrinker's ``GuidedStrategy``). The recording still names the settings' strategy; record the schedule taken,
+    /// since that strategy and the seed do not regenerate it.
+    var customStrategy: (@Sendable (Scenario) -> any SchedulingStrategy)?
 
     /// A runner with `settings`, following `schedule` if given.
     public init(settings: Settings = Settings(), replaying schedule: Schedule? = nil) {
@@ -71,6 +75,7 @@ public struct ControlledRunner: ScenarioRunner {
 
     /// The strategy a run of `scenario` uses.
     private func strategy(for scenario: Scenario, expectedSteps: Int) -> any SchedulingStrategy {
+        if let customStrategy { return customStrategy(scenario) }
         if let replaying { return ReplayStrategy(schedule: replaying, allowsLongerRuns: allowsLongerRuns) }
         return settings.strategy.makeStrategy(
             runSeed: scenario.seed, workers: scenario.configuration.workers, expectedSteps: expectedSteps)

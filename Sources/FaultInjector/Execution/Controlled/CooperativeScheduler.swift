@@ -54,6 +54,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     private var lockNumbers: [ObjectIdentifier: Int] = [:]
     private var lockNames: [ObjectIdentifier: String] = [:]
     private var trace: ExecutionTrace?
+    /// The runtime's misuse counters as last seen (with a trace only), to put each new misuse into the trace.
+    private var misuseCounts: [KVOMisuse.Kind: Int] = [:]
     private var arrived = 0
     private var finished = 0
     private var events = 0
@@ -78,6 +80,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         self.strategy = strategy
         self.stepLimit = stepLimit
         self.trace = recordsTrace ? ExecutionTrace() : nil
+        if recordsTrace { misuseCounts = RuntimeMonitor.misuseCountsByKind }
         self.describeWorker = describeWorker
     }
 
@@ -175,8 +178,15 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     // MARK: ExecutionMonitor
 
     func record(_ kind: TraceEvent.Kind, worker: Int) {
+        // Read before taking the monitor: the counters' lock is GuardCore's, kept out of the schedule.
+        let misuses = ControlledHook.unannounced { RuntimeMonitor.misuseCountsByKind }
         monitor.lock()
         defer { monitor.unlock() }
+        for (misuseKind, count) in misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let before = misuseCounts[misuseKind, default: 0]
+            for _ in before..<max(before, count) { note(.misuse(kind: misuseKind), worker: worker) }
+        }
+        misuseCounts = misuses
         note(kind, worker: worker)
     }
 

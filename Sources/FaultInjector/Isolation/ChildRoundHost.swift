@@ -1,0 +1,197 @@
+import Foundation
+
+/// Runs rounds in child processes, one round at a time. It starts a process when it needs one (and starts the next
+/// one while the last round of the current one runs, so start-up overlaps work), sends it a ``RoundRequest``, waits
+/// for the ``RoundAnswer`` no longer than ``ChildProcessSettings/answerTimeout(operations:)``, and replaces the
+/// process after `roundsPerProcess` rounds, after a round that abandoned blocked workers, and whenever it dies.
+///
+/// A process that dies or stops answering during a round makes that round's verdict (`crash(SIGSEGV)`, `trap`,
+/// `deadlock`); its standard error during the round comes with it.
+final class ChildRoundHost {
+    /// How a round handed to a child ended.
+    enum Result {
+        /// The child answered.
+        case answered(RoundAnswer)
+        /// The child died or was killed before answering: the verdict says how, `log` is its standard error during
+        /// the round.
+        case ended(RoundVerdict, log: String)
+        /// No child could run the round.
+        case failed(IsolationError)
+    }
+
+    private struct Child {
+        let process: ChildProcess
+        let startedAt: UInt64
+        var served = 0
+    }
+
+    /// How children are started and watched.
+    let settings: ChildProcessSettings
+    /// Rounds one process serves before a fresh one takes over.
+    let roundsPerProcess: Int
+    /// What isolation cost so far.
+    private(set) var statistics = IsolationStatistics()
+    private var current: Child?
+    private var spare: Child?
+    private let environment: [String]
+    private var started = 0
+
+    /// A host starting children as `settings` say, each serving at most `roundsPerProcess` rounds.
+    init(settings: ChildProcessSettings, roundsPerProcess: Int) {
+        self.settings = settings
+        self.roundsPerProcess = max(1, roundsPerProcess)
+        var environment = ProcessInfo.processInfo.environment
+        for (name, value) in settings.environment { environment[name] = value }
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+        self.environment = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    deinit {
+        finish()
+    }
+
+    /// Runs `request` (whose scenario has `operations` operations) in a child.
+    func run(_ request: RoundRequest, operations: Int) -> Result {
+        let encoded: Data
+        do {
+            encoded = try JSONEncoder().encode(request)
+        } catch {
+            return .failed(IsolationError(description: "cannot encode the round for the child process: \(error)"))
+        }
+        return run(encoded: Array(encoded), operations: operations)
+    }
+
+    /// Runs an encoded ``RoundRequest`` in a child.
+    func run(encoded request: [UInt8], operations: Int) -> Result {
+        var child: Child
+        do {
+            child = try readyChild()
+        } catch let error as IsolationError {
+            return .failed(error)
+        } catch {
+            return .failed(IsolationError(description: "\(error)"))
+        }
+        let earlierRounds = child.served
+        child.served += 1
+        let retiresAfter = child.served >= roundsPerProcess
+        if retiresAfter, spare == nil { spare = try? spawn() }
+        let logStart = child.process.logSize
+        let sent = MonotonicClock.now
+        let timeout = settings.answerTimeout(operations: operations)
+        let read = child.process.send(request) ? child.process.readLine(timeout: timeout) : .endOfFile
+        let elapsed = Double(MonotonicClock.now - sent) / 1e9
+        let note =
+            earlierRounds > 0
+            ? " (this process had run \(earlierRounds) earlier round\(earlierRounds == 1 ? "" : "s"); "
+                + "replay the seed file to confirm the failure is this round's own)" : ""
+
+        switch read {
+        case .line(let bytes):
+            guard var answer = try? JSONDecoder().decode(RoundAnswer.self, from: Data(bytes)) else {
+                let log = child.process.log(from: logStart)
+                retire(child)
+                return .failed(
+                    IsolationError(description: "the child process answered something that is not a round answer: "
+                        + String(decoding: bytes.prefix(200), as: UTF8.self) + (log.isEmpty ? "" : "; its log: \(log)")))
+            }
+            statistics.rounds += 1
+            statistics.roundTripSeconds += elapsed
+            statistics.busySeconds += answer.busySeconds
+            answer.verdict?.report.count(RoundVerdict.survivalCheck)
+            if retiresAfter || answer.verdict?.abandoned == true {
+                retire(child)
+            } else {
+                current = child
+            }
+            return .answered(answer)
+        case .endOfFile:
+            // Its output closed: it is dying (the crash backtracer may still be writing its log).
+            let end = child.process.waitForEnd(timeout: 60) ?? child.process.kill()
+            let log = child.process.log(from: logStart)
+            lose(child)
+            return .ended(RoundVerdict(processEnd: end, log: log, seconds: elapsed, note: note), log: log)
+        case .timedOut:
+            child.process.kill()
+            let log = child.process.log(from: logStart)
+            lose(child)
+            return .ended(RoundVerdict(unresponsiveFor: elapsed, log: log, note: note), log: log)
+        }
+    }
+
+    /// Stops every child.
+    func finish() {
+        if let current { retire(current) }
+        if let spare { retire(spare) }
+        current = nil
+        spare = nil
+    }
+
+    // MARK: Processes
+
+    /// The current child, or a new one that has said it is ready.
+    private func readyChild() throws -> Child {
+        if let current {
+            self.current = nil
+            return current
+        }
+        let child = try spare ?? spawn()
+        spare = nil
+        let waitStart = MonotonicClock.now
+        let read = child.process.readLine(timeout: settings.startTimeout)
+        statistics.startupWaitSeconds += Double(MonotonicClock.now - waitStart) / 1e9
+        switch read {
+        case .line(let bytes):
+            guard let hello = try? JSONDecoder().decode(RoundServerHello.self, from: Data(bytes)) else {
+                retire(child)
+                throw IsolationError(
+                    description: "\(settings.executable) \(settings.arguments.joined(separator: " ")) is not a round "
+                        + "server: its first line was \"\(String(decoding: bytes.prefix(200), as: UTF8.self))\"")
+            }
+            if hello.readyAt >= child.startedAt {
+                statistics.processesReady += 1
+                statistics.startupSeconds += Double(hello.readyAt - child.startedAt) / 1e9
+            }
+            return child
+        case .endOfFile:
+            let end = child.process.waitForEnd(timeout: 60) ?? child.process.kill()
+            let log = child.process.log(from: 0)
+            retire(child)
+            throw IsolationError(
+                description: "the round server \(settings.executable) \(end) before it was ready"
+                    + (log.isEmpty ? "" : ": \(log.trimmingCharacters(in: .whitespacesAndNewlines))"))
+        case .timedOut:
+            retire(child)
+            throw IsolationError(
+                description: "the round server \(settings.executable) was not ready within \(Int(settings.startTimeout)) s")
+        }
+    }
+
+    private func spawn() throws -> Child {
+        started += 1
+        let logPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(
+            "guard-stress-round-\(ProcessInfo.processInfo.processIdentifier)-\(started).log")
+        let startedAt = MonotonicClock.now
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(
+                executable: settings.executable, arguments: settings.arguments, environment: environment, logPath: logPath)
+        } catch {
+            throw IsolationError(description: "\(error)")
+        }
+        statistics.processesStarted += 1
+        return Child(process: process, startedAt: startedAt)
+    }
+
+    /// Ends a child that did its work (it may still be running; it has nothing left to do).
+    private func retire(_ child: Child) {
+        child.process.closeInput()
+        child.process.kill()
+        child.process.removeLog()
+    }
+
+    /// Ends a child that died or hung during a round.
+    private func lose(_ child: Child) {
+        statistics.processesLost += 1
+        retire(child)
+    }
+}

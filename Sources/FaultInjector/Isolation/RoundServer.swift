@@ -1,0 +1,142 @@
+import Foundation
+import GuardCore
+
+/// The child side of round isolation: reads ``RoundRequest``s (one JSON line each) on standard input, runs each
+/// once in this process, and writes a ``RoundAnswer`` (one JSON line) per request on standard output, until
+/// standard input ends. If the system under test crashes, traps or hangs, this process dies or is killed, and the
+/// parent turns that into the round's verdict.
+///
+/// `guard-stress` serves rounds this way behind a hidden subcommand. A program with systems under test of its own
+/// can serve them too: call ``serve(makeTarget:)`` with a factory that knows their names, and point
+/// ``ChildProcessSettings`` at that program.
+///
+/// Whatever the system under test prints goes to standard error (standard output is kept for answers). Core dumps
+/// are turned off, and the server exits by itself when its parent goes away.
+public enum RoundServer {
+    /// Serves requests until standard input ends; returns the exit status for the process (0, or 1 if the parent
+    /// could not be written to). Targets are made by name with `makeTarget` (the catalog's by default).
+    public static func serve(
+        makeTarget: (_ name: String, _ diagnostics: any DiagnosticSink) -> (any SystemUnderTest)? = TargetCatalog.make
+    ) -> Int32 {
+        ProcessLimits.disableCoreDumps()
+        let answers = dup(1)
+        guard answers >= 0, dup2(2, 1) >= 0 else { return 1 }
+        ParentWatch.exitWhenOrphaned()
+        if getenv("SWIFT_DETERMINISTIC_HASHING").map({ String(cString: $0) }) != "1" {
+            FileHandle.standardError.write(
+                Data("round server: SWIFT_DETERMINISTIC_HASHING is not 1; controlled runs may not match other processes\n".utf8))
+        }
+        let encoder = JSONEncoder()
+        let hello = RoundServerHello(pid: getpid(), readyAt: MonotonicClock.now)
+        guard let helloLine = try? encoder.encode(hello), write(line: helloLine, to: answers) else { return 1 }
+        var input = LineInput(descriptor: 0)
+        while let line = input.next() {
+            let start = MonotonicClock.now
+            var answer = self.answer(Data(line), makeTarget: makeTarget)
+            answer.busySeconds = Double(MonotonicClock.now - start) / 1e9
+            let encoded = (try? encoder.encode(answer)) ?? Data(#"{"error":"the answer could not be encoded"}"#.utf8)
+            guard write(line: encoded, to: answers) else { return 1 }
+        }
+        return 0
+    }
+
+    /// Runs one request and answers it.
+    static func answer(
+        _ line: Data, makeTarget: (_ name: String, _ diagnostics: any DiagnosticSink) -> (any SystemUnderTest)?
+    ) -> RoundAnswer {
+        let request: RoundRequest
+        do {
+            request = try JSONDecoder().decode(RoundRequest.self, from: line)
+        } catch {
+            return RoundAnswer(error: "the request is not a round: \(error)")
+        }
+        let diagnostics = CountingSink(keepsEvents: false)
+        let name = request.target ?? request.file.target
+        guard let target = makeTarget(name, diagnostics) else {
+            return RoundAnswer(error: "this round server does not know target \"\(name)\"")
+        }
+        do {
+            var replayer = try Replayer(file: request.file, target: target)
+            replayer.chaosStallTimeout = request.stallTimeout
+            let scenario = try request.file.makeScenario()
+            let (result, mismatch) = replayer.runOnce(scenario, with: try replayer.makeRunner())
+            var answer = RoundAnswer(verdict: RoundVerdict(result, preventedMisuses: diagnostics.counts), mismatch: mismatch)
+            if !result.passed, request.seedFile.wants(result.report.signature) {
+                answer.seedFile = SeedFile(result: result, toolVersion: ToolVersion.current)
+            }
+            return answer
+        } catch {
+            return RoundAnswer(error: "\(error)")
+        }
+    }
+
+    private static func write(line: Data, to descriptor: Int32) -> Bool {
+        var bytes = [UInt8](line)
+        bytes.append(0x0A)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+}
+
+/// Lines from a file descriptor, read as they come (blocking).
+private struct LineInput {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var scanned = 0
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next line without its newline, or `nil` at the end of the input.
+    mutating func next() -> [UInt8]? {
+        while true {
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                scanned = 0
+                return line
+            }
+            scanned = buffer.count
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+}
+
+/// Process-wide limits a round server sets for itself.
+private enum ProcessLimits {
+    /// A crashing round should leave a verdict, not a core file the size of the process.
+    static func disableCoreDumps() {
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        #if os(Linux)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+        #else
+        _ = setrlimit(RLIMIT_CORE, &limit)
+        #endif
+    }
+}
+
+/// Ends a round server whose parent went away (a server blocked in a hung round would otherwise live on).
+private enum ParentWatch {
+    static func exitWhenOrphaned() {
+        let parent = getppid()
+        let thread = Thread {
+            while getppid() == parent { usleep(250_000) }
+            _exit(3)
+        }
+        thread.stackSize = 64 * 1024
+        thread.start()
+    }
+}

@@ -1,0 +1,64 @@
+/// What shrinking a seed file came to.
+public enum ShrinkResult: Sendable {
+    /// The failure reproduced and was shrunk (perhaps not at all, if it was minimal already).
+    case shrunk(ShrinkOutcome)
+    /// The file's failure did not come back, so there was nothing to shrink.
+    case notReproduced(NotReproduced)
+}
+
+/// A failure that was shrunk: the minimal file and how it was found.
+public struct ShrinkOutcome: Sendable {
+    /// The size of the reproduced original.
+    public let original: ShrinkSize
+    /// The size of the shrunk run.
+    public let shrunk: ShrinkSize
+    /// The shrunk seed file (not yet written anywhere).
+    public let file: SeedFile
+    /// The run the shrunk file records.
+    public let result: RunResult
+    /// Candidates tried.
+    public let candidates: Int
+    /// Runs made (chaos candidates run up to ``ShrinkSettings/runsPerCandidate`` times, controlled ones once or
+    /// twice: with the file's strategy, then guided by the current schedule).
+    public let runs: Int
+    /// Seconds spent shrinking (verification not included).
+    public let seconds: Double
+    /// Set when a budget ran out before the search was done: which one. The file is the smallest found by then.
+    public let budgetExhausted: String?
+    /// The shrunk file replayed ``ShrinkSettings/verificationRuns`` times (`nil` if none were asked for).
+    public let verification: Replayer.Outcome?
+
+    /// Whether the verification replays all reproduced the signature (and, for a controlled file, exactly).
+    public var verified: Bool {
+        guard let verification else { return true }
+        let exact = verification.exactRuns.map { $0 == verification.runs } ?? true
+        return exact && verification.sameSignatureRuns == verification.runs
+    }
+}
+
+/// Why there was nothing to shrink.
+public struct NotReproduced: Sendable {
+    /// The signature the file records.
+    public let expected: String
+    /// The signature of every run tried (empty where the oracle held).
+    public let signatures: [String]
+    /// One sentence for a person.
+    public var description: String {
+        let seen = Set(signatures.filter { !$0.isEmpty }).sorted()
+        let what = seen.isEmpty ? "the oracle held every time" : "other failures only: " + seen.joined(separator: "; ")
+        return "the recorded failure \(expected) did not reproduce in \(signatures.count) "
+            + (signatures.count == 1 ? "run" : "runs") + " (\(what))"
+    }
+}
+
+/// What the shrinker reports as it goes.
+public struct ShrinkProgress: Sendable {
+    /// What happened (`operations of worker 2: 25 → 3`).
+    public let note: String
+    /// The size now.
+    public let size: ShrinkSize
+    /// Candidates tried so far.
+    public let candidates: Int
+    /// Seconds so far.
+    public let seconds: Double
+}

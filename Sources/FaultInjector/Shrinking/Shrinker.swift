@@ -1,0 +1,79 @@
+import GuardCore
+
+/// Reduces a failing seed file to a smaller one with the same failure signature: fewer workers, operations,
+/// controllers, objects and key paths and, for a controlled file, a schedule with fewer steps and preemptions.
+///
+/// Passes, repeated while any of them makes progress: delta debugging (``DeltaDebugging``) over the workers, then
+/// over each worker's operations; dropping workers left without operations; simpler operations (no handler action,
+/// fewer options); fewer slots and keys (one merged into another); slots renumbered from 0. Then, for a controlled
+/// file, delta debugging over the schedule's preemptions. Every candidate works on operation texts only, so new
+/// operation kinds shrink without any change here.
+///
+/// A candidate counts as failing when a run of it shows exactly the file's signature. A controlled candidate runs
+/// with the file's strategy and seed and, if that does not fail, guided by the current smallest run's schedule
+/// (``GuidedStrategy``); either way its schedule is recorded, so the shrunk file replays exactly. A chaos candidate
+/// runs up to ``ShrinkSettings/runsPerCandidate`` times and counts as failing at its first failing run.
+public struct Shrinker: Sendable {
+    /// The file being shrunk.
+    public let file: SeedFile
+    /// Its name, for the shrunk file's note.
+    public let fileName: String
+    /// The system it runs against (the file's own).
+    public let target: any SystemUnderTest
+    /// Budgets and runs per candidate.
+    public let settings: ShrinkSettings
+    let runner: RunnerChoice
+    let scenario: Scenario
+    let recordedSchedule: Schedule?
+
+    /// A shrinker for `file` (named `fileName` in the note it leaves), run against `target` (by default the one the
+    /// file names; another target's failure is another failure).
+    public init(
+        file: SeedFile, fileName: String = "", target: (any SystemUnderTest)? = nil, settings: ShrinkSettings = .init()
+    ) throws(SeedFileError) {
+        guard !file.failure.signature.isEmpty else {
+            throw .nonsensical("it records no failure (its signature is empty), so there is nothing to shrink")
+        }
+        guard let resolved = target ?? TargetCatalog.make(file.target, diagnostics: CountingSink(keepsEvents: false))
+        else { throw .unknownTarget(file.target) }
+        self.file = file
+        self.fileName = fileName
+        self.target = resolved
+        self.settings = settings
+        runner = try file.makeRunnerChoice()
+        scenario = try file.makeScenario()
+        recordedSchedule = target == nil || target?.name == file.target ? try file.makeSchedule() : nil
+    }
+
+    /// Reproduces the file's failure, shrinks it within the budget, and replays the result to confirm it.
+    public func shrink(progress: @escaping (ShrinkProgress) -> Void = { _ in }) -> ShrinkResult {
+        let search = ShrinkSearch(shrinker: self, progress: progress)
+        guard search.reproduceOriginal() else {
+            return .notReproduced(NotReproduced(expected: file.failure.signature, signatures: search.originalSignatures))
+        }
+        let original = ShrinkSize(search.best!.result)
+        search.run()
+        let best = search.best!
+        var shrunkFile = SeedFile(result: best.result, toolVersion: ToolVersion.current)
+        let controlled = best.result.recording.controlled != nil
+        shrunkFile.shrunk = SeedFile.Shrinking(
+            from: fileName, originalWorkers: original.workers, originalOperations: original.operations,
+            originalSteps: original.steps, candidates: search.candidates,
+            runsPerCandidate: controlled ? nil : settings.runsPerCandidate,
+            scheduleFromStrategy: controlled ? best.scheduleFromStrategy : nil)
+        let seconds = search.elapsed
+        var verification: Replayer.Outcome?
+        if settings.verificationRuns > 0 {
+            progress(
+                ShrinkProgress(
+                    note: "verifying: replaying the shrunk file \(settings.verificationRuns) times",
+                    size: ShrinkSize(best.result), candidates: search.candidates, seconds: seconds))
+            verification = try? Replayer(file: shrunkFile, target: target).replay(runs: settings.verificationRuns)
+        }
+        return .shrunk(
+            ShrinkOutcome(
+                original: original, shrunk: ShrinkSize(best.result), file: shrunkFile, result: best.result,
+                candidates: search.candidates, runs: search.runs, seconds: seconds,
+                budgetExhausted: search.exhaustedBudget, verification: verification))
+    }
+}

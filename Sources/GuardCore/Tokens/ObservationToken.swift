@@ -1,0 +1,68 @@
+/// One guarded observation that lasts exactly as long as you keep this token: the shape of Foundation's
+/// `NSKeyValueObservation`, built on an ``ObservationController`` of its own.
+///
+/// ```swift
+/// let token = profile.guardedObserve(\.age, options: [.initial, .new]) { profile, change in
+///     print("age", change.newValue ?? 0)
+/// }
+/// // ... later, or just drop the token:
+/// token.invalidate()
+/// ```
+///
+/// - **Invalidation.** Releasing the token invalidates it. ``invalidate()`` may be called any number of times, from
+///   any thread, and from inside the token's own handler; after it returns, no change made from then on reaches the
+///   handler.
+/// - **Lifetime.** The observed object is held weakly, as `NSKeyValueObservation` does: when it deinitializes, the
+///   observation ends without any misuse and ``isActive`` turns `false`.
+/// - **Every guard guarantee**, since a controller does the work: `.initial` is delivered exactly once, before the
+///   observing call returns, on the calling thread; handlers run outside every internal lock (a handler may
+///   invalidate or release its own token, observe, or mutate); a key path that cannot be observed is a diagnostic
+///   event and a token whose ``result`` is ``ObserveResult/invalid(_:)``, never a crash.
+public final class ObservationToken: @unchecked Sendable {
+    /// The controller's observer. The controller holds it weakly; the registration's handler holds it, so it lives
+    /// exactly as long as the registration and a notification never finds it gone (even one racing the token's
+    /// release on another thread).
+    final class Anchor: Sendable {}
+
+    /// What the guard did with the observe call: ``ObserveResult/registered``, or ``ObserveResult/invalid(_:)``
+    /// (after emitting its diagnostic event) for a nil object or a key path that cannot be observed; an invalid
+    /// token never calls its handler.
+    public let result: ObserveResult
+    private let controller: ObservationController<Anchor>
+
+    /// Observes `name` (the string form of the key path, `nil` if it has none) on `object` through `backend`.
+    /// `onObjectDeinit` runs once if the object deinitializes while observed.
+    init<Object: AnyObject>(
+        observing object: Object, keyPath name: String?, description: String, options: KeyValueObservingOptions,
+        backend: any KeyValueObservingBackend, file: String, line: UInt,
+        onObjectDeinit: (@Sendable () -> Void)? = nil,
+        handler: @escaping @Sendable (Object, KeyValueChange) -> Void
+    ) {
+        let anchor = Anchor()
+        let observedBackend = onObjectDeinit.map { DeinitReportingBackend(base: backend, onObjectDeinit: $0) }
+        let controller = ObservationController(
+            observer: anchor, retainsObservedObjects: false, backend: observedBackend ?? backend)
+        self.controller = controller
+        if let name = controller.resolvedName(name, description: description, of: object, file: file, line: line) {
+            self.result = controller.registerTyped(
+                object, keyPath: name, options: options, context: nil, file: file, line: line,
+                handler: { [anchor] _, object, change in
+                    withExtendedLifetime(anchor) { handler(object, change) }
+                })
+        } else {
+            self.result = .invalid(.unobservableKeyPath)
+        }
+    }
+
+    /// Ends the observation: no change made after this returns reaches the handler. Idempotent; safe from any thread
+    /// and from inside the handler.
+    public func invalidate() {
+        controller.unobserveAll()
+    }
+
+    /// Whether the observation still runs: `false` once invalidated, once the observed object deinitialized, or if
+    /// it never started (see ``result``).
+    public var isActive: Bool {
+        controller.registrationCount > 0
+    }
+}

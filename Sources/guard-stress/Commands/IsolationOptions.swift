@@ -1,0 +1,33 @@
+import FaultInjector
+import Foundation
+
+/// `--in-process`, `--stall-timeout`, `--rounds-per-process`: where `run` and `replay` execute rounds.
+enum IsolationOptions {
+    static let options: Set<String> = ["--stall-timeout", "--rounds-per-process"]
+    static let flags: Set<String> = ["--in-process"]
+
+    /// Child processes running this executable's hidden round server (the default), or in process with
+    /// `--in-process`.
+    static func isolation(_ arguments: ParsedArguments) throws -> RoundIsolation {
+        let stallTimeout = try arguments.seconds("--stall-timeout")
+        let roundsPerProcess = try arguments.integer("--rounds-per-process", in: 1...1_000_000)
+        if arguments.has("--in-process") {
+            for option in options.sorted() where arguments.string(option) != nil {
+                throw UsageError("\(option) does not apply with --in-process (rounds do not run in child processes)")
+            }
+            return .inProcess
+        }
+        var settings = ChildProcessSettings(executable: executablePath, arguments: [RoundServerCommand.name])
+        if let stallTimeout { settings.stallTimeout = stallTimeout }
+        settings.roundsPerProcess = roundsPerProcess
+        return .childProcesses(settings)
+    }
+
+    /// This program's own executable.
+    static var executablePath: String {
+        #if os(Linux)
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
+        #endif
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+}

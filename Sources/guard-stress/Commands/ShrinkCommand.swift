@@ -1,0 +1,155 @@
+import FaultInjector
+import Foundation
+import GuardCore
+
+/// `guard-stress shrink FILE`: reduces a failing seed file to a minimal one with the same failure signature.
+enum ShrinkCommand {
+    static func run(_ words: [String]) throws -> ExitCode {
+        let arguments = try ParsedArguments(
+            words, options: ["--out", "--runs", "--max-candidates", "--max-seconds", "--verify"],
+            flags: ["--force", "--quiet", "--help", "-h"])
+        if arguments.has("--help") || arguments.has("-h") {
+            print(HelpText.shrink)
+            return .passed
+        }
+        guard arguments.positionals.count == 1 else {
+            throw UsageError(
+                arguments.positionals.isEmpty ? "shrink needs a seed file" : "shrink takes one seed file, not \(arguments.positionals.count)")
+        }
+        let path = arguments.positionals[0]
+        var settings = ShrinkSettings()
+        settings.runsPerCandidate = try arguments.integer("--runs", in: ShrinkSettings.runsPerCandidateRange) ?? settings.runsPerCandidate
+        settings.maximumCandidates = try arguments.integer("--max-candidates", in: 1...10_000_000) ?? settings.maximumCandidates
+        settings.maximumSeconds = try arguments.seconds("--max-seconds") ?? settings.maximumSeconds
+        settings.verificationRuns = try arguments.integer("--verify", in: 0...10_000) ?? settings.verificationRuns
+        let outputPath = try outputPath(for: path, arguments)
+        DeterministicHashing.ensure()
+
+        let shrinker: Shrinker
+        do {
+            let file = try SeedFileStore.read(path)
+            shrinker = try Shrinker(file: file, fileName: (path as NSString).lastPathComponent, settings: settings)
+        } catch {
+            Terminal.printError("guard-stress: \(error)")
+            return .badInput
+        }
+        let file = shrinker.file
+        print("Shrinking \(path): target \(file.target), runner \(runnerText(file)), seed \(file.seed)")
+        print("  recorded failure: \(file.failure.signature)")
+        print("  " + candidatePolicy(file, settings).joined(separator: "\n  "))
+        print("  budget: \(Format.count(settings.maximumCandidates)) candidates or \(Format.seconds(settings.maximumSeconds))")
+
+        let quiet = arguments.has("--quiet")
+        let result = shrinker.shrink { progress in
+            guard !quiet else { return }
+            Terminal.printError(
+                String(format: "[%6.1f s, %5d candidates] ", progress.seconds, progress.candidates)
+                    + "\(progress.note)  (now \(progress.size))")
+        }
+        guard case .shrunk(let outcome) = result else {
+            if case .notReproduced(let failure) = result { print("  \(failure.description)") }
+            if file.runner != "controlled" {
+                print("  a chaos race may need more runs to show: try a larger --runs (now \(settings.runsPerCandidate))")
+            }
+            print("RESULT: NOT REPRODUCED (nothing to shrink; no file written)")
+            return .violated
+        }
+
+        print("  original: \(outcome.original)")
+        print("  shrunk:   \(outcome.shrunk)")
+        print(
+            "  \(Format.count(outcome.candidates)) candidates, \(Format.count(outcome.runs)) runs in "
+                + Format.seconds(outcome.seconds))
+        if let budget = outcome.budgetExhausted {
+            print("  stopped early: \(budget) ran out; the file is the smallest failing run found by then")
+        }
+        if outcome.file.shrunk?.scheduleFromStrategy == false {
+            print(
+                "  the schedule was found by guiding the scheduler: only the recorded schedule replays it (the strategy "
+                    + "and seed do not regenerate it)")
+        }
+        let written: String
+        do {
+            written = try write(outcome.file, to: outputPath, overwriting: arguments.has("--force"))
+        } catch {
+            Terminal.printError("guard-stress: could not write \(outputPath): \(error.localizedDescription)")
+            return .badInput
+        }
+        print("  wrote \(written)")
+        print("  operations:")
+        for (worker, list) in outcome.result.scenario.operations.enumerated() {
+            print("    worker \(worker): " + (list.isEmpty ? "(none)" : list.map(\.description).joined(separator: "; ")))
+        }
+        if let verification = outcome.verification {
+            var line = "  verified: replayed \(verification.runs) times: the signature came back in "
+                + "\(verification.sameSignatureRuns)/\(verification.runs)"
+            if let exact = verification.exactRuns { line += ", exactly in \(exact)/\(verification.runs)" }
+            print(line)
+            for mismatch in verification.mismatches.prefix(3) { print("    \(mismatch)") }
+        }
+        guard outcome.verified else {
+            print("RESULT: NOT CONFIRMED (the shrunk file did not reproduce every time; see above)")
+            return .violated
+        }
+        print("RESULT: SHRUNK (explain it with: guard-stress explain \(written))")
+        return .passed
+    }
+
+    /// `--out`, or `NAME.shrunk.json` beside the input (with a number added if that exists). An existing file is
+    /// overwritten only with `--force`, and the input never.
+    private static func outputPath(for input: String, _ arguments: ParsedArguments) throws -> String {
+        if let out = arguments.string("--out") {
+            guard !out.isEmpty else { throw UsageError("--out needs a file name") }
+            let same = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath()
+                == URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath()
+            if same { throw UsageError("--out names the input file \(input); shrink never overwrites its input") }
+            if FileManager.default.fileExists(atPath: out), !arguments.has("--force") {
+                throw UsageError("--out \(out) exists; pass --force to overwrite it")
+            }
+            return out
+        }
+        let base = input.hasSuffix(".json") ? String(input.dropLast(5)) : input
+        var candidate = base + ".shrunk.json"
+        var suffix = 2
+        while FileManager.default.fileExists(atPath: candidate) {
+            candidate = base + ".shrunk-\(suffix).json"
+            suffix += 1
+        }
+        return candidate
+    }
+
+    private static func write(_ file: SeedFile, to path: String, overwriting: Bool) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var data = try encoder.encode(file)
+        data.append(0x0A)
+        try data.write(to: URL(fileURLWithPath: path), options: overwriting ? .atomic : .withoutOverwriting)
+        return path
+    }
+
+    /// How candidates are judged, and what that means for confidence.
+    private static func candidatePolicy(_ file: SeedFile, _ settings: ShrinkSettings) -> [String] {
+        if file.runner == "controlled" {
+            return [
+                "each candidate: one run with the file's strategy and seed, and if that passes one guided by the "
+                    + "smallest failing schedule so far; a controlled run is deterministic, so one run decides, and "
+                    + "each kept candidate's schedule is recorded"
+            ]
+        }
+        let runs = settings.runsPerCandidate
+        let miss = { (p: Double) in String(format: "%.1f%%", 100 * ShrinkSettings.missProbability(showingIn: p, runs: runs)) }
+        return [
+            "each candidate: up to \(runs) chaos \(runs == 1 ? "run" : "runs"), failing at the first run with the signature "
+                + "(the chaos runner replays operations, not interleavings)",
+            "confidence: a candidate whose failure shows in 50% of runs is wrongly kept out with probability \(miss(0.5)), "
+                + "in 10% of runs \(miss(0.1)); raise --runs for rare races (a wrongly kept-out candidate only makes the "
+                + "result less small, never wrong: every kept candidate did fail)",
+        ]
+    }
+
+    /// `chaos`, `controlled (pct depth 3)`.
+    static func runnerText(_ file: SeedFile) -> String {
+        guard let strategy = file.strategy else { return file.runner }
+        return "\(file.runner) (\(strategy)\(file.depth.map { " depth \($0)" } ?? ""))"
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import GuardCore
+import XCTest
+
+/// A change value in a form every backend can be compared in: Foundation hands over `NSNumber`, `NSString`,
+/// `NSArray` and `NSNull` where GuardCore's runtime hands over Swift values and boxed `Optional.none`.
+enum ConformanceValue: Equatable, CustomStringConvertible {
+    case absent
+    case nilValue
+    case int(Int)
+    case string(String)
+    case strings([String])
+    case other(String)
+
+    static func of(_ value: Any?) -> ConformanceValue {
+        guard let value else { return .absent }
+        if value is NSNull { return .nilValue }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let child = mirror.children.first else { return .nilValue }
+            return of(child.value)
+        }
+        if let number = value as? Int { return .int(number) }
+        if let text = value as? String { return .string(text) }
+        if let texts = value as? [String] { return .strings(texts) }
+        return .other(String(describing: value))
+    }
+
+    var description: String {
+        switch self {
+        case .absent: return "absent"
+        case .nilValue: return "nil"
+        case .int(let value): return "\(value)"
+        case .string(let value): return "\"\(value)\""
+        case .strings(let values): return "\(values)"
+        case .other(let text): return "other(\(text))"
+        }
+    }
+}
+
+/// One handler call as the conformance tests compare it.
+struct ConformanceCall: Equatable, CustomStringConvertible {
+    var keyPath: String
+    var kind: KeyValueChange.Kind = .setting
+    var old: ConformanceValue = .absent
+    var new: ConformanceValue = .absent
+    var isPrior = false
+    var indexes: [Int]? = nil
+
+    var description: String {
+        "\(keyPath) \(kind)\(isPrior ? " prior" : "") old=\(old) new=\(new)" + (indexes.map { " indexes=\($0)" } ?? "")
+    }
+}
+
+/// Records handler calls, with the thread and the objects each saw, from any thread.
+final class ConformanceLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls: [ConformanceCall] = []
+    private var callThreads: [Thread] = []
+    private var objects: [ObjectIdentifier] = []
+
+    func record(_ object: AnyObject, _ change: KeyValueChange) {
+        let call = ConformanceCall(
+            keyPath: change.keyPath, kind: change.kind, old: .of(change.oldValue), new: .of(change.newValue),
+            isPrior: change.isPrior, indexes: change.indexes.map { Array($0) })
+        let thread = Thread.current
+        lock.withLock {
+            calls.append(call)
+            callThreads.append(thread)
+            objects.append(ObjectIdentifier(object))
+        }
+    }
+
+    var all: [ConformanceCall] { lock.withLock { calls } }
+    var threads: [Thread] { lock.withLock { callThreads } }
+    var objectIDs: [ObjectIdentifier] { lock.withLock { objects } }
+    var count: Int { lock.withLock { calls.count } }
+}
+
+/// The observer the conformance tests hand to controllers; it can own its controller (the FBKVOController shape).
+final class ConformanceObserver: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedController: ObservationController<ConformanceObserver>?
+
+    var controller: ObservationController<ConformanceObserver>? {
+        get { lock.withLock { storedController } }
+        set {
+            let old = lock.withLock { () -> ObservationController<ConformanceObserver>? in
+                defer { storedController = newValue }
+                return storedController
+            }
+            withExtendedLifetime(old) {}
+        }
+    }
+}
+
+/// Releases a group of threads at once.
+final class ConformanceBarrier: @unchecked Sendable {
+    private let arrived = DispatchSemaphore(value: 0)
+    private let open = DispatchSemaphore(value: 0)
+    private let parties: Int
+
+    init(parties: Int) {
+        self.parties = parties
+    }
+
+    /// Called by each party; returns when all have arrived and ``release()`` was called.
+    func arriveAndWait() {
+        arrived.signal()
+        open.wait()
+    }
+
+    /// Waits for every party, then lets them all go.
+    func release() {
+        for _ in 0..<parties { arrived.wait() }
+        for _ in 0..<parties { open.signal() }
+    }
+}
+
+/// A weak reference that can cross threads.
+final class ConformanceWeak<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var stored: Object?
+
+    init(_ object: Object?) { stored = object }
+
+    var object: Object? { lock.withLock { stored } }
+}
+
+/// Runs `body` inside an autorelease pool on Apple platforms, so objects Foundation autoreleased while observing are
+/// released when it returns (there is no such pool, and nothing to drain, elsewhere).
+func drainingAutoreleasedObjects<Result>(_ body: () throws -> Result) rethrows -> Result {
+    #if canImport(ObjectiveC)
+    return try autoreleasepool(invoking: body)
+    #else
+    return try body()
+    #endif
+}

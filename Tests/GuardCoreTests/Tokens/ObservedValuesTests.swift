@@ -1,0 +1,159 @@
+import Foundation
+import GuardCore
+import XCTest
+
+/// `values(of:)`: a property's values as an `AsyncSequence`, on GuardCore's runtime.
+final class ObservedValuesTests: XCTestCase {
+    final class Counter: KVOObject, @unchecked Sendable {
+        @Observed var value = 0
+        var doubled: Int { value * 2 }
+    }
+
+    /// Waits (up to `seconds`) until `condition` holds.
+    private func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+
+    /// The task's value, or `nil` if it did not finish within `seconds` (it is cancelled then).
+    private func value<Result: Sendable>(of task: Task<Result, Never>, within seconds: Double = 10) async -> Result? {
+        let finished = ConformanceFlag()
+        let timedOut = ConformanceFlag()
+        let watchdog = Task {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            if !finished.isSet {
+                timedOut.set()
+                task.cancel()
+            }
+        }
+        let result = await task.value
+        finished.set()
+        watchdog.cancel()
+        return timedOut.isSet ? nil : result
+    }
+
+    /// Every value `iterator` still yields, or `nil` if it did not end within `seconds`.
+    private func remainingValues(
+        of iterator: ObservedValues<Int>.AsyncIterator, within seconds: Double = 10
+    ) async -> [Int]? {
+        let task = Task { () -> [Int] in
+            var iterator = iterator
+            var seen: [Int] = []
+            while let value = await iterator.next() { seen.append(value) }
+            return seen
+        }
+        return await value(of: task, within: seconds)
+    }
+
+    /// The next `count` values of `iterator`, or `nil` if they did not come within `seconds`.
+    private func nextValues(
+        _ count: Int, of iterator: ObservedValues<Int>.AsyncIterator, within seconds: Double = 10
+    ) async -> [Int?]? {
+        let task = Task { () -> [Int?] in
+            var iterator = iterator
+            var seen: [Int?] = []
+            for _ in 0..<count { seen.append(await iterator.next()) }
+            return seen
+        }
+        return await value(of: task, within: seconds)
+    }
+
+    func testTheCurrentValueFirstThenEachChangeUntilTheObjectDeinitializes() async {
+        var counter: Counter? = Counter()
+        counter?.value = 5
+        let values = counter!.values(of: \.value, bufferingNewest: 16)
+        let task = Task { () -> [Int] in
+            var seen: [Int] = []
+            for await value in values { seen.append(value) }
+            return seen
+        }
+        XCTAssertTrue(eventually { counter?.observationCount == 1 }, "the iterator never started observing")
+        counter?.value = 6
+        counter?.value = 7
+        counter = nil
+        let seen = await value(of: task)
+        XCTAssertEqual(seen, [5, 6, 7], "the loop ends once the object is gone, after what was buffered")
+    }
+
+    func testCancellingTheIteratingTaskEndsTheSequenceAndTheObservation() async {
+        let counter = Counter()
+        let values = counter.values(of: \.value)
+        let task = Task { () -> Int in
+            var count = 0
+            for await _ in values { count += 1 }
+            return count
+        }
+        XCTAssertTrue(eventually { counter.observationCount == 1 })
+        task.cancel()
+        let count = await value(of: task)
+        XCTAssertNotNil(count, "the loop did not end on cancellation")
+        XCTAssertTrue(eventually { counter.observationCount == 0 }, "cancellation left the observation running")
+        counter.value = 1
+    }
+
+    func testLeavingTheLoopEndsTheObservation() async {
+        let counter = Counter()
+        var first: Int?
+        for await value in counter.values(of: \.value) {
+            first = value
+            break
+        }
+        XCTAssertEqual(first, 0)
+        XCTAssertEqual(counter.observationCount, 0, "the iterator went away with the loop")
+    }
+
+    func testASlowConsumerGetsTheNewestValuesOnly() async {
+        for limit in [1, 4] {
+            var counter: Counter? = Counter()
+            let iterator = counter!.values(of: \.value, bufferingNewest: limit).makeAsyncIterator()
+            for value in 1...100 { counter?.value = value }
+            counter = nil
+            let seen = await remainingValues(of: iterator)
+            XCTAssertEqual(seen, Array((101 - limit)...100), "limit \(limit): the buffer keeps the newest values only")
+        }
+    }
+
+    func testEachIteratorIsItsOwnObservation() async {
+        let counter = Counter()
+        let values = counter.values(of: \.value, bufferingNewest: 8)
+        let first = values.makeAsyncIterator()
+        let second = values.makeAsyncIterator()
+        XCTAssertEqual(counter.observationCount, 2)
+        counter.value = 1
+        let fromFirst = await nextValues(2, of: first)
+        let fromSecond = await nextValues(1, of: second)
+        XCTAssertEqual(fromFirst, [0, 1])
+        XCTAssertEqual(fromSecond, [0], "the buffer of one keeps the newest value")
+    }
+
+    func testAnUnnamedKeyPathOrAGoneObjectIsAnEmptySequence() async {
+        let counter = Counter()
+        let sink = CountingSink()
+        let unnamed = GuardDiagnostics.withSink(sink) { counter.values(of: \.doubled).makeAsyncIterator() }
+        let fromUnnamed = await remainingValues(of: unnamed)
+        XCTAssertEqual(fromUnnamed, [])
+        XCTAssertEqual(sink.events.map(\.invalidArgument), [.unobservableKeyPath])
+
+        var gone: Counter? = Counter()
+        let values = gone!.values(of: \.value)
+        gone = nil
+        let fromGone = await remainingValues(of: values.makeAsyncIterator())
+        XCTAssertEqual(fromGone, [])
+    }
+
+    func testNoMisuseReachesTheRuntime() async {
+        let misuses = recordingMisuse {
+            var counter: Counter? = Counter()
+            var iterator: ObservedValues<Int>.AsyncIterator? = counter!.values(of: \.value).makeAsyncIterator()
+            counter?.value = 1
+            counter = nil
+            iterator = nil
+            _ = iterator
+        }
+        XCTAssertEqual(misuses, [])
+    }
+}
