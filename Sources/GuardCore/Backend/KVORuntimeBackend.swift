@@ -34,12 +34,18 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         let info: KeyPathInfo
     }
 
-    /// ``canObserve(_:forKeyPath:)``, keeping what it found for ``add(_:_:options:context:dropsWithObject:)``.
+    /// ``canObserve(_:forKeyPath:)``, keeping what it found for ``add(_:to:info:options:context:dropsWithObject:)``.
     func validate(_ object: AnyObject, forKeyPath keyPath: String) -> Validated? {
-        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object),
-            Self.isFollowable(info, on: object)
-        else { return nil }
+        guard let object = object as? KVOObject, let info = info(for: keyPath, on: object) else { return nil }
         return Validated(object: object, info: info)
+    }
+
+    /// What the runtime knows about `keyPath` on `object`, if it can be observed there (see
+    /// ``canObserve(_:forKeyPath:)``).
+    func info(for keyPath: String, on object: KVOObject) -> KeyPathInfo? {
+        guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object), Self.isFollowable(info, on: object)
+        else { return nil }
+        return info
     }
 
     /// ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)`` for a key path validated before (its

@@ -14,9 +14,11 @@ final class ControllerCore: @unchecked Sendable {
     private let observerMetatype: Any.Type
     let retainsObjects: Bool
     let backend: any KeyValueObservingBackend
-    /// The backend again when it is GuardCore's runtime: the guard then validates a key path once for both the check
-    /// and the add, and calls the runtime directly.
-    private let runtime: KVORuntimeBackend?
+    /// Whether the backend hands every ``KVOObject`` to GuardCore's runtime (``KVORuntimeBackend`` itself, or
+    /// ``AutomaticBackend``): for those objects the guard then validates a key path once for both the check and the
+    /// add, and calls the runtime directly.
+    private let runtimeHandlesKVOObjects: Bool
+    private let runtime = KVORuntimeBackend()
     // The mutable state below is touched only under the lock and never across a call out of the controller, so the
     // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every observe and unobserve.
     @exclusivity(unchecked) private var ownSink: (any DiagnosticSink)?
@@ -34,7 +36,7 @@ final class ControllerCore: @unchecked Sendable {
         self.observerMetatype = type(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
-        self.runtime = backend as? KVORuntimeBackend
+        self.runtimeHandlesKVOObjects = backend is KVORuntimeBackend || backend is AutomaticBackend
         self.ownSink = sink
     }
 
@@ -60,16 +62,15 @@ final class ControllerCore: @unchecked Sendable {
         }
         // With GuardCore's runtime behind it, the check keeps what it found (the object as a `KVOObject`, the key
         // path's info) for the add; a key path it accepts is well formed.
-        let runtimeObject: KVOObject?
+        let runtimeObject = runtimeObject(object)
         let info: KeyPathInfo
-        if let runtime {
-            guard let validated = runtime.validate(object, forKeyPath: keyPath) else {
+        if let runtimeObject {
+            guard let runtimeInfo = runtime.info(for: keyPath, on: runtimeObject) else {
                 let reason: GuardDiagnostic.InvalidArgument =
                     KeyPathSyntax.isWellFormed(keyPath) ? .unobservableKeyPath : .emptyKeyPath
                 return invalid(reason, object: object, keyPath: keyPath, callSite: callSite)
             }
-            runtimeObject = validated.object
-            info = validated.info
+            info = runtimeInfo
         } else {
             guard KeyPathSyntax.isWellFormed(keyPath) else {
                 return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
@@ -77,7 +78,6 @@ final class ControllerCore: @unchecked Sendable {
             guard backend.canObserve(object, forKeyPath: keyPath) else {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
-            runtimeObject = nil
             info = KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         }
         // The setup borrows `object` and `info`: keep them alive until the registration holds them.
@@ -103,7 +103,7 @@ final class ControllerCore: @unchecked Sendable {
         // that completes after this call began is in that value or delivered as a change, never lost.
         SchedulePoints.reach(.guardBeforeRegister)
         let handle: (any BackendHandle)?
-        if let runtime, let runtimeObject {
+        if let runtimeObject {
             handle = runtime.add(
                 registration, to: runtimeObject, info: info, options: options, context: context,
                 dropsWithObject: !retainsObjects)
@@ -306,12 +306,16 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock released. Removes `registration` (whose backend handle is `handle`) from the backend; directly from
     /// GuardCore's runtime when the registration is its own handle there.
     private func unregister(_ registration: GuardRegistration, handle: any BackendHandle, from object: AnyObject) {
-        if runtime != nil, (handle as AnyObject) === registration {
-            // Registered through `add(_:to:info:...)`, which only takes a `KVOObject`; `object` is that object.
-            unsafeDowncast(object, to: KVOObject.self).unregister(registration)
+        if (handle as AnyObject) === registration, let runtimeObject = runtimeObject(object) {
+            runtimeObject.unregister(registration)
         } else {
             backend.removeObservation(handle, from: object)
         }
+    }
+
+    /// `object` as a ``KVOObject`` when the backend hands it to GuardCore's runtime; `nil` otherwise.
+    private func runtimeObject(_ object: AnyObject) -> KVOObject? {
+        runtimeHandlesKVOObjects ? object as? KVOObject : nil
     }
 
     /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after

@@ -1,7 +1,8 @@
 /// One registration of one ``ObservationController``: (object, key path) with its options, handler and state.
 ///
 /// It is a runtime ``Observance`` as well as the receiver a backend calls: with GuardCore's runtime behind the guard
-/// (``KVORuntimeBackend``), the registration itself is what the object's table holds, so a registration is one
+/// (``KVORuntimeBackend``, or ``AutomaticBackend`` for a ``KVOObject``), the registration itself is what the object's
+/// table holds, so a registration is one
 /// object and a delivery reaches the handler without a weak reference or a hop through another object. Another
 /// backend sees only an ``ObservationReceiver`` and hands back its own handle, which the registration keeps while it
 /// is active.
