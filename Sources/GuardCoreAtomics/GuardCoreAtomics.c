@@ -1,5 +1,8 @@
-// Every operation is an inline function in include/GuardCoreAtomics.h; this file gives the target a translation
-// unit, as SwiftPM requires, and checks the header compiles as C.
+// Every operation is an inline function in include/GuardCoreAtomics.h; this file defines the process-wide words and
+// checks the header compiles as C.
 #include "GuardCoreAtomics.h"
 
 _Static_assert(sizeof(gca_word) == 8, "gca_word must be one 64-bit word");
+_Static_assert(sizeof(gca_padded_word) == 64, "gca_padded_word must fill one cache line");
+
+gca_padded_word gca_process_words[3];

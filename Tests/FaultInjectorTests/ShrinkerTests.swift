@@ -111,7 +111,9 @@ final class ShrinkerTests: XCTestCase {
         let story = try Explainer(file: outcome.file, fileName: "racy-dedup.shrunk.json", target: target).explain()
         let text = StoryText(story: story).text
         XCTAssertTrue(text.contains("⇥ preempted "), text)
-        XCTAssertTrue(text.contains("◀ ✖1 non-linearizable"), text)
+        // Which violation the story numbers first depends on the schedule the shrinker kept (a missing delivery to
+        // the second "registered" observe may come first); the non-linearizable result must be among them.
+        XCTAssertNotNil(text.range(of: #"◀ ✖[0-9]+ non-linearizable"#, options: .regularExpression), text)
         XCTAssertEqual(Set(story.lines.filter { $0.worker >= 0 }.map(\.worker)), [0, 1], text)
         let pinned = story.lines[story.violations[0].line]
         XCTAssertTrue(pinned.kind == .ended || pinned.kind == .completed, "pinned to a result: \(pinned)")

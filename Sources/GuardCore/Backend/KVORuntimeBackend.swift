@@ -2,6 +2,8 @@
 ///
 /// Registrations made through it never report misuse to the runtime: an unknown key along a dotted key path's chain
 /// reads as `nil` and is reported to the guard (``ObservationReceiver/observedKeyPathBecameUnavailable()``) instead.
+/// The runtime holds each receiver strongly while it is registered and calls it directly; the handle it returns is
+/// the runtime's registration itself.
 public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// Creates the backend; it has no state of its own.
     public init() {}
@@ -9,77 +11,85 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// `true` for a ``KVOObject`` and a well-formed key path whose keys it knows (checked along the current chain
     /// of a dotted path), without reporting a runtime misuse.
     public func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-        guard let object = object as? KVOObject, KeyPathSyntax.isWellFormed(keyPath) else { return false }
-        return object.isKnownKeyPathAlongCurrentChain(keyPath)
+        validate(object, forKeyPath: keyPath) != nil
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
-    /// reporting a runtime misuse, when the object is not a ``KVOObject`` or does not know the key path's first key.
-    /// A dotted key path whose chain stopped making sense after ``canObserve(_:forKeyPath:)`` said yes (its middle
-    /// object was replaced meanwhile) is registered all the same: like any registration whose chain breaks, it reads
-    /// as `nil` and reports ``ObservationReceiver/observedKeyPathBecameUnavailable()`` until the chain is whole again.
-    /// (The guard has already reserved the registration, and other callers may have been told it exists.)
+    /// reporting a runtime misuse, when ``canObserve(_:forKeyPath:)`` says no.
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
-        guard let object = object as? KVOObject, KeyPathSyntax.isWellFormed(keyPath),
-            object.isKnownKey(KeyPathSyntax.firstKey(of: keyPath))
+        guard let validated = validate(object, forKeyPath: keyPath) else { return nil }
+        return add(
+            receiver, to: validated.object, info: validated.info, options: options, context: context,
+            dropsWithObject: dropsWithObject)
+    }
+
+    // MARK: What the guard calls directly when this is its backend
+
+    /// An object and a key path it can be observed for.
+    struct Validated {
+        let object: KVOObject
+        let info: KeyPathInfo
+    }
+
+    /// ``canObserve(_:forKeyPath:)``, keeping what it found for ``add(_:to:info:options:context:dropsWithObject:)``.
+    func validate(_ object: AnyObject, forKeyPath keyPath: String) -> Validated? {
+        guard let object = object as? KVOObject, let info = info(for: keyPath, on: object) else { return nil }
+        return Validated(object: object, info: info)
+    }
+
+    /// What the runtime knows about `keyPath` on `object`, if it can be observed there (see
+    /// ``canObserve(_:forKeyPath:)``).
+    func info(for keyPath: String, on object: KVOObject) -> KeyPathInfo? {
+        guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object), Self.isFollowable(info, on: object)
         else { return nil }
-        let bridge = RuntimeObserverBridge(receiver: receiver)
-        guard
-            let observance = object.register(
-                bridge, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
-                dropsWithObject: dropsWithObject, isGuarded: true)
-        else { return nil }
-        return RuntimeBackendHandle(bridge: bridge, observance: observance)
+        return info
+    }
+
+    /// ``addObserver(_:to:forKeyPath:options:context:dropsWithObject:)`` for a key path validated before (its
+    /// `info`). A receiver that is itself an observance made with this very `info` (a ``GuardRegistration`` whose
+    /// guard has this runtime as its backend) is inserted as it is, and is its own handle; one made with other info
+    /// (a guard in front of a backend that wraps this one made its info without the key path's dependent keys) is
+    /// registered like any receiver, so it hears every trigger and its handle is the runtime's registration. A dotted key path whose chain stopped making sense since it was validated (its
+    /// middle object replaced meanwhile) is registered all the same: like any registration whose chain breaks, it
+    /// reads as `nil` and reports ``ObservationReceiver/observedKeyPathBecameUnavailable()`` until the chain is whole
+    /// again. (The guard has already reserved the registration, and other callers may have been told it exists.)
+    func add(
+        _ receiver: any ObservationReceiver, to object: KVOObject, info: KeyPathInfo,
+        options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
+    ) -> Observance? {
+        if let observance = receiver as? Observance, observance.info === info,
+            observance.isActive, observance.isGuarded, observance.dropsWithObject == dropsWithObject
+        {
+            return object.insert(observance)
+        }
+        return object.register(
+            receiver, info: info, options: options.subtracting(.initial), context: context,
+            dropsWithObject: dropsWithObject, isGuarded: true)
+    }
+
+    /// Whether the keys after the first (known) one are known along the chain as far as it currently exists.
+    private static func isFollowable(_ info: KeyPathInfo, on object: KVOObject) -> Bool {
+        guard let remainingPath = info.remainingPath else { return true }
+        guard let next = KeyValueReading.value(of: object, forKey: info.firstKey, reportingMisuse: false) else {
+            return true
+        }
+        guard let nextObject = next as? KVOObject else { return false }
+        return nextObject.isKnownKeyPathAlongCurrentChain(remainingPath)
     }
 
     /// Unregisters through the runtime; a registration the runtime already dropped is ignored.
     public func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
-        guard let observation = observation as? RuntimeBackendHandle, let object = object as? KVOObject else { return }
-        object.unregister(observation.observance)
+        guard let observance = observation as? Observance, let object = object as? KVOObject else { return }
+        object.unregister(observance)
     }
 
     /// The value at `keyPath`, read quietly: a chain that cannot be followed reads as `nil`, never as misuse.
     public func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
         guard let object = object as? KVOObject else { return nil }
         return KeyValueReading.value(of: object, forKeyPath: keyPath, reportingMisuse: false)
-    }
-}
-
-/// The runtime-side observer of one guard registration. The runtime holds it weakly and the
-/// ``RuntimeBackendHandle`` strongly; it holds the guard's receiver weakly.
-final class RuntimeObserverBridge: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
-    private weak var receiver: (any ObservationReceiver)?
-
-    init(receiver: any ObservationReceiver) {
-        self.receiver = receiver
-    }
-
-    func observeValue(
-        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
-    ) {
-        receiver?.receive(change, of: object)
-    }
-
-    func observedObjectDidDeinit() {
-        receiver?.observedObjectDidDeinit()
-    }
-
-    func observedKeyPathBecameUnavailable() {
-        receiver?.observedKeyPathBecameUnavailable()
-    }
-}
-
-/// The guard's handle to a runtime registration.
-final class RuntimeBackendHandle: BackendHandle, @unchecked Sendable {
-    let bridge: RuntimeObserverBridge
-    let observance: Observance
-
-    init(bridge: RuntimeObserverBridge, observance: Observance) {
-        self.bridge = bridge
-        self.observance = observance
     }
 }
 

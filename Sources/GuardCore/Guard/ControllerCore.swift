@@ -10,31 +10,48 @@ final class ControllerCore: @unchecked Sendable {
     private let lock = Lock()
     /// The observer, held weakly: a controller never keeps its observer alive.
     weak var observer: AnyObject?
-    let observerType: String
+    /// The observer's type, rendered only when a diagnostic names it.
+    private let observerMetatype: Any.Type
     let retainsObjects: Bool
     let backend: any KeyValueObservingBackend
-    private var ownSink: (any DiagnosticSink)?
-    /// Live registrations by object, then key path.
-    private var registrations: [ObjectIdentifier: [String: GuardRegistration]] = [:]
-    private var registrationTotal = 0
+    /// Whether the backend hands every ``KVOObject`` to GuardCore's runtime (``KVORuntimeBackend`` itself, or
+    /// ``AutomaticBackend``): for those objects the guard then validates a key path once for both the check and the
+    /// add, and calls the runtime directly.
+    private let runtimeHandlesKVOObjects: Bool
+    private let runtime = KVORuntimeBackend()
+    // The mutable state below is touched only under the lock and never across a call out of the controller, so the
+    // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every observe and unobserve.
+    @exclusivity(unchecked) private var ownSink: (any DiagnosticSink)?
+    /// Live registrations by object: the newest of each object's registrations, which links to the older ones
+    /// (``GuardRegistration/nextOnSameObject``).
+    @exclusivity(unchecked) private var registrations = IdentityTable<GuardRegistration>()
+    @exclusivity(unchecked) private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
-    private var nextSequence: UInt64 = 0
+    @exclusivity(unchecked) private var nextSequence: UInt64 = 0
     /// What was removed before, to tell a double removal from the removal of something never registered.
-    private var removed = RemovalHistory()
+    @exclusivity(unchecked) private var removed = RemovalHistory()
 
     init(observer: AnyObject, retainsObjects: Bool, backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?) {
         self.observer = observer
-        self.observerType = ObjectDescription.typeName(type(of: observer))
+        self.observerMetatype = type(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
+        self.runtimeHandlesKVOObjects = backend is KVORuntimeBackend || backend is AutomaticBackend
         self.ownSink = sink
+    }
+
+    /// The observer's unqualified type name, as diagnostics show it.
+    var observerType: String {
+        ObjectDescription.typeName(observerMetatype)
     }
 
     // MARK: Observe
 
+    /// Registers `keyPath` of `object` with the registration `makeRegistration` builds (a ``HandlerRegistration``
+    /// around the caller's handler) from what the controller knows.
     func observe(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        callSite: GuardDiagnostic.CallSite, handler: @escaping GuardRegistration.Handler
+        callSite: GuardDiagnostic.CallSite, makeRegistration: (GuardRegistration.Setup) -> GuardRegistration
     ) -> ObserveResult {
         guard let object else {
             return invalid(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
@@ -43,23 +60,38 @@ final class ControllerCore: @unchecked Sendable {
         guard let observer else {
             return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
         }
-        guard KeyPathSyntax.isWellFormed(keyPath) else {
-            return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+        // With GuardCore's runtime behind it, the check keeps what it found (the object as a `KVOObject`, the key
+        // path's info) for the add; a key path it accepts is well formed.
+        let runtimeObject = runtimeObject(object)
+        let info: KeyPathInfo
+        if let runtimeObject {
+            guard let runtimeInfo = runtime.info(for: keyPath, on: runtimeObject) else {
+                let reason: GuardDiagnostic.InvalidArgument =
+                    KeyPathSyntax.isWellFormed(keyPath) ? .unobservableKeyPath : .emptyKeyPath
+                return invalid(reason, object: object, keyPath: keyPath, callSite: callSite)
+            }
+            info = runtimeInfo
+        } else {
+            guard KeyPathSyntax.isWellFormed(keyPath) else {
+                return invalid(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+            }
+            guard backend.canObserve(object, forKeyPath: keyPath) else {
+                return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+            }
+            info = KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         }
-        guard backend.canObserve(object, forKeyPath: keyPath) else {
-            return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+        // The setup borrows `object` and `info`: keep them alive until the registration holds them.
+        let registration = withExtendedLifetime((object, info)) {
+            makeRegistration(
+                GuardRegistration.Setup(
+                    object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
+                    callSite: callSite, core: self))
         }
-        let registration = GuardRegistration(
-            object: object, keyPath: keyPath, options: options, context: context, retainsObject: retainsObjects,
-            handler: handler, callSite: callSite, core: self)
-        let key = registration.key
         let reserved = lock.withLock { () -> Bool in
-            if registrations[key.object]?[keyPath] != nil { return false }
+            guard registrations.update(registration.objectID, { Self.link(registration, into: &$0) }) else { return false }
             registration.sequence = nextSequence
             nextSequence &+= 1
-            registrations[key.object, default: [:]][keyPath] = registration
             registrationTotal += 1
-            removed.forget(key)
             return true
         }
         guard reserved else {
@@ -70,23 +102,28 @@ final class ControllerCore: @unchecked Sendable {
         // Registered without `.initial`: the registration must exist before the initial value is read, so a change
         // that completes after this call began is in that value or delivered as a change, never lost.
         SchedulePoints.reach(.guardBeforeRegister)
-        let handle = backend.addObserver(
-            registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
-            dropsWithObject: !retainsObjects)
+        let handle: (any BackendHandle)?
+        if let runtimeObject {
+            handle = runtime.add(
+                registration, to: runtimeObject, info: info, options: options, context: context,
+                dropsWithObject: !retainsObjects)
+        } else {
+            handle = backend.addObserver(
+                registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
+                context: context, dropsWithObject: !retainsObjects)
+        }
         SchedulePoints.reach(.guardAfterRegister)
 
         if let handle {
-            let cancelledMeanwhile = lock.withLock { () -> Bool in
-                registration.backendHandle = handle
-                guard registration.state.value == .pending else { return true }
-                registration.state.set(.active)
-                return false
-            }
-            if cancelledMeanwhile {
-                // Another thread unobserved while the add was running and already got `.removed`; now that the
-                // backend knows the registration, take it out.
+            // Published by the state change: a removal reads the handle only once it sees `active`. A registration
+            // that is its own handle (GuardCore's runtime) keeps none, so it never keeps itself alive.
+            if (handle as AnyObject) !== registration { registration.backendHandle = handle }
+            if !registration.state.transition(from: .pending, to: .active) {
+                // Another thread unobserved while the add was running and already got `.removed` (the state is
+                // `cancelled`); now that the backend knows the registration, take it out.
+                registration.backendHandle = nil
                 SchedulePoints.reach(.guardBeforeUnregister)
-                backend.removeObservation(handle, from: object)
+                unregister(registration, handle: handle, from: object)
                 registration.state.set(.removed)
             }
         } else {
@@ -94,10 +131,9 @@ final class ControllerCore: @unchecked Sendable {
             // path whose chain broke meanwhile is registered and reads as nil). If another thread already removed the
             // reserved registration, this observe happened (and ended); otherwise it never did.
             let (wasCancelled, dropped) = lock.withLock { () -> (Bool, GuardRegistration?) in
-                let wasCancelled = registration.state.value == .cancelled
+                let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
                 registration.state.set(.removed)
-                let dropped = registrations[key.object]?[keyPath] === registration ? dropFromTable(key) : nil
-                return (wasCancelled, dropped)
+                return (wasCancelled, dropFromTable(registration))
             }
             withExtendedLifetime(dropped) {}
             guard wasCancelled else {
@@ -119,8 +155,9 @@ final class ControllerCore: @unchecked Sendable {
             registration.options.contains(.new)
             ? boxNil(backend.currentValue(of: object, forKeyPath: registration.keyPath)) : nil
         SchedulePoints.reach(.guardBeforeHandler)
-        registration.handler(
-            observer, object, KeyValueChange(kind: .setting, keyPath: registration.keyPath, newValue: newValue))
+        registration.invokeHandler(
+            observer: observer, object: object,
+            change: KeyValueChange(kind: .setting, keyPath: registration.keyPath, newValue: newValue))
     }
 
     // MARK: Unobserve
@@ -129,22 +166,32 @@ final class ControllerCore: @unchecked Sendable {
         guard let object else {
             return invalidRemoval(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
         }
-        guard KeyPathSyntax.isWellFormed(keyPath) else {
+        let id = ObjectIdentifier(object)
+        var retired: GuardRegistration?
+        var handle: (any BackendHandle)?
+        let result = lock.withLock { () -> UnobserveResult? in
+            guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
+                // Nothing registered under it: a malformed key path is an invalid argument (checked only now, since
+                // one that was registered is well formed).
+                guard KeyPathSyntax.isWellFormed(keyPath) else { return nil }
+                return removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered
+            }
+            registrationTotal -= 1
+            handle = Self.retire(registration)
+            removed.remember(keyPath, of: id, object: object)
+            retired = registration
+            return .removed
+        }
+        guard let result else {
             return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        let key = RegistrationKey(object: ObjectIdentifier(object), keyPath: keyPath)
-        let outcome = lock.withLock { () -> Retirement in
-            guard registrations[key.object]?[keyPath] != nil else {
-                return Retirement(result: removed.contains(key, object: object) ? .alreadyRemoved : .notRegistered)
-            }
-            var retirement = Retirement(result: .removed)
-            retirement.retire(dropFromTable(key)!, object: object)
-            removed.remember(key, object: object)
-            return retirement
+        if let retired, let handle {
+            SchedulePoints.reach(.guardBeforeUnregister)
+            unregister(retired, handle: handle, from: object)
         }
-        outcome.unregister(with: backend)
-        reportRemoval(outcome.result, object: object, keyPath: keyPath, callSite: callSite)
-        return outcome.result
+        reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
+        // `retired` (the user's handler, maybe the object) is released here, after unlocking.
+        return result
     }
 
     func unobserve(_ object: AnyObject?, callSite: GuardDiagnostic.CallSite) -> UnobserveResult {
@@ -153,17 +200,18 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         let outcome = lock.withLock { () -> Retirement in
-            guard let byKeyPath = registrations[id], !byKeyPath.isEmpty else {
+            guard let newest = registrations.removeValue(for: id) else {
                 return Retirement(result: removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
             var retirement = Retirement(result: .removed)
-            for registration in byKeyPath.values.sorted(by: { $0.sequence < $1.sequence }) {
-                retirement.retire(dropFromTable(registration.key)!, object: object)
-                removed.remember(registration.key, object: object)
+            for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
+                registrationTotal -= 1
+                retirement.retire(registration, object: object)
+                removed.remember(registration.keyPath, of: id, object: object)
             }
             return retirement
         }
-        outcome.unregister(with: backend)
+        outcome.unregister(from: self)
         reportRemoval(outcome.result, object: object, keyPath: nil, callSite: callSite)
         return outcome.result
     }
@@ -174,28 +222,40 @@ final class ControllerCore: @unchecked Sendable {
     func unobserveAll() -> Int {
         let outcome = lock.withLock { () -> Retirement in
             var retirement = Retirement(result: .removed)
-            let all = registrations.values.flatMap(\.values).sorted { $0.sequence < $1.sequence }
+            let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
             for registration in all {
                 let object = registration.object
-                if let object { removed.remember(registration.key, object: object) }
+                if let object { removed.remember(registration.keyPath, of: registration.objectID, object: object) }
                 retirement.retire(registration, object: object)
             }
-            registrations = [:]
+            let emptied = registrations
+            registrations = IdentityTable()
             registrationTotal = 0
+            retirement.keep(emptied)
             return retirement
         }
-        outcome.unregister(with: backend)
+        outcome.unregister(from: self)
         return outcome.registrations.count
     }
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
     func observedObjectDidDeinit(_ registration: GuardRegistration) {
-        let dropped = lock.withLock { () -> GuardRegistration? in
+        let dropped = lock.withLock { () -> (GuardRegistration?, (any BackendHandle)?) in
             registration.state.set(.removed)
-            guard registrations[registration.key.object]?[registration.keyPath] === registration else { return nil }
-            return dropFromTable(registration.key)
+            let handle = registration.backendHandle
+            registration.backendHandle = nil
+            return (dropFromTable(registration), handle)
         }
         withExtendedLifetime(dropped) {}
+    }
+
+    /// Whether the gone observer must be reported now for `registration` (the first time only).
+    func noteObserverGoneReported(for registration: GuardRegistration) -> Bool {
+        lock.withLock {
+            if registration.reportedObserverGone { return false }
+            registration.reportedObserverGone = true
+            return true
+        }
     }
 
     // MARK: Queries
@@ -205,11 +265,13 @@ final class ControllerCore: @unchecked Sendable {
     }
 
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
-        lock.withLock { registrations[ObjectIdentifier(object)]?[keyPath] != nil }
+        let id = ObjectIdentifier(object)
+        return lock.withLock { Self.find(keyPath: keyPath, from: registrations.value(for: id)) != nil }
     }
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
-        lock.withLock { registrations[ObjectIdentifier(object)].map { Array($0.keys).sorted() } ?? [] }
+        let id = ObjectIdentifier(object)
+        return lock.withLock { Self.chain(from: registrations.value(for: id)).map(\.keyPath) }.sorted()
     }
 
     var sink: (any DiagnosticSink)? {
@@ -227,49 +289,139 @@ final class ControllerCore: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// Registrations taken out of the table under the lock, and what must happen to them after unlocking: backend
-    /// handles to unregister (in registration order), then the registrations themselves to release.
+    /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out and returns
+    /// it: the caller tells the backend after unlocking (if the object still lives; otherwise the backend dropped
+    /// it). A registration whose add is still running is cancelled instead: the observing thread removes it.
+    private static func retire(_ registration: GuardRegistration) -> (any BackendHandle)? {
+        registration.nextOnSameObject = nil
+        // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
+        if registration.state.transition(from: .pending, to: .cancelled) { return nil }
+        guard registration.state.value == .active else { return nil }
+        registration.state.set(.removed)
+        let handle = registration.backendHandle ?? registration
+        registration.backendHandle = nil
+        return handle
+    }
+
+    /// Lock released. Removes `registration` (whose backend handle is `handle`) from the backend; directly from
+    /// GuardCore's runtime when the registration is its own handle there.
+    private func unregister(_ registration: GuardRegistration, handle: any BackendHandle, from object: AnyObject) {
+        if (handle as AnyObject) === registration, let runtimeObject = runtimeObject(object) {
+            runtimeObject.unregister(registration)
+        } else {
+            backend.removeObservation(handle, from: object)
+        }
+    }
+
+    /// `object` as a ``KVOObject`` when the backend hands it to GuardCore's runtime; `nil` otherwise.
+    private func runtimeObject(_ object: AnyObject) -> KVOObject? {
+        runtimeHandlesKVOObjects ? object as? KVOObject : nil
+    }
+
+    /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after
+    /// unlocking: backend handles to unregister (in registration order), then the registrations, handles and
+    /// anything else kept to release (when the retirement is released).
     private struct Retirement {
         let result: UnobserveResult
         private(set) var registrations: [GuardRegistration] = []
-        private var removals: [(any BackendHandle, AnyObject)] = []
+        private var removals: [(GuardRegistration, any BackendHandle, AnyObject)] = []
+        private var released: [Any] = []
 
         init(result: UnobserveResult) {
             self.result = result
         }
 
-        /// Lock held. Marks `registration` as leaving and notes its backend handle if the backend must be told now
-        /// (not if the add is still running: that thread removes it).
+        /// Lock held. Retires `registration` (see ``ControllerCore/retire(_:)``); its object, if it still lives, is
+        /// `object`.
         mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
             registrations.append(registration)
-            switch registration.state.value {
-            case .pending:
-                registration.state.set(.cancelled)
-            case .active:
-                registration.state.set(.removed)
-                if let handle = registration.backendHandle, let object { removals.append((handle, object)) }
-            case .cancelled, .removed:
-                break
+            guard let handle = ControllerCore.retire(registration) else { return }
+            if let object {
+                removals.append((registration, handle, object))
+            } else {
+                released.append(handle)
             }
         }
 
-        /// Lock released. Unregisters from the backend, then lets the registrations go.
-        func unregister(with backend: any KeyValueObservingBackend) {
-            for (handle, object) in removals {
+        /// Lock held. Keeps `value` to release it after unlocking.
+        mutating func keep(_ value: Any) {
+            released.append(value)
+        }
+
+        /// Lock released. Unregisters from the backend, in registration order.
+        func unregister(from core: ControllerCore) {
+            for (registration, handle, object) in removals {
                 SchedulePoints.reach(.guardBeforeUnregister)
-                backend.removeObservation(handle, from: object)
+                core.unregister(registration, handle: handle, from: object)
             }
-            withExtendedLifetime(registrations) {}
         }
     }
 
-    /// Lock held. Takes `key`'s registration out of the table and returns it (for the caller to release after
-    /// unlocking).
-    private func dropFromTable(_ key: RegistrationKey) -> GuardRegistration? {
-        guard let registration = registrations[key.object]?.removeValue(forKey: key.keyPath) else { return nil }
+    /// Lock held. Makes `registration` the newest of its object's chain at `head`, unless the chain already has one
+    /// for its key path (then returns `false` and changes nothing).
+    private static func link(_ registration: GuardRegistration, into head: inout GuardRegistration?) -> Bool {
+        if find(keyPath: registration.keyPath, from: head) != nil { return false }
+        registration.nextOnSameObject = head
+        head = registration
+        return true
+    }
+
+    /// Lock held. Takes the registration for `keyPath` out of the chain at `head` (emptying the slot with the
+    /// chain) and returns it.
+    private static func unlink(keyPath: String, from head: inout GuardRegistration?) -> GuardRegistration? {
+        unlink(from: &head) { $0.keyPath == keyPath }
+    }
+
+    private static func unlink(
+        from head: inout GuardRegistration?, where matches: (GuardRegistration) -> Bool
+    ) -> GuardRegistration? {
+        guard let first = head else { return nil }
+        if matches(first) {
+            head = first.nextOnSameObject
+            first.nextOnSameObject = nil
+            return first
+        }
+        var previous = first
+        while let current = previous.nextOnSameObject {
+            if matches(current) {
+                previous.nextOnSameObject = current.nextOnSameObject
+                current.nextOnSameObject = nil
+                return current
+            }
+            previous = current
+        }
+        return nil
+    }
+
+    private static func find(keyPath: String, from head: GuardRegistration?) -> GuardRegistration? {
+        var current = head
+        while let registration = current {
+            if registration.keyPath == keyPath { return registration }
+            current = registration.nextOnSameObject
+        }
+        return nil
+    }
+
+    /// Lock held. The chain starting at `head`, newest first.
+    private static func chain(from head: GuardRegistration?) -> [GuardRegistration] {
+        var all: [GuardRegistration] = []
+        var current = head
+        while let registration = current {
+            all.append(registration)
+            current = registration.nextOnSameObject
+        }
+        return all
+    }
+
+    /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to
+    /// release after unlocking).
+    private func dropFromTable(_ registration: GuardRegistration) -> GuardRegistration? {
+        let dropped = registrations.update(registration.objectID) { head in
+            Self.unlink(from: &head, where: { $0 === registration })
+        }
+        guard let dropped else { return nil }
         registrationTotal -= 1
-        if registrations[key.object]?.isEmpty == true { registrations[key.object] = nil }
-        return registration
+        return dropped
     }
 
     private func reportRemoval(

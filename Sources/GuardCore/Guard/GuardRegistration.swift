@@ -1,80 +1,155 @@
-import GuardCoreAtomics
-
 /// One registration of one ``ObservationController``: (object, key path) with its options, handler and state.
 ///
-/// It is the receiver the backend calls. It holds the observed object strongly or weakly as the controller asks,
-/// and reaches the observer only through the controller, which holds it weakly.
-final class GuardRegistration: ObservationReceiver, @unchecked Sendable {
-    /// The handler, type-erased: (observer, object, change).
-    typealias Handler = @Sendable (AnyObject, AnyObject, KeyValueChange) -> Void
-
-    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
-    /// Word 0: the ``RegistrationState``.
-    private var stateWord = gca_word()
-    /// Word 1: nonzero once the gone observer was reported.
-    private var reportedObserverGoneWord = gca_word()
-
-    let key: RegistrationKey
-    let options: KeyValueObservingOptions
-    let context: UnsafeMutableRawPointer?
-    let handler: Handler
+/// It is a runtime ``Observance`` as well as the receiver a backend calls: with GuardCore's runtime behind the guard
+/// (``KVORuntimeBackend``, or ``AutomaticBackend`` for a ``KVOObject``), the registration itself is what the object's
+/// table holds, so a registration is one
+/// object and a delivery reaches the handler without a weak reference or a hop through another object. Another
+/// backend sees only an ``ObservationReceiver`` and hands back its own handle, which the registration keeps while it
+/// is active.
+///
+/// It holds the observed object strongly or weakly as the controller asks, its controller's shared state strongly
+/// (a registration is removed from the controller and the backend before the controller goes, and an in-flight
+/// notification may outlive that), and reaches the observer only through that state, which holds it weakly.
+///
+/// The handler lives in a subclass (``HandlerRegistration``), typed, so a registration costs one object.
+class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
+    /// The observed object's identity: the controller's key for it, even once a weakly held object is gone.
+    let objectID: ObjectIdentifier
     let callSite: GuardDiagnostic.CallSite
-    /// The controller's shared state; weak so an in-flight notification never keeps a released controller's
-    /// registrations alive.
-    private weak var core: ControllerCore?
-    /// Set when the object is held strongly. The registration itself is dropped as soon as it is removed (the
-    /// backend only holds it weakly), which releases the object.
+    /// The controller's shared state.
+    let core: ControllerCore
+    /// Set when the object is held strongly. The registration is released once it is removed, which releases the
+    /// object.
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
-    /// The backend's handle; written once under the controller's lock, before the state leaves `pending`.
-    var backendHandle: (any BackendHandle)?
-    /// The order in which the controller made its registrations; written once under its lock.
-    var sequence: UInt64 = 0
 
-    init(
-        object: AnyObject, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        retainsObject: Bool, handler: @escaping Handler, callSite: GuardDiagnostic.CallSite, core: ControllerCore
-    ) {
-        self.key = RegistrationKey(object: ObjectIdentifier(object), keyPath: keyPath)
-        self.options = options
-        self.context = context
-        self.handler = handler
-        self.callSite = callSite
-        self.core = core
-        self.strongObject = retainsObject ? object : nil
-        self.weakObject = object
+    // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
+    // would only cost time.
+    /// Another backend's handle while the registration is active there: written by the observing thread before it
+    /// moves the state from `pending` to `active` (which publishes it), and taken out under the controller's lock by
+    /// whoever retires the active registration. `nil` when the registration is its own handle.
+    @exclusivity(unchecked) var backendHandle: (any BackendHandle)?
+    /// The order in which the controller made its registrations; written once under its lock.
+    @exclusivity(unchecked) var sequence: UInt64 = 0
+    /// The next (older) registration of the same object in the controller's table; guarded by its lock.
+    @exclusivity(unchecked) var nextOnSameObject: GuardRegistration?
+    /// Whether the gone observer was reported already; guarded by the controller's lock.
+    @exclusivity(unchecked) var reportedObserverGone = false
+
+    /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
+    /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects.
+    struct Setup {
+        private let objectReference: Unmanaged<AnyObject>
+        private let infoReference: Unmanaged<KeyPathInfo>
+        private let coreReference: Unmanaged<ControllerCore>
+        let options: KeyValueObservingOptions
+        let context: UnsafeMutableRawPointer?
+        let retainsObject: Bool
+        let callSite: GuardDiagnostic.CallSite
+
+        /// The arguments of one `observe`; `info` is the key path (with what GuardCore's runtime knows about it when
+        /// that is the backend). The caller keeps `object`, `info` and `core` alive while the setup is used.
+        init(
+            object: AnyObject, info: KeyPathInfo, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
+            retainsObject: Bool, callSite: GuardDiagnostic.CallSite, core: ControllerCore
+        ) {
+            self.objectReference = Unmanaged.passUnretained(object)
+            self.infoReference = Unmanaged.passUnretained(info)
+            self.coreReference = Unmanaged.passUnretained(core)
+            self.options = options
+            self.context = context
+            self.retainsObject = retainsObject
+            self.callSite = callSite
+        }
+
+        var object: AnyObject { objectReference.takeUnretainedValue() }
+        var info: KeyPathInfo { infoReference.takeUnretainedValue() }
+        var core: ControllerCore { coreReference.takeUnretainedValue() }
+    }
+
+    init(_ setup: borrowing Setup) {
+        self.objectID = ObjectIdentifier(setup.object)
+        self.callSite = setup.callSite
+        self.core = setup.core
+        self.strongObject = setup.retainsObject ? setup.object : nil
+        super.init(
+            info: setup.info, options: setup.options, context: setup.context, dropsWithObject: !setup.retainsObject,
+            isGuarded: true)
+        if !setup.retainsObject { self.weakObject = setup.object }
     }
 
     /// The registration's life; see ``RegistrationState``.
-    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(0, of: self)) }
-
-    var keyPath: String { key.keyPath }
+    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(2, of: self)) }
 
     /// The observed object while it lives.
     var object: AnyObject? {
         strongObject ?? weakObject
     }
 
+    /// Calls the user's handler.
+    func invokeHandler(observer: AnyObject, object: AnyObject, change: KeyValueChange) {
+        preconditionFailure("GuardRegistration is abstract")
+    }
+
+    // MARK: Receiving (from any backend)
+
     func receive(_ change: KeyValueChange, of object: AnyObject) {
-        guard state.delivers, let core else { return }
+        guard state.delivers else { return }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
-            if InlineAtomicWords.word(1, of: self).exchange(1) == 0 {
+            if core.noteObserverGoneReported(for: self) {
                 core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
             }
             return
         }
         // Checked again right before the call, so an unobserve that returned meanwhile is honoured.
         guard state.delivers else { return }
-        handler(observer, object, change)
+        invokeHandler(observer: observer, object: object, change: change)
     }
 
     func observedObjectDidDeinit() {
-        core?.observedObjectDidDeinit(self)
+        core.observedObjectDidDeinit(self)
     }
 
     func observedKeyPathBecameUnavailable() {
-        guard state.delivers, let core else { return }
+        guard state.delivers else { return }
         core.emit(.keyPathUnavailable, object: object, keyPath: keyPath, callSite: callSite)
+    }
+
+    // MARK: As GuardCore's runtime's observance
+
+    override func deliver(_ change: KeyValueChange, from object: KVOObject) {
+        guard isActive else { return }
+        SchedulePoints.reach(.runtimeBeforeCallback)
+        receive(change, of: object)
+    }
+
+    override func announceObjectDeinit() {
+        observedObjectDidDeinit()
+    }
+
+    override func announceChainBroken() {
+        observedKeyPathBecameUnavailable()
+    }
+
+    override var observerType: Any.Type { type(of: self) }
+    override var observerAddress: UInt { ObjectDescription.address(of: self) }
+}
+
+/// A registration whose handler takes the observer and the object typed as the caller declared them; stored as the
+/// caller wrote it, with no wrapping closure.
+final class HandlerRegistration<Observer: AnyObject, Object: AnyObject>: GuardRegistration, @unchecked Sendable {
+    typealias Handler = @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
+
+    private let handler: Handler
+
+    init(_ setup: borrowing Setup, handler: @escaping Handler) {
+        self.handler = handler
+        super.init(setup)
+    }
+
+    override func invokeHandler(observer: AnyObject, object: AnyObject, change: KeyValueChange) {
+        // The controller's observer is an `Observer`, and the backend reports changes of the object it was given.
+        handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
     }
 }

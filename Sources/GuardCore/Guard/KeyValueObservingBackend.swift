@@ -2,7 +2,10 @@
 ///
 /// GuardCore's own runtime stands behind it (``KVORuntimeBackend``); on Apple platforms `NSObject`'s KVO can stand
 /// behind the same protocol without any change to the guard. A backend must deliver notifications synchronously on
-/// the thread that made the change, call receivers outside its own locks, and hold receivers weakly.
+/// the thread that made the change and call receivers outside its own locks. It may hold a receiver strongly or
+/// weakly while the registration exists; it must let go of it once the registration is removed or dropped, and must
+/// release it outside its own locks (a receiver owns the user's handler). The guard removes every registration it
+/// makes, and holds a handle only while its registration is active.
 public protocol KeyValueObservingBackend: Sendable {
     /// Whether `object` can be observed for `keyPath` at all (an observable object, a well-formed key path, known
     /// keys). Must have no side effects and never count as misuse. The guard asks before it reserves a

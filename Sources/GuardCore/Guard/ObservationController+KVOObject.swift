@@ -11,9 +11,7 @@ extension ObservationController {
         file: String = #fileID, line: UInt = #line,
         handler: @escaping @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
     ) -> ObserveResult {
-        register(
-            object, keyPath: keyPath, options: options, context: nil, file: file, line: line,
-            handler: Self.erase(handler))
+        register(object, keyPath: keyPath, options: options, context: nil, file: file, line: line, handler: handler)
     }
 
     /// Observes several key paths of `object` with one handler; one result per key path, in order. An empty list is
@@ -24,9 +22,7 @@ extension ObservationController {
         file: String = #fileID, line: UInt = #line,
         handler: @escaping @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
     ) -> [ObserveResult] {
-        register(
-            object, keyPaths: keyPaths, options: options, context: nil, file: file, line: line,
-            handler: Self.erase(handler))
+        register(object, keyPaths: keyPaths, options: options, context: nil, file: file, line: line, handler: handler)
     }
 
     /// Observes a Swift key path of `object`, with the change's values typed. A key path that has no string name
@@ -42,10 +38,8 @@ extension ObservationController {
         }
         return register(
             object, keyPath: name, options: options, context: nil, file: file, line: line,
-            handler: { observer, object, change in
-                handler(
-                    unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self),
-                    ObservedChange(change))
+            handler: { (observer: Observer, object: Object, change: KeyValueChange) in
+                handler(observer, object, ObservedChange(change))
             })
     }
 
@@ -73,14 +67,6 @@ extension ObservationController {
             callSite: .init(file: file, line: line))
         return nil
     }
-
-    private static func erase<Object: KVOObject>(
-        _ handler: @escaping @Sendable (Observer, Object, KeyValueChange) -> Void
-    ) -> GuardRegistration.Handler {
-        { observer, object, change in
-            handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
-        }
-    }
 }
 
 extension ObservationController where Observer: KeyValueObserver {
@@ -91,9 +77,10 @@ extension ObservationController where Observer: KeyValueObserver {
         _ object: Object?, keyPath: String, options: KeyValueObservingOptions = [],
         context: UnsafeMutableRawPointer?, file: String = #fileID, line: UInt = #line
     ) -> ObserveResult {
-        register(
-            object, keyPath: keyPath, options: options, context: context, file: file, line: line,
-            handler: Self.forwarding(to: keyPath, context: context))
+        let handler = Self.forwarding(to: keyPath, context: context)
+        return core.observe(
+            object, keyPath: keyPath, options: options, context: context, callSite: .init(file: file, line: line),
+            makeRegistration: { HandlerRegistration($0, handler: handler) })
     }
 
     /// Observes several key paths of `object`, forwarding to the observer's own `observeValue`.
@@ -103,22 +90,24 @@ extension ObservationController where Observer: KeyValueObserver {
         context: UnsafeMutableRawPointer?, file: String = #fileID, line: UInt = #line
     ) -> [ObserveResult] {
         guard !keyPaths.isEmpty else {
-            return register(
-                object, keyPaths: [], options: options, context: context, file: file, line: line,
-                handler: { _, _, _ in })
+            core.emit(
+                .invalidArgument, reason: .emptyKeyPathList, object: object, keyPath: nil,
+                callSite: .init(file: file, line: line))
+            return []
         }
         return keyPaths.map { keyPath in
             observe(object, keyPath: keyPath, options: options, context: context, file: file, line: line)
         }
     }
 
-    private static func forwarding(to keyPath: String, context: UnsafeMutableRawPointer?) -> GuardRegistration.Handler {
+    private static func forwarding(
+        to keyPath: String, context: UnsafeMutableRawPointer?
+    ) -> HandlerRegistration<AnyObject, KVOObject>.Handler {
         let context = UncheckedSendablePointer(context)
         return { observer, object, change in
             // A conformance lookup rather than a captured `Observer` type, which is not Sendable.
             (observer as? any KeyValueObserver)?.observeValue(
-                forKeyPath: keyPath, of: unsafeDowncast(object, to: KVOObject.self), change: change,
-                context: context.pointer)
+                forKeyPath: keyPath, of: object, change: change, context: context.pointer)
         }
     }
 }

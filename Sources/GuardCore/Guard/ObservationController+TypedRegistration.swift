@@ -7,11 +7,7 @@ extension ObservationController {
         _ object: Object?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
         file: String, line: UInt, handler: @escaping @Sendable (Observer, Object, KeyValueChange) -> Void
     ) -> ObserveResult {
-        register(
-            object, keyPath: keyPath, options: options, context: context, file: file, line: line,
-            handler: { observer, object, change in
-                handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
-            })
+        register(object, keyPath: keyPath, options: options, context: context, file: file, line: line, handler: handler)
     }
 
     /// Registers `handler` for a Swift key path whose string name is `name`, with the change's values typed.
@@ -61,11 +57,7 @@ extension ObservationController {
         _ object: Object?, keyPaths: [String], options: KeyValueObservingOptions, file: String, line: UInt,
         handler: @escaping @Sendable (Observer, Object, KeyValueChange) -> Void
     ) -> [ObserveResult] {
-        register(
-            object, keyPaths: keyPaths, options: options, context: nil, file: file, line: line,
-            handler: { observer, object, change in
-                handler(unsafeDowncast(observer, to: Observer.self), unsafeDowncast(object, to: Object.self), change)
-            })
+        register(object, keyPaths: keyPaths, options: options, context: nil, file: file, line: line, handler: handler)
     }
 
     /// Registers a handler that forwards each notification, with `context`, to the observer's own callback (the

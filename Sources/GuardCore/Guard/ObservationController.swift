@@ -121,26 +121,24 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
         file: String = #fileID, line: UInt = #line,
         handler: @escaping @Sendable (_ observer: Observer, _ object: AnyObject, _ change: KeyValueChange) -> Void
     ) -> ObserveResult {
-        register(
-            object, keyPath: keyPath, options: options, context: nil, file: file, line: line,
-            handler: { observer, object, change in handler(unsafeDowncast(observer, to: Observer.self), object, change) })
+        register(object, keyPath: keyPath, options: options, context: nil, file: file, line: line, handler: handler)
     }
 
-    /// Registers a type-erased handler; the typed `observe` overloads build on this.
-    func register(
+    /// Registers `handler`, typed as the caller declared it; the public `observe` overloads build on this.
+    func register<Object: AnyObject>(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        file: String, line: UInt, handler: @escaping GuardRegistration.Handler
+        file: String, line: UInt, handler: @escaping HandlerRegistration<Observer, Object>.Handler
     ) -> ObserveResult {
         core.observe(
             object, keyPath: keyPath, options: options, context: context, callSite: .init(file: file, line: line),
-            handler: handler)
+            makeRegistration: { HandlerRegistration($0, handler: handler) })
     }
 
     /// Registers the same handler for several key paths, one result per key path; an empty list is an invalid
     /// argument.
-    func register(
+    func register<Object: AnyObject>(
         _ object: AnyObject?, keyPaths: [String], options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        file: String, line: UInt, handler: @escaping GuardRegistration.Handler
+        file: String, line: UInt, handler: @escaping HandlerRegistration<Observer, Object>.Handler
     ) -> [ObserveResult] {
         guard !keyPaths.isEmpty else {
             core.emit(

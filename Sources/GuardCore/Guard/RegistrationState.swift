@@ -1,5 +1,6 @@
-/// The life of one guard registration. Transitions happen under the controller's lock; deliveries read the state
-/// without it.
+/// The life of one guard registration. Transitions happen under the controller's lock, except the two that race
+/// with it, which are compare-and-exchanges: `pending → active` by the observing thread once the backend add
+/// returned, and `pending → cancelled` by a removal under the lock. Deliveries read the state without the lock.
 ///
 /// ```
 /// pending ──(backend add returned)──▶ active ──(unobserve / teardown)──▶ removed
@@ -24,6 +25,11 @@ struct RegistrationState {
 
     func set(_ value: Value) {
         storage.store(UInt64(value.rawValue), ordering: .releasing)
+    }
+
+    /// Moves to `desired` if the state is `expected`; returns whether it did.
+    func transition(from expected: Value, to desired: Value) -> Bool {
+        storage.compareExchange(expected: UInt64(expected.rawValue), desired: UInt64(desired.rawValue)).exchanged
     }
 
     /// Whether a notification may reach the handler now.

@@ -1,53 +1,82 @@
 /// The (object, key path) pairs a controller removed, so a later removal can be told apart: *double removal*
 /// versus *removal of something never registered*.
 ///
-/// Entries hold their object weakly. An entry whose object is gone no longer counts (a new object may reuse the
-/// address) and is swept out once the history grows, so the history stays about as large as the set of live
-/// objects the controller removed registrations from.
+/// An entry is consulted only when nothing is registered for its pair, so registering the pair again needs no
+/// change here: "it was removed before" stays true. An entry must recognize its object later without keeping it
+/// alive, and a new object may reuse a dead one's address. For a ``KVOObject`` the entry keeps the object's
+/// observation table, which belongs to that object for good and knows when it deinitialized; any other object is
+/// held weakly. (A weak reference would give every removed ``KVOObject`` a side table, which makes each later retain
+/// and release of it slower.) Entries whose object is gone no longer count and are swept out once the history grows,
+/// so the history stays about as large as the set of live objects the controller removed registrations from. One
+/// object with one removed key path costs one small entry.
 struct RemovalHistory {
     private final class Entry {
-        weak var object: AnyObject?
-        var keyPaths: Set<String> = []
-        init(object: AnyObject) { self.object = object }
+        private let table: ObservationTable?
+        private weak var object: AnyObject?
+        private let keyPath: String
+        private var moreKeyPaths: [String] = []
+
+        init(object: AnyObject, keyPath: String) {
+            if let object = object as? KVOObject {
+                table = object.table
+            } else {
+                table = nil
+                self.object = object
+            }
+            self.keyPath = keyPath
+        }
+
+        /// Whether this entry is about `object` (and not about a dead object that had its address).
+        func isAbout(_ object: AnyObject) -> Bool {
+            guard let table else { return self.object === object }
+            guard let current = (object as? KVOObject)?.existingTableReference else { return false }
+            return current.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
+        }
+
+        var objectIsGone: Bool {
+            if let table { return table.objectIsDeinitialized }
+            return object == nil
+        }
+
+        func contains(_ keyPath: String) -> Bool {
+            self.keyPath == keyPath || moreKeyPaths.contains(keyPath)
+        }
+
+        func add(_ keyPath: String) {
+            if !contains(keyPath) { moreKeyPaths.append(keyPath) }
+        }
     }
 
-    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
 
-    /// Records that `key` was removed from `object`.
-    mutating func remember(_ key: RegistrationKey, object: AnyObject) {
-        let entry: Entry
-        if let existing = entries[key.object], existing.object === object {
-            entry = existing
-        } else {
-            entry = Entry(object: object)
-            entries[key.object] = entry
+    /// Records that `keyPath` was removed from `object` (whose identity is `id`).
+    mutating func remember(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) {
+        let isNew = entries.update(id) { entry -> Bool in
+            if entry?.isAbout(object) == true {
+                entry?.add(keyPath)
+                return false
+            }
+            entry = Entry(object: object, keyPath: keyPath)
+            return true
         }
-        entry.keyPaths.insert(key.keyPath)
-        if entries.count > sweepThreshold { sweep() }
+        if isNew, entries.count > sweepThreshold { sweep() }
     }
 
-    /// Forgets `key` (it was registered again).
-    mutating func forget(_ key: RegistrationKey) {
-        guard let entry = entries[key.object] else { return }
-        entry.keyPaths.remove(key.keyPath)
-        if entry.keyPaths.isEmpty { entries[key.object] = nil }
-    }
-
-    /// Whether `key` was removed from this very `object` before.
-    func contains(_ key: RegistrationKey, object: AnyObject) -> Bool {
-        guard let entry = entries[key.object], entry.object === object else { return false }
-        return entry.keyPaths.contains(key.keyPath)
+    /// Whether `keyPath` was removed from this very `object` (whose identity is `id`) before.
+    func contains(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) -> Bool {
+        guard let entry = entries.value(for: id), entry.isAbout(object) else { return false }
+        return entry.contains(keyPath)
     }
 
     /// Whether anything was removed from this very `object` before.
     func containsAny(of id: ObjectIdentifier, object: AnyObject) -> Bool {
-        guard let entry = entries[id], entry.object === object else { return false }
-        return !entry.keyPaths.isEmpty
+        guard let entry = entries.value(for: id) else { return false }
+        return entry.isAbout(object)
     }
 
     private mutating func sweep() {
-        entries = entries.filter { $0.value.object != nil }
+        entries.removeAll { $0.objectIsGone }
         sweepThreshold = max(64, entries.count * 2)
     }
 }

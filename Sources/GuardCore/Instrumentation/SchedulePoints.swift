@@ -1,3 +1,5 @@
+import GuardCoreAtomics
+
 /// Places inside GuardCore where a fault injector may pause, yield or switch threads.
 ///
 /// They sit between the steps of an operation where another thread's interleaving matters: after a table
@@ -42,14 +44,17 @@ package enum SchedulePoints {
         init(_ hook: any ScheduleHook) { self.hook = hook }
     }
 
-    private static let current = AtomicCell()
+    /// The installed hook (a retained `Installed`), or 0.
+    private static var current: AtomicWord {
+        AtomicWord(gca_schedule_hook_word())
+    }
 
     /// Installs `hook` for every thread, replacing any previous hook.
     ///
     /// A replaced hook is intentionally never released: another thread may still be running it.
     package static func install(_ hook: any ScheduleHook) {
         let retained = Unmanaged.passRetained(Installed(hook)).toOpaque()
-        current.word.store(UInt64(UInt(bitPattern: retained)), ordering: .releasing)
+        current.store(UInt64(UInt(bitPattern: retained)), ordering: .releasing)
     }
 
     /// Installs `body` to run at every ``SchedulePoint`` (lock boundaries are ignored), replacing any previous hook.
@@ -59,7 +64,7 @@ package enum SchedulePoints {
 
     /// Removes the hook; points reached afterwards do nothing.
     package static func uninstall() {
-        current.word.store(0, ordering: .releasing)
+        current.store(0, ordering: .releasing)
     }
 
     /// Runs the installed hook, if any, for `point`.
@@ -82,7 +87,7 @@ package enum SchedulePoints {
 
     @inline(__always)
     private static var installed: (any ScheduleHook)? {
-        guard let pointer = UnsafeRawPointer(bitPattern: UInt(truncatingIfNeeded: current.word.load(ordering: .acquiring)))
+        guard let pointer = UnsafeRawPointer(bitPattern: UInt(truncatingIfNeeded: current.load(ordering: .acquiring)))
         else { return nil }
         return Unmanaged<Installed>.fromOpaque(pointer).takeUnretainedValue().hook
     }

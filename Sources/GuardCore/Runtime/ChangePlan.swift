@@ -2,92 +2,82 @@ import Foundation
 
 /// A change that has begun (prior notifications sent) and awaits its end (store done, change notifications due).
 ///
-/// Built under the object's table lock as a snapshot of the observances to notify; everything after that, reading
-/// values and calling observers, happens outside every lock. A value type, so the notification path makes no
-/// class allocation for it and needs no exclusivity checks. It holds no reference to the object (pending manual
-/// changes must not keep it alive): the object is passed to `begin(on:readOwnValue:)` and `end(on:readOwnValue:)`.
+/// Its ``ChangeTargets`` are a snapshot taken under the object's table lock; everything after that, reading values
+/// and calling observers, happens outside every lock. A value type that holds the shared snapshot, the old values and
+/// nothing else, so the notification path makes no allocation for it (unless a dependent key path wants its old
+/// value). It holds no strong reference to the object (pending manual changes must not keep it alive): the object is
+/// passed to `begin(on:readOwnValue:)` and `end(on:readOwnValue:)`, and its table, which the object keeps for its
+/// whole life, is held unretained.
+///
+/// Each observance gets one ``KeyValueChange`` tailored to its options; observances of one key path that asked for
+/// the same values share one.
 ///
 /// **Registrations that join while the change is under way.** A guarded registration (one the guard made, see
-/// ``Observance/isGuarded``) inserted after the snapshot (a *late joiner*) is notified at the end as well, if the change can give it exact values: the old value of the
-/// changed key itself is always kept for that, and for other key paths the one read at the start when their key path
-/// was already observed. So a change that completes after a registration exists is never lost between an
-/// `.initial` value read after the insert and the notifications that follow (see ``ObservationController``). An
-/// application's own registration keeps Foundation's behaviour: one added between a `willChange` and its
-/// `didChange` is not part of that change.
+/// ``Observance/isGuarded``) inserted after the snapshot (a *late joiner*) is notified at the end as well, if the
+/// change can give it exact values: the old value of the changed key itself is always kept for that, and for other
+/// key paths the one read at the start when their key path was already observed. So a change that completes after a
+/// registration exists is never lost between an `.initial` value read after the insert and the notifications that
+/// follow (see ``ObservationController``). An application's own registration keeps Foundation's behaviour: one added
+/// between a `willChange` and its `didChange` is not part of that change.
 struct ChangePlan {
-    /// The observances of one key path, what they asked for, and the facts of the change for them.
-    private struct Entry {
-        let keyPath: String
-        let observances: [Observance]
-        /// The key path is the changed key itself (not a dependent or dotted one).
-        let isOwnKey: Bool
-        let wantsOld: Bool
-        let wantsNew: Bool
-        let wantsPrior: Bool
-        let hasDotted: Bool
-        /// Some observance reports misuse, so a value that cannot be read is reported rather than read as nil.
-        let reportsMisuse: Bool
-        var event: ChangeEvent
-    }
-
     let key: String
+    private let keyHash: UInt64
     private let kind: KeyValueChange.Kind
     private let indexes: IndexSet?
-    private let table: ObservationTable
+    private let table: Unmanaged<ObservationTable>
+    private let targets: ChangeTargets
     private let epoch: UInt64
-    private var entries: [Entry]
-    /// The changed key's own value before the change (read at `begin(on:readOwnValue:)`), for late joiners.
+    /// The changed key's own value before the change (read at `begin(on:readOwnValue:)`), for its own entries and
+    /// for late joiners: as a change carries it for a setting (`nil` boxed), the raw value for a to-many change.
     private var ownOldValue: Any?
-    private var hasOwnOldValue = false
+    /// Old values of the other key paths, by entry (read at `begin(on:readOwnValue:)`); empty unless one wants it.
+    private var otherOldValues: [Any?] = []
 
-    /// Snapshots who must hear about a change of `key` on `object`; `nil` when nobody must.
-    init?(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
-        guard let table = object.existingTable else { return nil }
-        let snapshot = table.targets(forChangeOf: key)
-        if snapshot.targets.isEmpty { return nil }
+    /// Snapshots who must hear about a change of `key` (whose ``KeyHash`` is `hash`) on `object`; `nil` when nobody
+    /// must.
+    init?(object: KVOObject, key: String, hash: UInt64, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+        guard let table = object.existingTableReference else { return nil }
+        let (targets, epoch) = table._withUnsafeGuaranteedRef { $0.targets(forChangeOf: key, hash: hash) }
+        guard let targets else { return nil }
+        self.init(table: table, targets: targets, epoch: epoch, key: key, hash: hash, kind: kind, indexes: indexes)
+    }
+
+    /// A change of `key` on the object whose table is `table`, to `targets` (taken at `epoch`).
+    init(
+        table: Unmanaged<ObservationTable>, targets: ChangeTargets, epoch: UInt64, key: String, hash: UInt64,
+        kind: KeyValueChange.Kind, indexes: IndexSet?
+    ) {
         self.key = key
+        self.keyHash = hash
         self.kind = kind
         self.indexes = indexes
         self.table = table
-        self.epoch = snapshot.epoch
-        self.entries = snapshot.targets.map { Self.entry(for: $0, key: key, kind: kind, indexes: indexes) }
-    }
-
-    private static func entry(
-        for target: ObservationTable.Target, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?
-    ) -> Entry {
-        var options: KeyValueObservingOptions = []
-        var hasDotted = false
-        var reportsMisuse = false
-        for observance in target.observances {
-            options.formUnion(observance.options)
-            hasDotted = hasDotted || observance.isDotted
-            reportsMisuse = reportsMisuse || !observance.isGuarded
-        }
-        // A dependent or dotted key path sees a to-many change of `key` as a setting of its own value.
-        let isOwnKey = target.keyPath == key
-        return Entry(
-            keyPath: target.keyPath, observances: target.observances, isOwnKey: isOwnKey,
-            wantsOld: options.contains(.old), wantsNew: options.contains(.new), wantsPrior: options.contains(.prior),
-            hasDotted: hasDotted, reportsMisuse: reportsMisuse,
-            event: ChangeEvent(kind: isOwnKey ? kind : .setting, indexes: isOwnKey ? indexes : nil))
+        self.targets = targets
+        self.epoch = epoch
     }
 
     /// Reads old values (`readOwnValue` for `key` itself, key-value coding for the rest) and sends prior
     /// notifications. `readOwnValue` is told whether a failed read must be reported (only when a registration of the
     /// key itself that reports misuse asked for the value; the copy kept for late joiners is read quietly).
     mutating func begin(on object: KVOObject, readOwnValue: (_ reportingMisuse: Bool) -> Any?) {
-        ownOldValue = readOwnValue(entries.contains { $0.isOwnKey && $0.wantsOld && $0.reportsMisuse })
-        hasOwnOldValue = true
-        for index in entries.indices where entries[index].wantsOld {
-            // An insertion has no old elements (Foundation sends no old value for it).
-            guard entries[index].event.kind != .insertion else { continue }
-            entries[index].event.oldValue = value(of: entries[index], on: object, ownValue: ownOldValue)
+        if indexes == nil {
+            ownOldValue = boxNil(readOwnValue(targets.ownOldIsReported))
+        } else {
+            ownOldValue = readOwnValue(targets.ownOldIsReported)
         }
-        for index in entries.indices where entries[index].wantsPrior {
-            let event = entries[index].event
-            for observance in entries[index].observances where observance.options.contains(.prior) {
-                observance.deliver(observance.tailored(event, isPrior: true), from: object)
+        if targets.othersWantOld {
+            otherOldValues = targets.entries.map { entry in
+                entry.isOwnKey || !entry.wantsOld ? nil : Self.currentValue(of: entry, on: object)
+            }
+        }
+        guard targets.wantsPrior else { return }
+        let ownOld = ownOldValueAsDelivered
+        for (index, entry) in targets.unretainedEntries.enumerated() {
+            entry._withUnsafeGuaranteedRef { entry in
+                guard entry.wantsPrior else { return }
+                notify(
+                    entry, oldValue: entry.isOwnKey ? ownOld : otherOldValues(at: index), newValue: nil, isPrior: true,
+                    from: object)
             }
         }
     }
@@ -95,32 +85,104 @@ struct ChangePlan {
     /// Re-wires dotted key paths to the new intermediate objects, reads new values and sends change notifications,
     /// to the observances of the snapshot and to late joiners.
     mutating func end(on object: KVOObject, readOwnValue: (_ reportingMisuse: Bool) -> Any?) {
-        for index in entries.indices where entries[index].hasDotted {
-            for observance in entries[index].observances where observance.isDotted {
-                KeyPathForwarder.rewire(observance, of: object)
+        if targets.hasDotted {
+            for entry in targets.entries where entry.hasDotted {
+                for observance in entry.observances where observance.isDotted {
+                    KeyPathForwarder.rewire(observance, of: object)
+                }
             }
         }
         // Every dotted observance inserted meanwhile may have wired itself before the store: re-wire it, whether or
         // not it hears about this change.
-        Self.rewireDottedJoiners(of: object, changeOf: key, insertedAfter: epoch)
-        let lateJoiners = self.lateJoiners()
-        let ownEntryWantsNew = entries.contains { $0.isOwnKey && $0.wantsNew }
-        let ownNewValue =
-            ownEntryWantsNew || !lateJoiners.isEmpty
-            ? readOwnValue(entries.contains { $0.isOwnKey && $0.wantsNew && $0.reportsMisuse }) : nil
-        for index in entries.indices where entries[index].wantsNew {
-            // A removal has no new elements (Foundation sends no new value for it).
-            guard entries[index].event.kind != .removal else { continue }
-            entries[index].event.newValue = value(of: entries[index], on: object, ownValue: ownNewValue)
-        }
-        for index in entries.indices {
-            let event = entries[index].event
-            for observance in entries[index].observances {
-                observance.deliver(observance.tailored(event, isPrior: false), from: object)
+        Self.rewireDottedJoiners(of: object, changeOf: key, hash: keyHash, insertedAfter: epoch)
+        let lateJoiners = table._withUnsafeGuaranteedRef { self.lateJoiners(in: $0) }
+        let ownOld = ownOldValueAsDelivered
+        let rawOwnNew = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
+        // A removal has no new elements (Foundation sends no new value for it).
+        let ownNew = kind == .removal ? nil : Self.value(rawOwnNew, at: indexes)
+        for (index, entry) in targets.unretainedEntries.enumerated() {
+            entry._withUnsafeGuaranteedRef { entry in
+                if entry.isOwnKey {
+                    notify(entry, oldValue: ownOld, newValue: ownNew, isPrior: false, from: object)
+                } else {
+                    let newValue = entry.wantsNew ? Self.currentValue(of: entry, on: object) : nil
+                    notify(entry, oldValue: otherOldValues(at: index), newValue: newValue, isPrior: false, from: object)
+                }
             }
         }
         for late in lateJoiners {
-            deliver(to: late, on: object, ownNewValue: ownNewValue)
+            notify(late, on: object, ownOld: ownOld, ownNew: ownNew)
+        }
+    }
+
+    // MARK: Values
+
+    /// The changed key's old value as its own entries get it: `nil` for an insertion (Foundation sends no old value
+    /// for it), the elements at the changed positions for other to-many changes.
+    private var ownOldValueAsDelivered: Any? {
+        if kind == .insertion { return nil }
+        guard indexes != nil else { return ownOldValue }
+        return Self.value(ownOldValue, at: indexes)
+    }
+
+    /// The old value read at the start for the other key path at `index`, if it asked for one.
+    private func otherOldValues(at index: Int) -> Any? {
+        otherOldValues.isEmpty ? nil : otherOldValues[index]
+    }
+
+    /// The current value of another key path than the changed key, read through key-value coding.
+    private static func currentValue(of entry: ChangeTargets.Entry, on object: KVOObject) -> Any? {
+        boxNil(KeyValueReading.value(of: object, forKeyPath: entry.keyPath, reportingMisuse: entry.reportsMisuse))
+    }
+
+    /// `raw` as a change carries it: for a to-many change the elements at the changed positions, else the value
+    /// itself, with `nil` boxed.
+    private static func value(_ raw: consuming Any?, at indexes: IndexSet?) -> Any? {
+        guard let indexes else { return boxNil(raw) }
+        guard let array = raw.flatMap({ $0 as? [Any] }) else { return [Any]() }
+        return indexes.filter { $0 < array.count }.map { array[$0] }
+    }
+
+    // MARK: Delivery
+
+    /// Sends one notification to each observance of `entry` (for a prior notification, to those that asked for
+    /// one), with the values each asked for. Consecutive observances that asked for the same values share one
+    /// change.
+    private func notify(
+        _ entry: ChangeTargets.Entry, oldValue: Any?, newValue: Any?, isPrior: Bool, from object: KVOObject
+    ) {
+        // A dependent or dotted key path sees a to-many change of `key` as a setting of its own value.
+        let kind = entry.isOwnKey ? kind : .setting
+        let indexes = entry.isOwnKey ? indexes : nil
+        if entry.asksForSameValues {
+            let options = entry.options
+            let change = KeyValueChange(
+                kind: kind, keyPath: entry.keyPath, newValue: !isPrior && options.contains(.new) ? newValue : nil,
+                oldValue: options.contains(.old) ? oldValue : nil, indexes: indexes, isPrior: isPrior)
+            for unretained in entry.unretainedObservances {
+                unretained._withUnsafeGuaranteedRef { observance in
+                    if isPrior, !observance.options.contains(.prior) { return }
+                    observance.deliver(change, from: object)
+                }
+            }
+            return
+        }
+        let valueOptions = KeyValueObservingOptions([.new, .old]).rawValue
+        var shapedFor = UInt.max
+        var change = KeyValueChange(kind: kind, keyPath: entry.keyPath)
+        for unretained in entry.unretainedObservances {
+            unretained._withUnsafeGuaranteedRef { observance in
+                let options = observance.options
+                if isPrior, !options.contains(.prior) { return }
+                let wanted = options.rawValue & valueOptions
+                if wanted != shapedFor {
+                    shapedFor = wanted
+                    change = KeyValueChange(
+                        kind: kind, keyPath: entry.keyPath, newValue: !isPrior && options.contains(.new) ? newValue : nil,
+                        oldValue: options.contains(.old) ? oldValue : nil, indexes: indexes, isPrior: isPrior)
+                }
+                observance.deliver(change, from: object)
+            }
         }
     }
 
@@ -128,14 +190,14 @@ struct ChangePlan {
 
     /// The observances inserted after the snapshot that hear about `key`, grouped as entries (empty in the common
     /// case, where nothing was inserted meanwhile: one atomic load).
-    private func lateJoiners() -> [Entry] {
-        guard table.insertionCount != epoch else { return [] }
-        return table.targets(forChangeOf: key).targets.compactMap { target in
-            let joined = target.observances.filter { $0.joinsChangesUnderWay && $0.insertionEpoch > epoch }
+    private func lateJoiners(in table: ObservationTable) -> [ChangeTargets.Entry] {
+        guard table.insertionCount != epoch, let current = table.targets(forChangeOf: key, hash: keyHash).targets
+        else { return [] }
+        return current.entries.compactMap { entry -> ChangeTargets.Entry? in
+            let joined = ContiguousArray(
+                entry.observances.lazy.filter { $0.joinsChangesUnderWay && $0.insertionEpoch > epoch })
             if joined.isEmpty { return nil }
-            return Self.entry(
-                for: ObservationTable.Target(keyPath: target.keyPath, observances: joined), key: key, kind: kind,
-                indexes: indexes)
+            return ChangeTargets.Entry(keyPath: entry.keyPath, observances: joined, isOwnKey: entry.isOwnKey)
         }
     }
 
@@ -143,10 +205,12 @@ struct ChangePlan {
     /// change began) that `key` triggers, whether or not it hears about this change. Such an observance may have wired
     /// itself to the object at its first key before the change stored a new one, and nothing else would move it;
     /// this puts it on the object there now. Also used for a change that began with nobody to notify (no plan).
-    static func rewireDottedJoiners(of object: KVOObject, changeOf key: String, insertedAfter epoch: UInt64) {
-        guard let table = object.existingTable, table.insertionCount != epoch else { return }
-        for target in table.targets(forChangeOf: key).targets {
-            for observance in target.observances where observance.isDotted && observance.insertionEpoch > epoch {
+    static func rewireDottedJoiners(of object: KVOObject, changeOf key: String, hash: UInt64, insertedAfter epoch: UInt64) {
+        guard let table = object.existingTable, table.insertionCount != epoch,
+            let current = table.targets(forChangeOf: key, hash: hash).targets
+        else { return }
+        for entry in current.entries {
+            for observance in entry.observances where observance.isDotted && observance.insertionEpoch > epoch {
                 KeyPathForwarder.rewire(observance, of: object)
             }
         }
@@ -154,36 +218,30 @@ struct ChangePlan {
 
     /// Notifies late joiners of one key path when their values can be exact: the changed key's own old value was
     /// kept, and another key path's old value exists if that key path was observed (and read) when the change began.
-    private func deliver(to late: Entry, on object: KVOObject, ownNewValue: Any?) {
-        var event = late.event
-        let begun = entries.first { $0.keyPath == late.keyPath }
+    private func notify(_ late: ChangeTargets.Entry, on object: KVOObject, ownOld: Any?, ownNew: Any?) {
         let knowsOld: Bool
+        let oldValue: Any?
+        let newValue: Any?
         if late.isOwnKey {
-            knowsOld = hasOwnOldValue
-            if late.wantsOld, event.kind != .insertion { event.oldValue = value(of: late, on: object, ownValue: ownOldValue) }
+            knowsOld = true
+            oldValue = ownOld
+            newValue = ownNew
         } else {
-            knowsOld = begun?.wantsOld == true
-            event.oldValue = begun?.event.oldValue
-        }
-        if late.wantsNew, event.kind != .removal {
-            event.newValue = value(of: late, on: object, ownValue: ownNewValue)
+            if let begun = targets.entries.firstIndex(where: { $0.keyPath == late.keyPath }),
+                targets.entries[begun].wantsOld
+            {
+                knowsOld = true
+                oldValue = otherOldValues(at: begun)
+            } else {
+                knowsOld = false
+                oldValue = nil
+            }
+            newValue = late.wantsNew ? Self.currentValue(of: late, on: object) : nil
         }
         for observance in late.observances where knowsOld || !observance.options.contains(.old) {
-            if observance.options.contains(.prior) {
-                observance.deliver(observance.tailored(event, isPrior: true), from: object)
-            }
-            observance.deliver(observance.tailored(event, isPrior: false), from: object)
+            let single = ChangeTargets.Entry(keyPath: late.keyPath, observances: [observance], isOwnKey: late.isOwnKey)
+            notify(single, oldValue: oldValue, newValue: newValue, isPrior: true, from: object)
+            notify(single, oldValue: oldValue, newValue: newValue, isPrior: false, from: object)
         }
-    }
-
-    private func value(of entry: Entry, on object: KVOObject, ownValue: Any?) -> Any? {
-        let raw =
-            entry.isOwnKey
-            ? ownValue
-            : KeyValueReading.value(of: object, forKeyPath: entry.keyPath, reportingMisuse: entry.reportsMisuse)
-        guard let indexes = entry.event.indexes else { return boxNil(raw) }
-        // To-many: the elements at the changed positions.
-        guard let array = raw.flatMap({ $0 as? [Any] }) else { return [Any]() }
-        return indexes.filter { $0 < array.count }.map { array[$0] }
     }
 }

@@ -1,12 +1,15 @@
+import GuardCoreAtomics
+
 /// Makes a dependent key fire when the leaf of a dotted affecting key path changes, as Foundation does.
 ///
 /// For `keyPathsForValuesAffectingValue(forKey: "summary") == ["account.balance"]`, the table announces a change of
 /// the *key path* `account.balance` to `summary`'s observers. One relay per object and affecting key path observes
 /// `account.balance` (with `.prior`, so it follows `account` and every account it is re-wired to) and turns each
-/// prior / change pair into a `willChange` / `didChange` of `account.balance` on the object, which notifies every
-/// key path that depends on it, once. The table starts a relay when a dependent key path is registered and none is
-/// installed (several registering threads may each start one; the table installs one and the others are dropped),
-/// and stops it when the last dependent goes.
+/// prior / change pair into a begun and an ended change of `account.balance` on the object, which notifies every key
+/// path that depends on it, once. The table installs a relay when a dependent key path is registered and none is
+/// installed (several registering threads may each start one; the table keeps one and the others are dropped), and
+/// stops it when the last dependent goes. The relay's registration holds the relay; the relay holds its object
+/// weakly.
 ///
 /// Only the installed relay begins changes (a candidate that lost, or one already stopped, stays silent), and a relay
 /// never joins a change already under way when it was registered: it reads the dependent values itself, and a change
@@ -14,7 +17,7 @@
 /// (per thread, innermost first) rather than through the thread's list of pending manual changes: a relay stopped
 /// between a prior notification and its change never hears the change, and what it began must die with it instead of
 /// pairing with some later `didChangeValue` of the same key path.
-final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
+final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private weak var root: KVOObject?
     private let affectingKeyPath: String
     private let installed = AtomicCell()
@@ -22,19 +25,19 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
     /// The changes this relay began and has not ended, by thread, innermost last.
     private var begun: [UInt64: [ManualChanges.DetachedChange]] = [:]
 
+    private init(root: KVOObject, affectingKeyPath: String) {
+        self.root = root
+        self.affectingKeyPath = affectingKeyPath
+    }
+
     /// Whether this is the relay its table keeps for its key path (set under the table's lock).
     var isInstalled: Bool {
         get { installed.word.load(ordering: .acquiring) != 0 }
         set { installed.word.store(newValue ? 1 : 0, ordering: .releasing) }
     }
 
-    private init(root: KVOObject, affectingKeyPath: String) {
-        self.root = root
-        self.affectingKeyPath = affectingKeyPath
-    }
-
-    /// Registers a relay for `affectingKeyPath` on `root` and hands it to `table`, which keeps it (and the relay
-    /// object) while some registered key path depends on `affectingKeyPath`.
+    /// Registers a relay for `affectingKeyPath` on `root` and hands its registration to `table`, which keeps it
+    /// while some registered key path depends on `affectingKeyPath`.
     static func start(for affectingKeyPath: String, on root: KVOObject, in table: ObservationTable) {
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
         guard
@@ -42,14 +45,12 @@ final class DependencyRelay: KeyValueObserver, ObservanceEventListener, @uncheck
                 relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
                 isGuarded: true, joinsChangesUnderWay: false)
         else { return }
-        if !table.installRelay(registration, keeping: relay, for: affectingKeyPath) {
+        if !table.installRelay(registration, for: affectingKeyPath) {
             root.unregister(registration)
         }
     }
 
-    func observeValue(
-        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
-    ) {
+    func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard let root else { return }
         let thread = CurrentThread.identifier
         if change.isPrior {

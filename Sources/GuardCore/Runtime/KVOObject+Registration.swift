@@ -16,9 +16,7 @@ extension KVOObject {
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions = [],
         context: UnsafeMutableRawPointer? = nil
     ) {
-        _ = register(
-            observer, forKeyPath: keyPath, options: options, context: context, dropsWithObject: false,
-            isGuarded: false)
+        register(observer, forKeyPath: keyPath, options: options, context: context)
     }
 
     /// Removes the most recent registration of `observer` for `keyPath`, whatever its context. Removing when no
@@ -51,40 +49,82 @@ extension KVOObject {
 
     // MARK: Internal registration, shared by the public API, forwarders, relays and the guard's backend
 
-    /// Registers an observance. Returns `nil` (after reporting ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when
-    /// the key path's first key is unknown.
-    ///
-    /// `dropsWithObject` and `isGuarded` are the two independent properties of ``Observance`` (see there): the
-    /// guard's registrations are guarded, and drop with their object when it is held weakly; forwarders always drop
-    /// with their object and are guarded when their root registration is. `joinsChangesUnderWay` (see
-    /// ``Observance/joinsChangesUnderWay``) defaults to `isGuarded`.
+    /// Registers an application's observer, with Foundation's behaviour: returns `nil` after reporting
+    /// ``KVOMisuse/Kind/unknownKey`` when the key path's first key is unknown.
+    @discardableResult
     func register(
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
-        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
+        context: UnsafeMutableRawPointer?
     ) -> Observance? {
-        guard KeyPathSyntax.isWellFormed(keyPath), isKnownKey(KeyPathSyntax.firstKey(of: keyPath)) else {
-            if !isGuarded {
-                RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
-            }
-            return nil
-        }
+        guard let info = registrationInfo(for: keyPath, reportingMisuse: true) else { return nil }
         if options.contains(.initial) {
-            let newValue =
-                options.contains(.new)
-                ? boxNil(KeyValueReading.value(of: self, forKeyPath: keyPath, reportingMisuse: !isGuarded)) : nil
             observer.observeValue(
-                forKeyPath: keyPath, of: self, change: KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue),
+                forKeyPath: keyPath, of: self, change: initialChange(for: keyPath, options, reportingMisuse: true),
                 context: context)
         }
+        return insert(ObserverObservance(observer: observer, info: info, options: options, context: context))
+    }
+
+    /// Registers a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil` (after reporting
+    /// ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when the key path's first key is unknown.
+    ///
+    /// `dropsWithObject`, `isGuarded` and `joinsChangesUnderWay` are independent properties of ``Observance`` (see
+    /// there): the guard's registrations are guarded, and drop with their object when it is held weakly; forwarders
+    /// always drop with their object and are guarded (and join changes under way) when their root registration is;
+    /// relays are guarded but never join a change under way.
+    func register(
+        _ receiver: any ObservationReceiver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
+    ) -> Observance? {
+        guard let info = registrationInfo(for: keyPath, reportingMisuse: !isGuarded) else { return nil }
+        return register(
+            receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
+            isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay)
+    }
+
+    /// Registers a receiver for a key path already known to be registrable here (`info`).
+    func register(
+        _ receiver: any ObservationReceiver, info: KeyPathInfo, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
+    ) -> Observance {
+        if options.contains(.initial) {
+            receiver.receive(initialChange(for: info.keyPath, options, reportingMisuse: !isGuarded), of: self)
+        }
+        return insert(
+            ReceiverObservance(
+                receiver: receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
+                isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay))
+    }
+
+    /// What the runtime knows about `keyPath` on this object, or `nil` (after reporting
+    /// ``KVOMisuse/Kind/unknownKey`` if asked to) when it cannot be registered.
+    private func registrationInfo(for keyPath: String, reportingMisuse: Bool) -> KeyPathInfo? {
+        if let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: self) { return info }
+        if reportingMisuse {
+            RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
+        }
+        return nil
+    }
+
+    /// The `.initial` notification: sent before the registration exists, with the current value if `.new` is asked
+    /// for, never an old one.
+    private func initialChange(
+        for keyPath: String, _ options: KeyValueObservingOptions, reportingMisuse: Bool
+    ) -> KeyValueChange {
+        let newValue =
+            options.contains(.new)
+            ? boxNil(KeyValueReading.value(of: self, forKeyPath: keyPath, reportingMisuse: reportingMisuse)) : nil
+        return KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue)
+    }
+
+    /// Inserts `observance`, made for a key path known to be registrable here, and starts what it needs (relays
+    /// of dependent keys, a dotted key path's forwarder).
+    func insert(_ observance: Observance) -> Observance {
         SchedulePoints.reach(.runtimeBeforeInsert)
-        let observance = Observance(
-            observer: observer, keyPath: keyPath, options: options, context: context, dropsWithObject: dropsWithObject,
-            isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay ?? isGuarded)
-        let triggers = ObservedClassInfo.triggerKeys(for: keyPath, of: type(of: self))
         let table = self.table
-        let relaysNeeded = table.insert(observance, triggers: triggers, publishingTo: self)
+        let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()
-        for affectingKeyPath in relaysNeeded {
+        for affectingKeyPath in insertion.relaysNeeded {
             DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
         }
         if observance.isDotted {
@@ -102,7 +142,7 @@ extension KVOObject {
     }
 
     /// After a removal, outside the table's lock: counts it, detaches a dotted key path's forwarder, and stops
-    /// relays nobody depends on any more.
+    /// relays nobody depends on any more. The removal (and whatever it holds) is released when this returns.
     private func finish(_ removal: ObservationTable.Removal, from table: ObservationTable) {
         RuntimeMonitor.observancesRemoved(1)
         if removal.observance.isDotted {

@@ -41,12 +41,13 @@ open class KVOObject {
     deinit {
         guard let unmanaged = Self.table(fromBits: tableStorage.load(ordering: .acquiring)) else { return }
         let table = unmanaged.takeUnretainedValue()
-        let remaining = table.removeAll()
+        let clearance = table.removeAll()
+        let remaining = clearance.observances
         announcedKeys.store(0, ordering: .releasing)
         RuntimeMonitor.observancesRemoved(remaining.count)
         var stillObserved: [Observance] = []
         for observance in remaining {
-            table.detachForwarder(of: observance)?.detach()
+            if observance.isDotted { table.detachForwarder(of: observance)?.detach() }
             if observance.dropsWithObject {
                 observance.announceObjectDeinit()
             } else if !observance.isGuarded {
@@ -59,6 +60,7 @@ open class KVOObject {
                     objectType: type(of: self), objectAddress: ObjectDescription.address(of: self),
                     observances: stillObserved))
         }
+        withExtendedLifetime(clearance) {}
         unmanaged.release()
     }
 
@@ -102,7 +104,13 @@ open class KVOObject {
 
     /// The table, if the object was ever observed.
     var existingTable: ObservationTable? {
-        Self.table(fromBits: tableStorage.load(ordering: .acquiring))?.takeUnretainedValue()
+        existingTableReference?.takeUnretainedValue()
+    }
+
+    /// The table without a strong reference to it: the object holds its table for its whole life, so code that uses
+    /// the table only while the object lives needs none.
+    var existingTableReference: Unmanaged<ObservationTable>? {
+        Self.table(fromBits: tableStorage.load(ordering: .acquiring))
     }
 
     /// The table, created now if needed.

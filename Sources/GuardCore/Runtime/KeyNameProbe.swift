@@ -1,3 +1,4 @@
+import GuardCoreAtomics
 
 /// Finds the string key behind a Swift key path such as `\Person.age` or `\Person.account.balance`.
 ///
@@ -24,7 +25,10 @@ enum KeyNameProbe {
     }
 
     /// How many probes run anywhere; `Observed`'s inlined getter checks it before anything else.
-    @usableFromInline static let activeProbes = AtomicCell()
+    @inlinable
+    static var activeProbes: AtomicWord {
+        AtomicWord(gca_active_probes_word())
+    }
     private static let threadState = ThreadLocal { ThreadState() }
     private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
@@ -85,9 +89,9 @@ enum KeyNameProbe {
         let outer = (state.isRecording, state.steps)
         state.isRecording = true
         state.steps = []
-        activeProbes.word.add(1, ordering: .relaxed)
+        activeProbes.add(1, ordering: .relaxed)
         body()
-        activeProbes.word.add(-1, ordering: .relaxed)
+        activeProbes.add(-1, ordering: .relaxed)
         let steps = state.steps
         (state.isRecording, state.steps) = outer
         return steps

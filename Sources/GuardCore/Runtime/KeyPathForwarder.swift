@@ -9,7 +9,10 @@ import GuardCoreAtomics
 /// Re-wiring is linearizable per observance: however re-wirings of one observance interleave (a setter racing a
 /// registration, two setters of a lock-backed middle key), when they have all returned exactly one forwarder is
 /// installed, on the object the first key held when the last of them began, and only an installed forwarder relays.
-final class KeyPathForwarder: KeyValueObserver, ObservanceEventListener, @unchecked Sendable {
+///
+/// The forwarder's registration on its target holds it; the forwarder holds its registration only until it is
+/// detached, and everything else weakly.
+final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: nonzero while this is its root observance's installed forwarder (set under the root table's lock).
     private var installedWord = gca_word()
@@ -20,8 +23,10 @@ final class KeyPathForwarder: KeyValueObserver, ObservanceEventListener, @unchec
     private weak var rootObservance: Observance?
     private weak var target: KVOObject?
     private let targetIdentity: ObjectIdentifier
-    /// The forwarder's own registration on the target; set once, before the forwarder can be installed.
-    private var targetObservance: Observance?
+    /// The forwarder's own registration on the target; set once, before the forwarder can be installed, and taken
+    /// out by ``detach()`` (each forwarder is detached once: whoever takes it out of its root observance, or the
+    /// re-wiring that made it and lost).
+    @exclusivity(unchecked) private var targetObservance: Observance?
 
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root
@@ -85,13 +90,13 @@ final class KeyPathForwarder: KeyValueObserver, ObservanceEventListener, @unchec
     /// Unregisters the forwarder from its target.
     func detach() {
         isInstalled = false
-        guard let target, let targetObservance else { return }
-        target.unregister(targetObservance)
+        let observance = targetObservance
+        targetObservance = nil
+        guard let target, let observance else { return }
+        target.unregister(observance)
     }
 
-    func observeValue(
-        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
-    ) {
+    func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard isInstalled, let root, let rootObservance else { return }
         let relayed = KeyValueChange(
             kind: change.kind, keyPath: rootObservance.keyPath, newValue: change.newValue,

@@ -1,4 +1,5 @@
 import Foundation
+import GuardCoreAtomics
 
 /// The changes each thread has begun with `willChangeValue` and not yet ended with `didChangeValue`.
 ///
@@ -30,12 +31,14 @@ enum ManualChanges {
     private static let threadState = ThreadLocal { ThreadState() }
     /// How many silenced spans are open on all threads; lets ``isSilenced(object:key:)`` skip the thread-local
     /// lookup in the common case of none.
-    private static let openSilences = AtomicCell()
+    private static var openSilences: AtomicWord {
+        AtomicWord(gca_open_silences_word())
+    }
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
     static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, kind: kind, indexes: indexes)
+        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
@@ -55,7 +58,8 @@ enum ManualChanges {
         if pending.plan != nil {
             pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
         } else {
-            ChangePlan.rewireDottedJoiners(of: object, changeOf: key, insertedAfter: pending.epochWithoutPlan)
+            ChangePlan.rewireDottedJoiners(
+                of: object, changeOf: key, hash: KeyHash.of(key), insertedAfter: pending.epochWithoutPlan)
         }
     }
 
@@ -70,7 +74,7 @@ enum ManualChanges {
     /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread).
     static func beginDetached(object: KVOObject, key: String) -> DetachedChange {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, kind: .setting, indexes: nil)
+        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         return DetachedChange(plan: plan, epoch: epoch, key: key)
     }
@@ -80,7 +84,8 @@ enum ManualChanges {
         if var plan = change.plan {
             plan.end(on: object, readOwnValue: ownValueReader(of: object, key: change.key))
         } else {
-            ChangePlan.rewireDottedJoiners(of: object, changeOf: change.key, insertedAfter: change.epoch)
+            ChangePlan.rewireDottedJoiners(
+                of: object, changeOf: change.key, hash: KeyHash.of(change.key), insertedAfter: change.epoch)
         }
     }
 
@@ -96,9 +101,9 @@ enum ManualChanges {
     static func silently<Result>(object: KVOObject, key: String, _ body: () throws -> Result) rethrows -> Result {
         let state = threadState.value
         state.silenced.append((ObjectIdentifier(object), key))
-        openSilences.word.add(1, ordering: .relaxed)
+        openSilences.add(1, ordering: .relaxed)
         defer {
-            openSilences.word.add(-1, ordering: .relaxed)
+            openSilences.add(-1, ordering: .relaxed)
             state.silenced.removeLast()
         }
         return try body()
@@ -108,7 +113,7 @@ enum ManualChanges {
     static func isSilenced(object: KVOObject, key: String) -> Bool {
         // Only the silencing thread itself can see its own span, and it incremented the count before, so a zero
         // read here means this thread has none open.
-        guard openSilences.word.load(ordering: .relaxed) != 0 else { return false }
+        guard openSilences.load(ordering: .relaxed) != 0 else { return false }
         guard let state = threadState.valueIfCreated, !state.silenced.isEmpty else { return false }
         let identity = ObjectIdentifier(object)
         return state.silenced.contains { $0.0 == identity && $0.1 == key }

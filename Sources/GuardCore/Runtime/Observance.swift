@@ -1,63 +1,70 @@
 import GuardCoreAtomics
 
-/// One registration of one observer for one key path on one object (Foundation's `NSKeyValueObservance`).
+/// One registration for one key path on one object (Foundation's `NSKeyValueObservance`): what it asked for, and
+/// whom it notifies. Its kinds: ``ObserverObservance`` (an application's ``KeyValueObserver``, held weakly, as
+/// Foundation does), ``ReceiverObservance`` (an ``ObservationReceiver`` the runtime made, or a guard registration
+/// made for another backend, held strongly until the observance is removed), and ``GuardRegistration``.
 ///
-/// The observer is held weakly. `isActive` turns false, once, when the observance is removed; deliveries that were
-/// already under way check it and drop the notification, so no change made after `removeObserver` returned reaches
-/// a removed registration (a notification already running on another thread may still be finishing).
-final class Observance: @unchecked Sendable {
-    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+/// `isActive` turns false, once, when the observance is removed; deliveries that were already under way check it and
+/// drop the notification, so no change made after the removal returned reaches a removed registration (a
+/// notification already running on another thread may still be finishing).
+///
+/// The guard's registrations are observances too (``GuardRegistration`` subclasses this class), so that with
+/// GuardCore's runtime behind the guard a registration is one object, and an observance is the ``BackendHandle``
+/// ``KVORuntimeBackend`` hands out for a registration.
+class Observance: BackendHandle, @unchecked Sendable {
+    // The first three stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: 1 while registered, 0 once removed.
     private var activeWord = gca_word()
     /// Word 1: how many re-wirings of a dotted key path have begun (see ``KeyPathForwarder``).
     private var rewireGenerationWord = gca_word()
+    /// Word 2: the subclass's own (a guard registration keeps its ``RegistrationState`` here).
+    private var subclassWord = gca_word()
 
-    weak var observer: (any KeyValueObserver)?
-    let observerType: Any.Type
-    let observerAddress: UInt
-    let keyPath: String
+    /// The key path, its keys, and what announces it.
+    let info: KeyPathInfo
     let options: KeyValueObservingOptions
     let context: UnsafeMutableRawPointer?
-    /// When the object deinitializes with this observance registered, it is dropped silently (and a
-    /// ``ObservanceEventListener`` observer hears about it) instead of being reported as
-    /// ``KVOMisuse/Kind/deallocatedWhileObserved``. Set for the guard's weakly held objects and for the runtime's own
-    /// forwarders and relays.
+    // The two variables below are written under the table's lock (see each); the run-time exclusivity checks would
+    // only cost time.
+    /// The table's insertion count when this observance was inserted: a change whose plan began earlier did not see
+    /// it (see ``ChangePlan``). Written once under the table's lock, before the observance is visible.
+    @exclusivity(unchecked) var insertionEpoch: UInt64 = 0
+    /// The forwarder that carries changes from deeper objects of a dotted key path. Guarded by the table's lock.
+    @exclusivity(unchecked) var forwarder: KeyPathForwarder?
+    /// When the object deinitializes with this observance registered, it is dropped silently (and a receiver hears
+    /// about it) instead of being reported as ``KVOMisuse/Kind/deallocatedWhileObserved``. Set for the guard's weakly
+    /// held objects and for the runtime's own forwarders and relays.
     let dropsWithObject: Bool
     /// Whether the observance was made on behalf of the guard, which promises more than Foundation does: nothing it
     /// causes reaches the ``RuntimeMonitor/misusePolicy`` (an unknown key along its chain reads as `nil` and is
-    /// reported to the observer as an ``ObservanceEventListener`` event instead), and it hears about a change that
-    /// was already under way when it was inserted (see ``ChangePlan``). `false` for the application's own
-    /// `addObserver`, which behaves exactly like Foundation, failure modes included.
+    /// reported to the receiver with ``ObservationReceiver/observedKeyPathBecameUnavailable()`` instead), and it
+    /// hears about a change that was already under way when it was inserted (see ``ChangePlan``). `false` for the
+    /// application's own `addObserver`, which behaves exactly like Foundation, failure modes included.
     let isGuarded: Bool
     /// Whether a change that was already under way when the observance was inserted still reaches it (see
     /// ``ChangePlan``): the guard's registrations and their forwarders do; the application's own observances do not
     /// (Foundation's behaviour), and neither do a dependent key's relays, which read the dependent values themselves
-    /// and so cannot take part in a change that already stored its new value.
+    /// and so cannot take part in a change that already stored its new value. `isGuarded` unless given.
     let joinsChangesUnderWay: Bool
-    /// Whether the key path has more than one key (computed once: deliveries ask for every change).
-    let isDotted: Bool
-    /// The table's insertion count when this observance was inserted: a change whose plan began earlier did not see
-    /// it (see ``ChangePlan``). Written once under the table's lock, before the observance is visible.
-    var insertionEpoch: UInt64 = 0
-    /// The forwarder that carries changes from deeper objects of a dotted key path. Guarded by the table's lock.
-    var forwarder: KeyPathForwarder?
 
     init(
-        observer: any KeyValueObserver, keyPath: String, options: KeyValueObservingOptions,
-        context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool
+        info: KeyPathInfo, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool,
+        isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
     ) {
-        self.observer = observer
-        self.observerType = type(of: observer)
-        self.observerAddress = ObjectDescription.address(of: observer)
-        self.keyPath = keyPath
-        self.isDotted = KeyPathSyntax.isDotted(keyPath)
+        self.info = info
         self.options = options
         self.context = context
         self.dropsWithObject = dropsWithObject
         self.isGuarded = isGuarded
-        self.joinsChangesUnderWay = joinsChangesUnderWay
+        self.joinsChangesUnderWay = joinsChangesUnderWay ?? isGuarded
         active.store(1, ordering: .relaxed)
     }
+
+    var keyPath: String { info.keyPath }
+
+    /// Whether the key path has more than one key.
+    var isDotted: Bool { info.isDotted }
 
     private var active: AtomicWord {
         InlineAtomicWords.word(0, of: self)
@@ -77,43 +84,30 @@ final class Observance: @unchecked Sendable {
         active.exchange(0) != 0
     }
 
-    /// Sends `change` to the observer, or drops it if the observance was removed meanwhile. An observer that is gone
-    /// while still registered is the misuse ``KVOMisuse/Kind/observerDeallocated`` (for a guarded observance the
-    /// notification is dropped silently).
+    // MARK: What each kind does
+
+    /// Sends `change` to whoever this observance notifies, or drops it if the observance was removed meanwhile.
     func deliver(_ change: KeyValueChange, from object: KVOObject) {
-        // Take the strong reference first, then check the flag: a remover deactivates before it can release the
-        // observer, so "observer gone but still active" is a real missing removal, never a race with one.
-        guard let observer else {
-            if isActive, !isGuarded {
-                RuntimeMonitor.handle(
-                    MisuseMessages.observerDeallocated(
-                        observerType: observerType, observerAddress: observerAddress, object: object, keyPath: keyPath))
-            }
-            return
-        }
-        guard isActive else { return }
-        SchedulePoints.reach(.runtimeBeforeCallback)
-        observer.observeValue(forKeyPath: keyPath, of: object, change: change, context: context)
+        preconditionFailure("Observance is abstract")
     }
 
-    /// The change as this observance sees it: its own key path, and old / new only if its options ask for them.
-    func tailored(_ event: ChangeEvent, isPrior: Bool) -> KeyValueChange {
-        KeyValueChange(
-            kind: event.kind, keyPath: keyPath,
-            newValue: !isPrior && options.contains(.new) ? event.newValue : nil,
-            oldValue: options.contains(.old) ? event.oldValue : nil,
-            indexes: event.indexes, isPrior: isPrior)
+    /// Tells a receiver that the object went away with this observance registered.
+    func announceObjectDeinit() {}
+
+    /// Tells a receiver that the dotted key path cannot be followed on the current objects.
+    func announceChainBroken() {}
+
+    /// The type of the observer (or receiver), for messages.
+    var observerType: Any.Type {
+        preconditionFailure("Observance is abstract")
     }
 
-    /// Tells an observer that listens for them that the object went away with this observance registered.
-    func announceObjectDeinit() {
-        (observer as? any ObservanceEventListener)?.observedObjectDidDeinit()
+    /// The address of the observer (or receiver), for messages and for matching removals.
+    var observerAddress: UInt {
+        preconditionFailure("Observance is abstract")
     }
 
-    /// Tells an observer that listens for them that the dotted key path cannot be followed on the current objects.
-    func announceChainBroken() {
-        (observer as? any ObservanceEventListener)?.observedKeyPathBecameUnavailable()
-    }
+    // MARK: Messages
 
     var observerText: String {
         ObjectDescription.describe(type: observerType, address: observerAddress)
@@ -124,14 +118,4 @@ final class Observance: @unchecked Sendable {
         "<Observance: Observer: \(ObjectDescription.hex(observerAddress)) (\(ObjectDescription.typeName(observerType))), "
             + "Key path: \(keyPath), Options: \(options) Context: \(ObjectDescription.context(context))>"
     }
-}
-
-/// What an observer that the runtime creates for itself (the guard's bridge, a dotted key path's forwarder) hears
-/// about its observances besides notifications. Called outside every runtime lock.
-protocol ObservanceEventListener: AnyObject {
-    /// The observed object deinitialized and dropped the observance (only for observances that drop with their
-    /// object).
-    func observedObjectDidDeinit()
-    /// A dotted key path's chain reached an object that does not have the next key (only for guarded observances).
-    func observedKeyPathBecameUnavailable()
 }

@@ -1,47 +1,77 @@
 import GuardCoreAtomics
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The observances registered on one object, and which key changes must announce which key paths.
 ///
 /// Each ``KVOObject`` gets its own table the first time someone observes it; there is no process-wide lock. The
 /// table publishes a 64-bit mask of the keys whose change has to be announced (``KeyBit``) into the object, so a
 /// setter of a key nobody watches costs one atomic load and never takes this lock.
 ///
-/// Nothing user-owned is called or released under the table's lock: observers are held weakly, and everything a
-/// method takes out of the table is handed back to the caller to act on after unlocking.
+/// The layout is made for the common case, an object with a few observances of keys nothing else depends on: one
+/// array of observances in registration order, each knowing its key path's ``KeyPathInfo``, and the mutex inline.
+/// Dependent keys and dotted key paths add links (``Dependencies``) on the side. Who hears about a change of a key
+/// is worked out on its first change and kept (``ChangeTargets``) until the next registration or removal, so a
+/// change usually costs the lock, a scan of a few words, and no allocation.
+///
+/// Nothing user-owned is called or released under the table's lock: everything a method takes out of the table
+/// (observances, which may hold a guard registration and its handler; stale snapshots) is handed back to the caller,
+/// which lets it go after unlocking.
 final class ObservationTable: @unchecked Sendable {
-    /// The observances to notify for one key path, in registration order, as seen when a change began.
-    struct Target {
-        let keyPath: String
-        let observances: [Observance]
-    }
-
-    /// Who must hear about a change, and the insertion count it was taken at.
-    struct Snapshot {
-        let targets: [Target]
-        /// ``insertionCount`` when the snapshot was taken: observances with a later ``Observance/insertionEpoch``
-        /// joined after it.
-        let epoch: UInt64
-    }
-
-    // The first stored property is an atomic word reached through ``InlineAtomicWords`` only: keep it first.
+    // The first three stored properties are reached by address only (``InlineAtomicWords``, ``mutex``): keep them
+    // first and in this order.
     /// Word 0: how many observances were ever inserted (the epoch of the newest one).
     private var insertionsWord = gca_word()
+    /// Word 1: nonzero once the object deinitialized (``removeAll()``).
+    private var objectGoneWord = gca_word()
+    /// The table's mutex, inline: instances never move, so its address is stable. Touched only through ``mutex``.
+    private var mutexStorage = pthread_mutex_t()
 
-    private let lock = Lock()
-    /// Observances by the full key path they registered for, oldest first.
-    private var observancesByKeyPath: [String: [Observance]] = [:]
-    /// For each key whose change must be announced, the key paths to announce, the key itself first. A key here may
-    /// be a dotted affecting key path of a dependent key (see ``DependencyRelay``).
-    private var announcedKeyPaths: [String: [String]] = [:]
-    /// For each registered key path, the keys that trigger it (see ``ObservedClassInfo/triggerKeys(for:of:)``).
-    private var triggersByKeyPath: [String: [String]] = [:]
-    /// ``targets(forChangeOf:)`` results, kept until the next registration or removal, so a change usually costs
-    /// one dictionary lookup and no allocation.
-    private var targetsByChangedKey: [String: [Target]] = [:]
-    /// The relay observing each dotted affecting key path that some registered key path depends on: its
-    /// registration, and the relay object itself (observances hold observers weakly; the table keeps relays alive).
-    private var relays: [String: (registration: Observance, relay: DependencyRelay)] = [:]
-    private var count = 0
+    // The mutable state below is touched only under the lock and never across a call out of the table, so the
+    // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every change.
+
+    /// Every observance, in registration order.
+    @exclusivity(unchecked) private var observances: ContiguousArray<Observance> = []
+    /// Who hears about a change of each key asked about since the last registration or removal.
+    @exclusivity(unchecked) private var snapshots: [Snapshot] = []
+    /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
+    @exclusivity(unchecked) private var dependencies: Dependencies?
+
+    /// The cached ``ChangeTargets`` of one changed key (`nil`: nobody hears about it).
+    fileprivate struct Snapshot {
+        let hash: UInt64
+        let key: String
+        let targets: ChangeTargets?
+    }
+
+    /// How many changed keys a table remembers targets for before it starts over.
+    private static let snapshotLimit = 64
+
+    init() {
+        PthreadMutex.initialize(mutex)
+    }
+
+    deinit {
+        PthreadMutex.destroy(mutex)
+    }
+
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        (_getUnsafePointerToStoredProperties(self) + 2 * MemoryLayout<gca_word>.stride)
+            .assumingMemoryBound(to: pthread_mutex_t.self)
+    }
+
+    @inline(__always)
+    private func locked<Result>(_ body: () -> Result) -> Result {
+        PthreadMutex.lock(mutex, ownedBy: self)
+        defer { PthreadMutex.unlock(mutex, ownedBy: self) }
+        return body()
+    }
 
     /// How many observances were ever inserted; read without the lock.
     var insertionCount: UInt64 {
@@ -50,44 +80,59 @@ final class ObservationTable: @unchecked Sendable {
 
     // MARK: Registration
 
-    /// Adds `observance` after the observances already registered for its key path and publishes the new key mask
-    /// to `object` before any other registration can change it. Returns the dotted affecting key paths that now
-    /// need a ``DependencyRelay`` (the caller creates them outside the lock and hands them to ``installRelay(_:for:)``).
-    func insert(_ observance: Observance, triggers: [String], publishingTo object: KVOObject) -> [String] {
-        lock.withLock {
-            let keyPath = observance.keyPath
-            if observancesByKeyPath[keyPath] == nil {
-                triggersByKeyPath[keyPath] = triggers
-                for trigger in triggers {
-                    if trigger == keyPath {
-                        announcedKeyPaths[trigger, default: []].insert(keyPath, at: 0)
-                    } else {
-                        announcedKeyPaths[trigger, default: []].append(keyPath)
+    /// What an insertion needs the caller to do after unlocking.
+    struct Insertion {
+        /// Dotted affecting key paths that now need a ``DependencyRelay`` (the caller creates them outside the lock
+        /// and hands them to ``installRelay(_:for:)``).
+        let relaysNeeded: [String]
+        /// Snapshots the insertion made stale, released by the caller.
+        fileprivate let discarded: [Snapshot]
+    }
+
+    /// Adds `observance` after every observance already registered and publishes the new key mask to `object`
+    /// before any other registration can change it.
+    func insert(_ observance: Observance, publishingTo object: KVOObject) -> Insertion {
+        locked {
+            let info = observance.info
+            var relaysNeeded: [String] = []
+            if !info.isAnnouncedOnlyByItself, !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
+                let dependencies = self.dependencies ?? Dependencies()
+                self.dependencies = dependencies
+                for trigger in info.triggers where !(trigger.key == info.keyPath && !info.isDotted) {
+                    if trigger.isDotted, !dependencies.hasRelay(for: trigger.key, hash: trigger.hash) {
+                        relaysNeeded.append(trigger.key)
                     }
+                    dependencies.links.append(Link(trigger: trigger, keyPath: info))
+                }
+            } else if !info.isAnnouncedOnlyByItself, let dependencies {
+                // Every registration that depends on a dotted key path makes sure a relay is installed before it
+                // returns (the relay of the registration that came first may still be on its way).
+                for trigger in info.triggers
+                where trigger.isDotted && !dependencies.hasRelay(for: trigger.key, hash: trigger.hash) {
+                    relaysNeeded.append(trigger.key)
                 }
             }
             let insertions = InlineAtomicWords.word(0, of: self)
             let epoch = insertions.load(ordering: .relaxed) &+ 1
             observance.insertionEpoch = epoch
             insertions.store(epoch, ordering: .releasing)
-            observancesByKeyPath[keyPath, default: []].append(observance)
-            count += 1
-            targetsByChangedKey.removeAll(keepingCapacity: true)
-            object.publish(mask: mask())
-            // Every registration that depends on a dotted key path makes sure a relay is installed before it returns
-            // (another thread's relay may still be on its way).
-            return (triggersByKeyPath[keyPath] ?? []).filter { KeyPathSyntax.isDotted($0) && relays[$0] == nil }
+            observances.append(observance)
+            // The mask is written only under this lock, so reading it here and adding bits cannot lose an update.
+            object.publish(mask: object.announcedKeys.load(ordering: .relaxed) | info.triggerMask)
+            return Insertion(relaysNeeded: relaysNeeded, discarded: takeSnapshots())
         }
     }
 
-    /// Keeps `relay` and its `registration` for the dotted key path `keyPath` if a registered key path still depends
-    /// on `keyPath` and no other relay was installed meanwhile. Returns whether it did; if not, the caller
-    /// unregisters `registration`.
-    func installRelay(_ registration: Observance, keeping relay: DependencyRelay, for keyPath: String) -> Bool {
-        lock.withLock {
-            guard announcedKeyPaths[keyPath] != nil, relays[keyPath] == nil else { return false }
-            relays[keyPath] = (registration, relay)
-            relay.isInstalled = true
+    /// Keeps `relay` (the registration of a ``DependencyRelay``) for the dotted key path `keyPath` if a registered
+    /// key path still depends on `keyPath` and no other relay was installed meanwhile. Returns whether it did; if
+    /// not, the caller unregisters `relay`.
+    func installRelay(_ relay: Observance, for keyPath: String) -> Bool {
+        let hash = KeyHash.of(keyPath)
+        return locked {
+            guard let dependencies, isAnnounced(keyPath, hash: hash), !dependencies.hasRelay(for: keyPath, hash: hash)
+            else { return false }
+            dependencies.relays.append(Relay(hash: hash, keyPath: keyPath, registration: relay))
+            Relay.dependencyRelay(of: relay)?.isInstalled = true
             return true
         }
     }
@@ -96,6 +141,8 @@ final class ObservationTable: @unchecked Sendable {
     struct Removal {
         let observance: Observance
         let unusedRelays: [Observance]
+        /// Snapshots the removal made stale, released by the caller.
+        fileprivate let discarded: [Snapshot]
     }
 
     /// Removes and deactivates the most recently added observance for `keyPath` whose observer is at
@@ -104,79 +151,108 @@ final class ObservationTable: @unchecked Sendable {
     func remove(
         observerAddress: UInt, keyPath: String, context: UnsafeMutableRawPointer??, publishingTo object: KVOObject
     ) -> Removal? {
-        lock.withLock {
-            guard let list = observancesByKeyPath[keyPath],
-                let index = list.lastIndex(where: { candidate in
-                    candidate.observerAddress == observerAddress
+        let hash = KeyHash.of(keyPath)
+        return locked {
+            guard
+                let index = observances.lastIndex(where: { candidate in
+                    candidate.info.isKeyPath(keyPath, hash: hash) && candidate.observerAddress == observerAddress
                         && (context.map { candidate.context == $0 } ?? true)
                 })
             else { return nil }
-            return removeLocked(at: index, of: keyPath, publishingTo: object)
+            return removeLocked(at: index, publishingTo: object)
         }
     }
 
     /// Removes a specific observance (used by forwarders, relays and the guard backend) and publishes the new key
     /// mask to `object`. `nil` if it was not registered.
     func remove(_ observance: Observance, publishingTo object: KVOObject) -> Removal? {
-        lock.withLock {
-            guard let list = observancesByKeyPath[observance.keyPath],
-                let index = list.firstIndex(where: { $0 === observance })
-            else { return nil }
-            return removeLocked(at: index, of: observance.keyPath, publishingTo: object)
+        locked {
+            // From the newest end: the registration removed is most often a recent one.
+            guard let index = observances.lastIndex(where: { $0 === observance }) else { return nil }
+            return removeLocked(at: index, publishingTo: object)
         }
     }
 
-    private func removeLocked(at index: Int, of keyPath: String, publishingTo object: KVOObject) -> Removal {
-        var list = observancesByKeyPath[keyPath]!
-        let observance = list.remove(at: index)
+    private func removeLocked(at index: Int, publishingTo object: KVOObject) -> Removal {
+        let observance = observances.remove(at: index)
         _ = observance.deactivate()
-        count -= 1
-        targetsByChangedKey.removeAll(keepingCapacity: true)
+        let info = observance.info
         var unusedRelays: [Observance] = []
-        if list.isEmpty {
-            observancesByKeyPath[keyPath] = nil
-            unusedRelays = forgetKeyPath(keyPath)
-        } else {
-            observancesByKeyPath[keyPath] = list
+        if !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
+            if !info.isAnnouncedOnlyByItself, let dependencies {
+                dependencies.links.removeAll { $0.keyPath.isKeyPath(info.keyPath, hash: info.hash) }
+                for trigger in info.triggers where trigger.isDotted && !isAnnounced(trigger.key, hash: trigger.hash) {
+                    if let relay = dependencies.removeRelay(for: trigger.key, hash: trigger.hash) {
+                        unusedRelays.append(relay)
+                    }
+                }
+                if dependencies.links.isEmpty, dependencies.relays.isEmpty { self.dependencies = nil }
+            }
+            object.publish(mask: observances.reduce(0) { $0 | $1.info.triggerMask })
         }
-        object.publish(mask: mask())
-        return Removal(observance: observance, unusedRelays: unusedRelays)
+        return Removal(observance: observance, unusedRelays: unusedRelays, discarded: takeSnapshots())
     }
 
-    /// Removes and deactivates every observance; the object is deinitializing. Returns them in the order of
-    /// ``allObservances`` (key path order, each group oldest first).
-    func removeAll() -> [Observance] {
-        lock.withLock {
-            // Sorted, not `values`: dictionary order changes from run to run, and this list becomes the
-            // `deallocatedWhileObserved` message, which must be reproducible.
-            let all = observancesByKeyPath.keys.sorted().flatMap { observancesByKeyPath[$0]! }
+    /// Everything ``removeAll()`` took out of the table.
+    struct Clearance {
+        /// Every observance, in the order of ``allObservances``.
+        let observances: [Observance]
+        fileprivate let discarded: (ContiguousArray<Observance>, [Snapshot], Dependencies?)
+    }
+
+    /// Removes and deactivates every observance; the object is deinitializing.
+    func removeAll() -> Clearance {
+        locked {
+            let all = Self.inKeyPathOrder(observances)
             for observance in all { _ = observance.deactivate() }
-            observancesByKeyPath = [:]
-            announcedKeyPaths = [:]
-            triggersByKeyPath = [:]
-            targetsByChangedKey = [:]
-            for relay in relays.values { relay.relay.isInstalled = false }
-            relays = [:]
-            count = 0
-            return all
+            for relay in dependencies?.relays ?? [] { Relay.dependencyRelay(of: relay.registration)?.isInstalled = false }
+            let discarded = (observances, takeSnapshots(), dependencies)
+            observances = []
+            dependencies = nil
+            InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
+            return Clearance(observances: all, discarded: discarded)
         }
     }
 
     // MARK: Changes
 
-    /// The observances to notify when `key` changes, grouped by the key path they registered for (empty if none),
-    /// and the insertion count they were taken at.
-    func targets(forChangeOf key: String) -> Snapshot {
-        lock.withLock {
+    /// Who must hear about a change of `key` (whose ``KeyHash`` is `hash`), `nil` if nobody, and the insertion
+    /// count it was taken at.
+    func targets(forChangeOf key: String, hash: UInt64) -> (targets: ChangeTargets?, epoch: UInt64) {
+        let (targets, epoch, discarded) = locked { () -> (ChangeTargets?, UInt64, [Snapshot]) in
             let epoch = insertionCount
-            if let cached = targetsByChangedKey[key] { return Snapshot(targets: cached, epoch: epoch) }
-            guard let keyPaths = announcedKeyPaths[key] else { return Snapshot(targets: [], epoch: epoch) }
-            let targets = keyPaths.compactMap { keyPath in
-                observancesByKeyPath[keyPath].map { Target(keyPath: keyPath, observances: $0) }
+            for snapshot in snapshots where snapshot.hash == hash && snapshot.key == key {
+                return (snapshot.targets, epoch, [])
             }
-            targetsByChangedKey[key] = targets
-            return Snapshot(targets: targets, epoch: epoch)
+            let targets = buildTargets(forChangeOf: key, hash: hash)
+            let discarded = snapshots.count >= Self.snapshotLimit ? takeSnapshots() : []
+            snapshots.append(Snapshot(hash: hash, key: key, targets: targets))
+            return (targets, epoch, discarded)
         }
+        withExtendedLifetime(discarded) {}
+        return (targets, epoch)
+    }
+
+    /// Lock held. The key paths a change of `key` announces, the key itself first, then the others in the order
+    /// they were first registered, each with its observances in registration order.
+    private func buildTargets(forChangeOf key: String, hash: UInt64) -> ChangeTargets? {
+        var entries: [ChangeTargets.Entry] = []
+        if let own = observances.first(where: { $0.info.isKeyPath(key, hash: hash) }),
+            !own.isDotted || dependencies?.links.contains(where: { $0.links(key, hash: hash, to: key) }) == true
+        {
+            entries.append(entry(forKeyPath: own.keyPath, hash: hash, changedKey: key))
+        }
+        for link in dependencies?.links ?? [] where link.isTriggered(byKey: key, hash: hash) {
+            if link.keyPath.isKeyPath(key, hash: hash) { continue }
+            entries.append(entry(forKeyPath: link.keyPath.keyPath, hash: link.keyPath.hash, changedKey: key))
+        }
+        return entries.isEmpty ? nil : ChangeTargets(entries: entries)
+    }
+
+    private func entry(forKeyPath keyPath: String, hash: UInt64, changedKey: String) -> ChangeTargets.Entry {
+        ChangeTargets.Entry(
+            keyPath: keyPath, observances: observances.filter { $0.info.isKeyPath(keyPath, hash: hash) },
+            isOwnKey: keyPath == changedKey)
     }
 
     // MARK: Dotted key path forwarders
@@ -187,7 +263,7 @@ final class ObservationTable: @unchecked Sendable {
     func install(
         _ forwarder: KeyPathForwarder?, on observance: Observance, generation: UInt64
     ) -> (installed: Bool, replaced: KeyPathForwarder?) {
-        lock.withLock {
+        locked {
             guard observance.isActive, observance.rewireGeneration.load(ordering: .acquiring) == generation else {
                 return (false, nil)
             }
@@ -201,7 +277,7 @@ final class ObservationTable: @unchecked Sendable {
 
     /// Takes the forwarder of a dotted-path observance out, leaving none.
     func detachForwarder(of observance: Observance) -> KeyPathForwarder? {
-        lock.withLock {
+        locked {
             let forwarder = observance.forwarder
             forwarder?.isInstalled = false
             observance.forwarder = nil
@@ -211,46 +287,107 @@ final class ObservationTable: @unchecked Sendable {
 
     /// The forwarder of a dotted-path observance.
     func forwarder(of observance: Observance) -> KeyPathForwarder? {
-        lock.withLock { observance.forwarder }
+        locked { observance.forwarder }
     }
 
     // MARK: Inspection
 
+    /// Whether the table's object deinitialized. A table belongs to one object for good, so holding it is a way to
+    /// recognize that object later without a weak reference to it (see ``RemovalHistory``).
+    var objectIsDeinitialized: Bool {
+        InlineAtomicWords.word(1, of: self).load(ordering: .acquiring) != 0
+    }
+
     /// How many observances are registered, in all (the runtime's own relays and forwarders on this object
     /// included).
     var observanceCount: Int {
-        lock.withLock { count }
+        locked { observances.count }
     }
 
     /// How many observances are registered for `keyPath`.
     func observanceCount(forKeyPath keyPath: String) -> Int {
-        lock.withLock { observancesByKeyPath[keyPath]?.count ?? 0 }
+        let hash = KeyHash.of(keyPath)
+        return locked { observances.reduce(0) { $0 + ($1.info.isKeyPath(keyPath, hash: hash) ? 1 : 0) } }
     }
 
     /// A copy of every observance, grouped by key path in key path order, each group oldest first.
     var allObservances: [Observance] {
-        lock.withLock {
-            observancesByKeyPath.keys.sorted().flatMap { observancesByKeyPath[$0]! }
+        Self.inKeyPathOrder(locked { observances })
+    }
+
+    // MARK: Helpers (lock held)
+
+    private static func inKeyPathOrder(_ observances: ContiguousArray<Observance>) -> [Observance] {
+        // Sorted, not registration order across key paths: this list becomes the `deallocatedWhileObserved` message
+        // and observation info, which group by key path; the sort is stable, so each group stays oldest first.
+        observances.enumerated().sorted { ($0.element.keyPath, $0.offset) < ($1.element.keyPath, $1.offset) }
+            .map(\.element)
+    }
+
+    private func hasObservance(forKeyPath keyPath: String, hash: UInt64) -> Bool {
+        observances.contains { $0.info.isKeyPath(keyPath, hash: hash) }
+    }
+
+    /// Whether a change of `key` announces some registered key path.
+    private func isAnnounced(_ key: String, hash: UInt64) -> Bool {
+        if let dependencies, dependencies.links.contains(where: { $0.isTriggered(byKey: key, hash: hash) }) {
+            return true
+        }
+        return observances.contains { $0.info.isKeyPath(key, hash: hash) && !$0.isDotted }
+    }
+
+    /// Empties the snapshot cache and returns what it held, for the caller to release after unlocking.
+    private func takeSnapshots() -> [Snapshot] {
+        if snapshots.isEmpty { return [] }
+        let taken = snapshots
+        snapshots = []
+        return taken
+    }
+}
+
+extension ObservationTable {
+    /// A registered key path announced by a change of a key other than itself: a key that affects it, or for a
+    /// dotted key path its first key (and what affects that). A key path that is not dotted is announced by its own
+    /// key without a link.
+    fileprivate struct Link {
+        let trigger: KeyPathInfo.Trigger
+        let keyPath: KeyPathInfo
+
+        func isTriggered(byKey key: String, hash: UInt64) -> Bool {
+            trigger.hash == hash && trigger.key == key
+        }
+
+        func links(_ key: String, hash: UInt64, to keyPath: String) -> Bool {
+            isTriggered(byKey: key, hash: hash) && self.keyPath.keyPath == keyPath
         }
     }
 
-    /// Lock held. Stops announcing `keyPath`; returns relays of dotted affecting key paths nobody depends on now.
-    private func forgetKeyPath(_ keyPath: String) -> [Observance] {
-        var unused: [Observance] = []
-        for trigger in triggersByKeyPath.removeValue(forKey: keyPath) ?? [] {
-            announcedKeyPaths[trigger]?.removeAll { $0 == keyPath }
-            if announcedKeyPaths[trigger]?.isEmpty == true {
-                announcedKeyPaths[trigger] = nil
-                if let relay = relays.removeValue(forKey: trigger) {
-                    relay.relay.isInstalled = false
-                    unused.append(relay.registration)
-                }
-            }
+    /// The registration of the ``DependencyRelay`` that announces the dotted affecting key path `keyPath`.
+    fileprivate struct Relay {
+        let hash: UInt64
+        let keyPath: String
+        let registration: Observance
+
+        /// The relay a relay registration notifies.
+        static func dependencyRelay(of registration: Observance) -> DependencyRelay? {
+            (registration as? ReceiverObservance)?.receiver as? DependencyRelay
         }
-        return unused
     }
 
-    private func mask() -> UInt64 {
-        announcedKeyPaths.keys.reduce(0) { $0 | KeyBit.of($1) }
+    /// Links and relays, on the side: most objects have none.
+    fileprivate final class Dependencies {
+        @exclusivity(unchecked) var links: [Link] = []
+        @exclusivity(unchecked) var relays: [Relay] = []
+
+        func hasRelay(for keyPath: String, hash: UInt64) -> Bool {
+            relays.contains { $0.hash == hash && $0.keyPath == keyPath }
+        }
+
+        func removeRelay(for keyPath: String, hash: UInt64) -> Observance? {
+            guard let index = relays.firstIndex(where: { $0.hash == hash && $0.keyPath == keyPath }) else { return nil }
+            let registration = relays.remove(at: index).registration
+            Relay.dependencyRelay(of: registration)?.isInstalled = false
+            return registration
+        }
     }
 }

@@ -43,7 +43,7 @@ public struct Observed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if KeyNameProbe.activeProbes.word.load(ordering: .relaxed) != 0 {
+            if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0 {
                 KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storageKeyPath)
             }
             return object[keyPath: storageKeyPath].value
@@ -83,10 +83,7 @@ public struct Observed<Value> {
             return
         }
         ChangeAnnouncer.announceSetting(
-            of: key, on: object,
-            currentValue: { storage.pointee.value },
-            newValue: newValue,
-            store: { storage.pointee.value = newValue })
+            of: key, on: object, currentValue: { storage.pointee.value }, store: { storage.pointee.value = newValue })
     }
 
     /// Learns the property's key from where its storage lies in `object` (cached per class and offset) and
@@ -99,29 +96,6 @@ public struct Observed<Value> {
         storage.pointee.key = key
         storage.pointee.keyBit = key.bit
         return key
-    }
-}
-
-extension ObservedKey {
-    private struct StorageLocation: Hashable {
-        let type: ObjectIdentifier
-        let offset: Int
-    }
-
-    private static let byLocation = ReadMostlyCache<StorageLocation, ObservedKey>()
-
-    /// The key of the `@Observed` property whose storage is `offset` bytes into instances of `type`: the name the
-    /// type's reflection metadata gives that field, without its underscore (`_age` gives `age`, `_größe` gives
-    /// `größe`). If no name can be had (a build without reflection metadata), the property gets no key bit: it is
-    /// never announced, and nobody can register for it by name either.
-    static func resolve(offset: Int, in type: KVOObject.Type, valueIsOptional: Bool) -> ObservedKey {
-        byLocation.value(for: StorageLocation(type: ObjectIdentifier(type), offset: offset)) {
-            let table = StoredPropertyTable.for(type)
-            guard let name = table.keys.first(where: { table.property(named: $0)?.offset == offset }) else {
-                return ObservedKey(name: "", bit: 0, valueIsOptional: valueIsOptional)
-            }
-            return ObservedKey(name: name, bit: KeyBit.of(name), valueIsOptional: valueIsOptional)
-        }
     }
 }
 

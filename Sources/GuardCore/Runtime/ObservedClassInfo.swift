@@ -1,6 +1,7 @@
-/// Per-class facts the runtime derives from class methods and caches: the keys that trigger a key path, and the
-/// computed keys known to exist. Both caches are bounded (a model whose `value(forKey:)` answers arbitrary keys
-/// must not make them grow without end): past ``cacheLimit`` entries they start over, which costs only recomputing.
+/// Per-class facts the runtime derives from class methods and caches: what it needs to know about each key path
+/// registered on objects of a class (``KeyPathInfo``), and the computed keys known to exist. Both caches are bounded
+/// (a model whose `value(forKey:)` answers arbitrary keys must not make them grow without end): past ``cacheLimit``
+/// entries they start over, which costs only recomputing.
 enum ObservedClassInfo {
     private struct ClassKey: Hashable {
         let type: ObjectIdentifier
@@ -10,28 +11,38 @@ enum ObservedClassInfo {
     /// How many entries each cache keeps at most.
     static let cacheLimit = 1_024
 
-    private static let triggers = ReadMostlyCache<ClassKey, [String]>(capacity: cacheLimit)
+    private static let keyPaths = ReadMostlyCache<ClassKey, KeyPathInfo>(capacity: cacheLimit)
     private static let computedKeys = Protected<Set<ClassKey>>([])
 
-    /// The keys whose change must announce `keyPath`: its first key, then every key that affects it
-    /// (``KVOObject/keyPathsForValuesAffectingValue(forKey:)``, followed transitively). A dotted affecting key path
-    /// is a trigger as a whole (a ``DependencyRelay`` announces it when any key along it changes) and is not
-    /// followed further.
-    static func triggerKeys(for keyPath: String, of type: KVOObject.Type) -> [String] {
-        let first = KeyPathSyntax.firstKey(of: keyPath)
-        return triggers.value(for: ClassKey(type: ObjectIdentifier(type), key: first)) {
-            var ordered = [first]
-            var seen: Set<String> = [first]
-            var queue = [first]
-            while let key = queue.popLast() {
-                for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sorted()
-                where KeyPathSyntax.isWellFormed(affecting) && seen.insert(affecting).inserted {
-                    ordered.append(affecting)
-                    if !KeyPathSyntax.isDotted(affecting) { queue.append(affecting) }
-                }
-            }
-            return ordered
+    /// What the runtime knows about `keyPath` on objects of `object`'s class, or `nil` if it cannot be registered
+    /// there: it is not well formed, or `object` does not know its first key (asked without reporting a misuse).
+    /// Only key paths that can be registered are cached: an unknown key is asked about again next time.
+    static func keyPathInfo(for keyPath: String, on object: KVOObject) -> KeyPathInfo? {
+        let type = type(of: object)
+        return keyPaths.valueIfPossible(for: ClassKey(type: ObjectIdentifier(type), key: keyPath)) {
+            guard KeyPathSyntax.isWellFormed(keyPath) else { return nil }
+            let first = KeyPathSyntax.firstKey(of: keyPath)
+            guard object.isKnownKey(first) else { return nil }
+            return KeyPathInfo(keyPath: keyPath, triggerKeys: triggerKeys(forFirstKey: first, of: type))
         }
+    }
+
+    /// The keys whose change must announce a key path whose first key is `first`: `first`, then every key that
+    /// affects it (``KVOObject/keyPathsForValuesAffectingValue(forKey:)``, followed transitively). A dotted affecting
+    /// key path is a trigger as a whole (a ``DependencyRelay`` announces it when any key along it changes) and is not
+    /// followed further.
+    private static func triggerKeys(forFirstKey first: String, of type: KVOObject.Type) -> [String] {
+        var ordered = [first]
+        var seen: Set<String> = [first]
+        var queue = [first]
+        while let key = queue.popLast() {
+            for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sorted()
+            where KeyPathSyntax.isWellFormed(affecting) && seen.insert(affecting).inserted {
+                ordered.append(affecting)
+                if !KeyPathSyntax.isDotted(affecting) { queue.append(affecting) }
+            }
+        }
+        return ordered
     }
 
     static func isKnownComputedKey(_ key: String, of type: KVOObject.Type) -> Bool {
@@ -47,6 +58,6 @@ enum ObservedClassInfo {
 
     /// Entries held by both caches (the shared copies), for tests.
     static var cachedEntryCount: Int {
-        computedKeys.current.count + triggers.sharedCount
+        computedKeys.current.count + keyPaths.sharedCount
     }
 }

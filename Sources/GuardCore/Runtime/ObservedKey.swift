@@ -1,22 +1,39 @@
-/// The key of an ``Observed`` property and its ``KeyBit``, cached in the property after the first observed set.
+/// The key of an ``Observed`` property, with its ``KeyHash`` and ``KeyBit``, cached in the property after the first
+/// observed set.
 @usableFromInline
 struct ObservedKey: Sendable {
     let name: String
+    /// ``KeyHash`` of `name`: how an object's table finds the observances of this key without hashing the name.
+    let hash: UInt64
     @usableFromInline let bit: UInt64
     /// Whether the property's type is an `Optional`, whose `nil` must be flattened like key-value coding does.
     let valueIsOptional: Bool
 
-    private static let cache = ReadMostlyCache<AnyKeyPath, ObservedKey>()
+    /// The key named `name`; an empty name (a property whose name cannot be had) gets no bit, so it is never
+    /// announced.
+    init(name: String, valueIsOptional: Bool) {
+        self.name = name
+        self.hash = KeyHash.of(name)
+        self.bit = name.isEmpty ? 0 : KeyBit.of(hash: hash)
+        self.valueIsOptional = valueIsOptional
+    }
 
-    /// The key of the property whose storage is at `storage` (`\Person._age` gives `age`). If no name can be had
-    /// (a build without reflection metadata), the property gets no key bit: it is never announced, and nobody can
-    /// register for it by name either.
-    static func resolve(storage: AnyKeyPath, valueIsOptional: Bool) -> ObservedKey {
-        cache.value(for: storage) {
-            guard let name = storageName(of: storage) else {
-                return ObservedKey(name: "", bit: 0, valueIsOptional: valueIsOptional)
-            }
-            return ObservedKey(name: name, bit: KeyBit.of(name), valueIsOptional: valueIsOptional)
+    private struct StorageLocation: Hashable {
+        let type: ObjectIdentifier
+        let offset: Int
+    }
+
+    private static let byLocation = ReadMostlyCache<StorageLocation, ObservedKey>()
+
+    /// The key of the `@Observed` property whose storage is `offset` bytes into instances of `type`: the name the
+    /// type's reflection metadata gives that field, without its underscore (`_age` gives `age`, `_größe` gives
+    /// `größe`). If no name can be had (a build without reflection metadata), the property gets no key bit: it is
+    /// never announced, and nobody can register for it by name either.
+    static func resolve(offset: Int, in type: KVOObject.Type, valueIsOptional: Bool) -> ObservedKey {
+        byLocation.value(for: StorageLocation(type: ObjectIdentifier(type), offset: offset)) {
+            let table = StoredPropertyTable.for(type)
+            let name = table.keys.first { table.property(named: $0)?.offset == offset } ?? ""
+            return ObservedKey(name: name, valueIsOptional: valueIsOptional)
         }
     }
 

@@ -22,9 +22,9 @@ extension Optional: OptionalProtocol {
 
 /// A present-but-nil value as the change carries it: a boxed `Optional<Any>.none`, so that `nil` keeps meaning
 /// "not requested".
-func boxNil(_ value: Any?) -> Any? {
-    switch value {
-    case .some(let value): return value
+func boxNil(_ value: consuming Any?) -> Any? {
+    switch consume value {
     case .none: return Optional<Any>.none as Any
+    case .some(let value): return value
     }
 }

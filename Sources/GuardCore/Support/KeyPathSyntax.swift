@@ -4,25 +4,28 @@
 /// disagree for a "." followed by a combining mark (`"a.\u{301}"` is one Character after `a`), so dottedness and
 /// splitting could disagree; bytes cannot.
 package enum KeyPathSyntax {
-    private static let dot = UInt8(ascii: ".")
+    @inline(__always)
+    private static var dot: UInt8 { 0x2E }
 
     /// Whether `keyPath` is non-empty and has no empty component (`""`, `"a."`, `"a..b"` are not well formed).
     package static func isWellFormed(_ keyPath: String) -> Bool {
-        var componentIsEmpty = true
-        for byte in keyPath.utf8 {
-            if byte == dot {
-                if componentIsEmpty { return false }
-                componentIsEmpty = true
-            } else {
-                componentIsEmpty = false
+        UTF8Bytes.withBytes(of: keyPath) { bytes in
+            var componentIsEmpty = true
+            for byte in bytes {
+                if byte == dot {
+                    if componentIsEmpty { return false }
+                    componentIsEmpty = true
+                } else {
+                    componentIsEmpty = false
+                }
             }
+            return !componentIsEmpty
         }
-        return !componentIsEmpty
     }
 
     /// Whether `keyPath` has more than one key.
     package static func isDotted(_ keyPath: String) -> Bool {
-        keyPath.utf8.contains(dot)
+        UTF8Bytes.withBytes(of: keyPath) { $0.contains(dot) }
     }
 
     /// `account` for `account.balance`; the whole key path when it has one key.
@@ -32,10 +35,24 @@ package enum KeyPathSyntax {
 
     /// The first key and, for a dotted key path, the rest after the first ".": `("account", "bank.name")`.
     package static func split(_ keyPath: String) -> (first: String, rest: String?) {
-        let bytes = keyPath.utf8
-        guard let dotIndex = bytes.firstIndex(of: dot) else { return (keyPath, nil) }
-        let first = String(decoding: bytes[..<dotIndex], as: UTF8.self)
-        let rest = String(decoding: bytes[bytes.index(after: dotIndex)...], as: UTF8.self)
-        return (first, rest)
+        UTF8Bytes.withBytes(of: keyPath) { bytes in
+            guard let dotIndex = bytes.firstIndex(of: dot) else { return (keyPath, nil) }
+            let first = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<dotIndex]), as: UTF8.self)
+            let rest = String(decoding: UnsafeBufferPointer(rebasing: bytes[(dotIndex + 1)...]), as: UTF8.self)
+            return (first, rest)
+        }
+    }
+}
+
+/// Runs byte loops over a string's UTF-8 in place (a native string's own storage), falling back to a copy for a
+/// string that has none (a bridged one), so that key path checks and hashes cost a plain loop.
+package enum UTF8Bytes {
+    /// Calls `body` with the UTF-8 bytes of `string`.
+    @inline(__always)
+    package static func withBytes<Result>(
+        of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(string.utf8).withUnsafeBufferPointer(body)
     }
 }

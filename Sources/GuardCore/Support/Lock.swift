@@ -14,7 +14,7 @@ import Darwin
 ///
 /// The lock is not recursive. In debug builds it is an error-checking mutex: a thread that takes it again while
 /// holding it (for example because user code ran under it and called back into KVOGuard) stops with a message
-/// instead of hanging forever. Release builds use a normal mutex.
+/// instead of hanging forever. Release builds use a normal mutex (see ``PthreadMutex``).
 ///
 /// Every acquire and release is announced to ``SchedulePoints`` (one atomic load when no hook is installed), so a
 /// fault injector can interleave threads at lock boundaries and a cooperative scheduler can tell which thread
@@ -26,19 +26,11 @@ package final class Lock: @unchecked Sendable {
     package init() {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        defer { pthread_mutexattr_destroy(&attributes) }
-        #if DEBUG
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        #endif
-        let status = pthread_mutex_init(mutex, &attributes)
-        precondition(status == 0, "pthread_mutex_init failed with \(status)")
+        PthreadMutex.initialize(mutex)
     }
 
     deinit {
-        let status = pthread_mutex_destroy(mutex)
-        precondition(status == 0, "pthread_mutex_destroy failed with \(status) (the lock was destroyed while held)")
+        PthreadMutex.destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
     }
@@ -46,17 +38,13 @@ package final class Lock: @unchecked Sendable {
     /// Blocks until the lock is acquired.
     @inline(__always)
     package func lock() {
-        SchedulePoints.willAcquire(self)
-        let status = pthread_mutex_lock(mutex)
-        if status != 0 { Self.fail("pthread_mutex_lock", status) }
+        PthreadMutex.lock(mutex, ownedBy: self)
     }
 
     /// Releases the lock; the caller must hold it.
     @inline(__always)
     package func unlock() {
-        let status = pthread_mutex_unlock(mutex)
-        if status != 0 { Self.fail("pthread_mutex_unlock", status) }
-        SchedulePoints.didRelease(self)
+        PthreadMutex.unlock(mutex, ownedBy: self)
     }
 
     /// Runs `body` with the lock held and returns its result; the lock is released even if `body` throws.
@@ -65,19 +53,5 @@ package final class Lock: @unchecked Sendable {
         lock()
         defer { unlock() }
         return try body()
-    }
-
-    @inline(never)
-    private static func fail(_ call: String, _ status: Int32) -> Never {
-        switch status {
-        case EDEADLK:
-            preconditionFailure(
-                "KVOGuard: a thread took a lock it already holds (\(call): EDEADLK). Something ran user code or "
-                    + "re-entered KVOGuard while one of its internal locks was held; in a release build this hangs.")
-        case EPERM:
-            preconditionFailure("KVOGuard: a thread released a lock it does not hold (\(call): EPERM).")
-        default:
-            preconditionFailure("\(call) failed with \(status)")
-        }
     }
 }

@@ -3,7 +3,8 @@
 /// Use it for process-wide settings and small shared tables that are not on a hot path.
 package final class Protected<Value>: @unchecked Sendable {
     private let lock = Lock()
-    private var value: Value
+    /// Touched only under the lock, so the run-time exclusivity checks would only cost time.
+    @exclusivity(unchecked) private var value: Value
 
     /// Wraps `value`.
     package init(_ value: Value) {

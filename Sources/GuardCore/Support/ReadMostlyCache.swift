@@ -5,10 +5,22 @@
 /// With a capacity, the cache never holds more than that many entries: when the shared copy is full it starts over
 /// (a new generation), and each thread drops its own copy when it sees the generation change. Values are pure
 /// functions of their keys, so starting over only costs recomputation.
+///
+/// Each thread also remembers the last entry it looked up, so asking again for the same key (a registration that
+/// checks a key path and then registers it) compares one key instead of hashing it.
 package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: SendableMetatype>: @unchecked Sendable {
+    /// One thread's copy; only that thread touches it, so the run-time exclusivity checks would only cost time.
     private final class LocalCopy {
-        var generation: UInt64 = 0
-        var entries: [Key: Value] = [:]
+        @exclusivity(unchecked) var generation: UInt64 = 0
+        @exclusivity(unchecked) var entries: [Key: Value] = [:]
+        @exclusivity(unchecked) var last: (key: Key, value: Value)?
+
+        func hit(_ key: Key) -> Value? {
+            if let last, last.key == key { return last.value }
+            guard let value = entries[key] else { return nil }
+            self.last = (key, value)
+            return value
+        }
     }
 
     private struct Shared {
@@ -36,7 +48,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
     /// miss at once may both build; the first to finish wins and both get its value.
     package func value(for key: Key, orMake make: () -> Value) -> Value {
         let copy = currentLocalCopy()
-        if let hit = copy.entries[key] { return hit }
+        if let hit = copy.hit(key) { return hit }
         let value: Value
         if let known = shared.withValue({ $0.entries[key] }) {
             value = known
@@ -51,7 +63,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
     /// The cached value for `key`, or `nil` (and nothing cached) when `make` gives none.
     package func valueIfPossible(for key: Key, make: () -> Value?) -> Value? {
         let copy = currentLocalCopy()
-        if let hit = copy.entries[key] { return hit }
+        if let hit = copy.hit(key) { return hit }
         if let known = shared.withValue({ $0.entries[key] }) {
             remember(known, for: key, in: copy)
             return known
@@ -66,6 +78,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
         let current = generation.word.load(ordering: .acquiring)
         if copy.generation != current {
             copy.entries.removeAll()
+            copy.last = nil
             copy.generation = current
         }
         return copy
@@ -74,6 +87,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
     private func remember(_ value: Value, for key: Key, in copy: LocalCopy) {
         if copy.entries.count >= capacity { copy.entries.removeAll() }
         copy.entries[key] = value
+        copy.last = (key, value)
     }
 
     /// Stores `made` unless another thread stored a value first; returns the value that stays. The replaced shared

@@ -30,7 +30,7 @@ package final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     package var value: Value {
         if let existing = valueIfCreated { return existing }
         let created = make()
-        let status = pthread_setspecific(key, Unmanaged.passRetained(created as AnyObject).toOpaque())
+        let status = pthread_setspecific(key, Unmanaged.passRetained(created).toOpaque())
         precondition(status == 0, "pthread_setspecific failed with \(status)")
         return created
     }
@@ -38,6 +38,7 @@ package final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
     /// This thread's value if it has one already; never allocates.
     package var valueIfCreated: Value? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        return (Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as! Value)
+        // Only `value` stores into this key, and always a `Value`.
+        return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()
     }
 }

@@ -31,7 +31,7 @@ struct DeinitReportingBackend: KeyValueObservingBackend {
     }
 }
 
-/// Stands between the base backend and the guard's receiver. Backends hold receivers weakly; the
+/// Stands between the base backend and the guard's receiver. A backend may hold receivers weakly; the
 /// ``RelayedObservation`` the guard keeps holds the relay.
 private final class ReceiverRelay: ObservationReceiver, @unchecked Sendable {
     private weak var receiver: (any ObservationReceiver)?

@@ -53,4 +53,21 @@ static inline uint64_t gca_fetch_add_acq_rel(gca_word *word, uint64_t delta) {
     return atomic_fetch_add_explicit(&word->value, delta, memory_order_acq_rel);
 }
 
+/// A word alone on its cache line, so a write to one never slows readers of another.
+typedef struct {
+    gca_word word;
+    char padding[56];
+} gca_padded_word;
+
+/// GuardCore's process-wide words, with static storage: reaching one costs no lazy-initialization check (a Swift
+/// global would cost one on every use), which matters on paths such as every property read and every lock.
+extern gca_padded_word gca_process_words[3];
+
+/// The installed schedule hook (a retained pointer), or 0 (see `SchedulePoints`).
+static inline gca_word *gca_schedule_hook_word(void) { return &gca_process_words[0].word; }
+/// How many key name probes run anywhere (see `KeyNameProbe`).
+static inline gca_word *gca_active_probes_word(void) { return &gca_process_words[1].word; }
+/// How many silenced spans are open on all threads (see `ManualChanges`).
+static inline gca_word *gca_open_silences_word(void) { return &gca_process_words[2].word; }
+
 #endif

@@ -194,12 +194,13 @@ private struct AuditingBackend: KeyValueObservingBackend {
 }
 
 /// The handles a backend gave out and took back, and what was wrong with the guard's calls.
+///
+/// Handles are known by identity only, never kept: a removed handle holds the guard's registration, which may hold
+/// its object strongly, so keeping it would keep the object alive. An identity can come back only once its handle is
+/// gone, and the guard cannot remove a handle it no longer has.
 private final class BackendLedger: @unchecked Sendable {
     private let lock = NSLock()
     private var live: Set<ObjectIdentifier> = []
-    /// Keeps removed handles alive, so their identities are never reused within the run.
-    private var gone: [any BackendHandle] = []
-    private var handles: [ObjectIdentifier: any BackendHandle] = [:]
     private var counts = (added: 0, removed: 0)
     private var found: [String] = []
 
@@ -215,18 +216,14 @@ private final class BackendLedger: @unchecked Sendable {
         lock.withLock {
             counts.added += 1
             live.insert(ObjectIdentifier(handle))
-            handles[ObjectIdentifier(handle)] = handle
         }
     }
 
     func removed(_ handle: any BackendHandle) {
         lock.withLock {
             counts.removed += 1
-            let id = ObjectIdentifier(handle)
-            if live.remove(id) == nil {
-                found.append(handles[id] == nil ? "removed a handle the backend never gave out" : "removed a handle twice")
-            } else if let kept = handles[id] {
-                gone.append(kept)
+            if live.remove(ObjectIdentifier(handle)) == nil {
+                found.append("removed a handle twice, or one the backend never gave out")
             }
         }
     }

@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Foundation
 import GuardCoreAtomics
 import XCTest
 
@@ -12,25 +13,53 @@ final class InlineAtomicWordsTests: XCTestCase {
         assertLeadingWords(["announcedKeysWord", "tableWord"], of: KVOObject.self, instance: KVOObject())
     }
 
-    func testObservanceKeepsItsAtomicWordFirst() {
+    func testObservanceKeepsItsAtomicWordsFirst() {
         let observer = LayoutProbeObserver()
-        let observance = Observance(
-            observer: observer, keyPath: "k", options: [], context: nil, dropsWithObject: false, isGuarded: false,
-            joinsChangesUnderWay: false)
-        assertLeadingWords(["activeWord", "rewireGenerationWord"], of: Observance.self, instance: observance)
+        let info = KeyPathInfo(keyPath: "k", triggerKeys: ["k"])
+        let observance = ObserverObservance(observer: observer, info: info, options: [], context: nil)
+        assertLeadingWords(
+            ["activeWord", "rewireGenerationWord", "subclassWord"], of: Observance.self, instance: observance)
     }
 
-    func testGuardedObservationKeepsItsAtomicWordsFirst() {
+    /// A guard registration is an observance and keeps its state in the observance's subclass word (word 2).
+    func testGuardRegistrationKeepsItsStateInTheObservancesSubclassWord() {
         let object = KVOObject()
         let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
-        let registration = GuardRegistration(
-            object: object, keyPath: "k", options: [], context: nil, retainsObject: true, handler: { _, _, _ in },
-            callSite: .init(file: #fileID, line: #line), core: core)
-        assertLeadingWords(["stateWord", "reportedObserverGoneWord"], of: GuardRegistration.self, instance: registration)
+        let info = KeyPathInfo(keyPath: "k", triggerKeys: ["k"])
+        let registration = withExtendedLifetime(info) {
+            HandlerRegistration(
+                GuardRegistration.Setup(
+                    object: object, info: info, options: [], context: nil, retainsObject: true,
+                    callSite: .init(file: #fileID, line: #line), core: core)
+            ) { (_: KVOObject, _: KVOObject, _: KeyValueChange) in }
+        }
+        assertLeadingWords(
+            ["activeWord", "rewireGenerationWord", "subclassWord"], of: Observance.self, instance: registration)
+        registration.state.set(.cancelled)
+        XCTAssertEqual(InlineAtomicWords.word(2, of: registration).load(ordering: .relaxed), 2)
+        XCTAssertEqual(InlineAtomicWords.word(0, of: registration).load(ordering: .relaxed), 1, "still active")
     }
 
-    func testObservationTableKeepsItsAtomicWordFirst() {
-        assertLeadingWords(["insertionsWord"], of: ObservationTable.self, instance: ObservationTable())
+    /// The table's mutex is reached by address right after its atomic words.
+    func testObservationTableKeepsItsAtomicWordsAndMutexFirst() {
+        let table = ObservationTable()
+        assertLeadingWords(["insertionsWord", "objectGoneWord"], of: ObservationTable.self, instance: table)
+        let header = _getUnsafePointerToStoredProperties(table) - UnsafeMutableRawPointer(
+            Unmanaged.passUnretained(table).toOpaque())
+        var mutexOffset: Int?
+        _ = _forEachField(of: ObservationTable.self, options: _EachFieldOptions(rawValue: 1 << 0)) {
+            name, offset, fieldType, _ in
+            if String(cString: name) == "mutexStorage" {
+                mutexOffset = offset
+                XCTAssertTrue(fieldType == pthread_mutex_t.self, "mutexStorage is not a pthread_mutex_t")
+            }
+            return true
+        }
+        XCTAssertEqual(
+            mutexOffset, header + 2 * MemoryLayout<gca_word>.stride, "mutexStorage must follow the two words")
+        XCTAssertFalse(table.objectIsDeinitialized)
+        _ = table.removeAll()
+        XCTAssertTrue(table.objectIsDeinitialized)
     }
 
     func testAtomicCellKeepsItsWordFirst() {

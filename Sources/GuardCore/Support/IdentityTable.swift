@@ -1,0 +1,158 @@
+/// A hash table from object identities to values: the guard's per-object bookkeeping, found by the object's address
+/// with one multiplication instead of a full `Hasher` run.
+///
+/// Open addressing with linear probing over a power-of-two number of slots, at most three quarters full; a removal
+/// shifts the entries after it back, so no slot is ever a tombstone and lookups stay short. Object addresses are not
+/// chosen by an adversary, so a multiplicative hash of the address is enough. Each slot has a one-byte tag in a
+/// separate, dense array (empty, or seven bits of the hash), so probing for a new identity or past other identities
+/// reads tags, which stay in cache even when the table is large, and reads a slot only on a likely match. Not
+/// thread-safe (it is a value type; its owner locks around it).
+struct IdentityTable<Value> {
+    /// One slot: the identity's address (0: empty) and its value.
+    private struct Slot {
+        var key: UInt
+        var value: Value?
+    }
+
+    private var slots: ContiguousArray<Slot> = []
+    /// One tag per slot: 0 for an empty slot, else 0x80 and the top seven bits of the key's hash.
+    private var tags: ContiguousArray<UInt8> = []
+    /// log2 of `slots.count`, or 0 while there are none.
+    private var shift = 0
+    /// How many identities have a value.
+    private(set) var count = 0
+
+    /// An empty table; it allocates nothing until the first insertion.
+    init() {}
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The value for `id`, if any.
+    func value(for id: ObjectIdentifier) -> Value? {
+        guard let index = index(of: key(id)) else { return nil }
+        return slots[index].value
+    }
+
+    /// Calls `body` with the value for `id` (`nil` if none) to read and change; a `nil` left there removes `id`.
+    mutating func update<Result>(_ id: ObjectIdentifier, _ body: (inout Value?) -> Result) -> Result {
+        let key = key(id)
+        if let index = index(of: key) {
+            let result = body(&slots[index].value)
+            if slots[index].value == nil { removeSlot(at: index) }
+            return result
+        }
+        var value: Value?
+        let result = body(&value)
+        if let value { insert(value, for: key) }
+        return result
+    }
+
+    /// Removes the value for `id` and returns it.
+    @discardableResult
+    mutating func removeValue(for id: ObjectIdentifier) -> Value? {
+        guard let index = index(of: key(id)) else { return nil }
+        let value = slots[index].value
+        removeSlot(at: index)
+        return value
+    }
+
+    /// Every value, in no particular order.
+    var values: [Value] {
+        slots.compactMap(\.value)
+    }
+
+    /// Removes the values for which `shouldRemove` is true (releasing them here), keeping the table's capacity.
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        let kept = slots.filter { $0.key != 0 && !shouldRemove($0.value!) }
+        guard kept.count < count else { return }
+        for index in slots.indices {
+            slots[index] = Slot(key: 0, value: nil)
+            tags[index] = 0
+        }
+        count = 0
+        for slot in kept { insert(slot.value!, for: slot.key) }
+    }
+
+    // MARK: Slots
+
+    @inline(__always)
+    private func key(_ id: ObjectIdentifier) -> UInt {
+        UInt(bitPattern: id)
+    }
+
+    /// The hash of `key`: Fibonacci hashing of the address (whose low bits are alignment zeros).
+    @inline(__always)
+    private func hash(_ key: UInt) -> UInt64 {
+        UInt64(key) &* 0x9E37_79B9_7F4A_7C15
+    }
+
+    /// The home slot of a key with hash `hash`: its top `shift` bits.
+    @inline(__always)
+    private func home(ofHash hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash >> UInt64(64 - shift))
+    }
+
+    /// The tag of a key with hash `hash`: never 0.
+    @inline(__always)
+    private func tag(ofHash hash: UInt64) -> UInt8 {
+        0x80 | UInt8(truncatingIfNeeded: hash >> 57)
+    }
+
+    private func index(of key: UInt) -> Int? {
+        guard count > 0 else { return nil }
+        let hash = hash(key)
+        let tag = tag(ofHash: hash)
+        let mask = slots.count - 1
+        var index = home(ofHash: hash)
+        while true {
+            let found = tags[index]
+            if found == 0 { return nil }
+            if found == tag, slots[index].key == key { return index }
+            index = (index + 1) & mask
+        }
+    }
+
+    private mutating func insert(_ value: Value, for key: UInt) {
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let hash = hash(key)
+        let mask = slots.count - 1
+        var index = home(ofHash: hash)
+        while tags[index] != 0 { index = (index + 1) & mask }
+        tags[index] = tag(ofHash: hash)
+        slots[index] = Slot(key: key, value: value)
+        count += 1
+    }
+
+    /// Empties the slot at `index` and shifts back the entries of the probe run after it.
+    private mutating func removeSlot(at index: Int) {
+        let mask = slots.count - 1
+        var hole = index
+        var next = (index + 1) & mask
+        while tags[next] != 0 {
+            let home = home(ofHash: hash(slots[next].key))
+            // The entry at `next` may move to the hole if its home is not strictly after the hole (cyclically).
+            let distanceToNext = (next - home) & mask
+            let distanceToHole = (hole - home) & mask
+            if distanceToHole < distanceToNext {
+                slots[hole] = slots[next]
+                tags[hole] = tags[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = Slot(key: 0, value: nil)
+        tags[hole] = 0
+        count -= 1
+    }
+
+    private mutating func grow() {
+        let old = slots
+        shift = max(3, shift + 1)
+        slots = ContiguousArray(repeating: Slot(key: 0, value: nil), count: 1 << shift)
+        tags = ContiguousArray(repeating: 0, count: 1 << shift)
+        count = 0
+        for slot in old where slot.key != 0 {
+            insert(slot.value!, for: slot.key)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GuardCore
+import XCTest
+
+/// The guard in front of a backend that wraps GuardCore's runtime (forwards every call to a `KVORuntimeBackend`, as
+/// an auditing or logging backend does): the guard cannot take its runtime fast path, so the runtime gets the guard's
+/// registration as a plain receiver, and must treat it like one.
+final class GuardOverAWrappedRuntimeTests: XCTestCase {
+    /// Forwards to GuardCore's runtime backend unchanged.
+    private struct ForwardingBackend: KeyValueObservingBackend {
+        private let runtime = KVORuntimeBackend()
+
+        func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
+            runtime.canObserve(object, forKeyPath: keyPath)
+        }
+
+        func addObserver(
+            _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
+            options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
+        ) -> (any BackendHandle)? {
+            runtime.addObserver(
+                receiver, to: object, forKeyPath: keyPath, options: options, context: context,
+                dropsWithObject: dropsWithObject)
+        }
+
+        func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
+            runtime.removeObservation(observation, from: object)
+        }
+
+        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+            runtime.currentValue(of: object, forKeyPath: keyPath)
+        }
+    }
+
+    private func makeWrappedController(
+        for observer: GuardTestObserver
+    ) -> (CountingSink, ObservationController<GuardTestObserver>) {
+        let sink = CountingSink()
+        let controller = ObservationController(
+            observer: observer, retainsObservedObjects: true, backend: ForwardingBackend(), diagnosticSink: sink)
+        return (sink, controller)
+    }
+
+    /// A dependent key is announced by the keys it depends on: the registration must hear them, not only a change of
+    /// the key itself.
+    func testADependentKeyHearsTheKeysItDependsOn() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeWrappedController(for: observer)
+        let person = Person()
+        let log = HandlerLog()
+        assertNoMisuse {
+            XCTAssertEqual(
+                controller.observe(person, keyPath: "fullName", options: .new, handler: log.recording("full")),
+                .registered)
+            person.firstName = "Ada"
+            person.lastName = "Lovelace"
+        }
+        XCTAssertEqual(
+            log.all,
+            [
+                expectedCall("full", observer: observer, object: person, keyPath: "fullName", new: "Ada "),
+                expectedCall("full", observer: observer, object: person, keyPath: "fullName", new: "Ada Lovelace"),
+            ])
+        XCTAssertEqual(sink.records, [])
+    }
+
+    /// Removing the registration takes it out of the runtime: nothing is left registered on the object, and the
+    /// object is freed once the controller lets go of it.
+    func testUnobservingLeavesNothingRegisteredAndFreesTheObject() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeWrappedController(for: observer)
+        weak var weakPerson: Person?
+        assertNoMisuse {
+            do {
+                let person = Person()
+                weakPerson = person
+                XCTAssertEqual(controller.observe(person, keyPath: "fullName", options: .new) { _, _, _ in }, .registered)
+                XCTAssertEqual(controller.observe(person, keyPath: "age", options: .new) { _, _, _ in }, .registered)
+                XCTAssertEqual(person.observationCount, 2)
+                XCTAssertEqual(controller.unobserve(person, keyPath: "fullName"), .removed)
+                XCTAssertEqual(controller.unobserve(person, keyPath: "age"), .removed)
+                XCTAssertEqual(person.observationCount, 0)
+            }
+        }
+        XCTAssertNil(weakPerson)
+        XCTAssertEqual(sink.records, [])
+    }
+
+    /// A dotted key path follows its chain: it hears a change of the linked object's leaf and of the link, and once
+    /// removed leaves nothing registered on either object, and frees both.
+    func testADottedKeyPathFollowsItsChainAndLeavesNothingBehind() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeWrappedController(for: observer)
+        let log = HandlerLog()
+        weak var weakPerson: Person?
+        weak var weakAccount: Account?
+        assertNoMisuse {
+            do {
+                let person = Person()
+                let account = Account()
+                weakPerson = person
+                weakAccount = account
+                person.account = account
+                XCTAssertEqual(
+                    controller.observe(person, keyPath: "account.balance", options: .new, handler: log.recording("b")),
+                    .registered)
+                account.balance = 1
+                person.account = Account()
+                XCTAssertEqual(controller.unobserve(person, keyPath: "account.balance"), .removed)
+                XCTAssertEqual(person.observationCount, 0)
+                XCTAssertEqual(account.observationCount, 0)
+                XCTAssertEqual(person.account?.observationCount, 0)
+                account.balance = 2
+            }
+        }
+        // The leaf change (1), then the new account (its balance 0).
+        XCTAssertEqual(log.all.map(\.new), [.of(1), .of(0)])
+        XCTAssertNil(weakPerson)
+        XCTAssertNil(weakAccount)
+        XCTAssertEqual(sink.records, [])
+    }
+}
