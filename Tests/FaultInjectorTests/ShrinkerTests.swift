@@ -241,7 +241,7 @@ final class ShrinkerTests: XCTestCase {
     // MARK: Must show: the `.initial` + unobserve-in-callback race on its planted bug
 
     func testTheInitialUnobserveRaceOnItsPlantedBugShrinksToAStoryThatFitsAScreen() throws {
-        let target = InitialStateMissing()
+        let target = PlantedBugTarget(.initialStateMissing)
         // The planted bug is a raw-runtime wrapper: it runs on the classic scenario (the stored keys and `sum`, the ten
         // classic operations), where nothing but its `.initial` handling can go wrong.
         var classic = ControlledFixtures.configuration()

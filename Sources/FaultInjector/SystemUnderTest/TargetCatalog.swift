@@ -26,8 +26,13 @@ public enum TargetCatalog {
     /// purpose). Accepted by name, never listed.
     public static let testFixtureNames = CrashFixtureTarget.Failure.allCases.map { "fixture-\($0.rawValue)" }
 
-    /// Every name ``make(_:diagnostics:)`` accepts: ``names`` and ``testFixtureNames``.
-    public static var knownNames: [String] { names + testFixtureNames }
+    /// The planted bugs (``PlantedBug``: deliberately broken systems that prove the harness can see), accepted by
+    /// name and listed here, not in ``names``: `guard-stress mutants` runs them, and seed files naming them replay.
+    public static let plantedBugNames = PlantedBug.allCases.map(\.rawValue)
+
+    /// Every name ``make(_:diagnostics:)`` accepts: ``names``, ``plantedBugNames``, the planted bugs' unmodified
+    /// baseline and ``testFixtureNames``.
+    public static var knownNames: [String] { names + plantedBugNames + [PlantedBug.baselineName] + testFixtureNames }
 
     /// The target called `name`; guard diagnostics go to `diagnostics`. `nil` for an unknown or unavailable name.
     public static func make(_ name: String, diagnostics: any DiagnosticSink) -> (any SystemUnderTest)? {
@@ -38,7 +43,9 @@ public enum TargetCatalog {
         #if canImport(ObjectiveC)
         case "nsobject": return MirroredGuardTarget(model: NSObjectTwinModel(), diagnostics: diagnostics)
         #endif
-        default: return CrashFixtureTarget(name: name, diagnostics: diagnostics)
+        default:
+            if let planted = PlantedBugTarget(name: name) { return planted }
+            return CrashFixtureTarget(name: name, diagnostics: diagnostics)
         }
     }
 }

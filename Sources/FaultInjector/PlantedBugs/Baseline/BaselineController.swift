@@ -1,0 +1,166 @@
+import GuardCore
+
+/// The compact, correct guard-like controller every planted bug is a variation of: straight over GuardCore's
+/// runtime (`addObserver` / `removeObserver` with a ``PlantedBridge`` per registration), one registration per
+/// (controller, object, key path), exact results, the `.initial` pending / cancelled states, a delivery-time check
+/// against a snapshot taken under the lock, handlers and runtime calls outside the lock, everything removed on
+/// teardown. Run unmodified (target `planted-baseline`, accepted by name, never listed) it keeps the oracle, so a
+/// planted bug's violations come from its one variation.
+///
+/// It keeps observed objects alive even for a controller asked to hold them weakly: over the runtime's public API
+/// it cannot hear of an object's deinit, and the oracle accepts a registration that outlives its object's slot.
+/// Each step a planted bug changes is a method of its own; the subclasses in `PlantedBugs/` override one each.
+class BaselineController: StressController, @unchecked Sendable {
+    private weak var observer: StressObserver?
+    /// Whether the harness asked for observed objects to be held strongly.
+    let retainsObjects: Bool
+    let table: PlantedTable
+    /// Keys this controller removed, to tell `alreadyRemoved` from `notRegistered`. Guarded by the table's lock.
+    private var removedKeys: Set<PlantedRegistrationKey> = []
+
+    required init(observer: StressObserver, retainsObjects: Bool, table: PlantedTable) {
+        self.observer = observer
+        self.retainsObjects = retainsObjects
+        self.table = table
+    }
+
+    deinit {
+        let owner = ObjectIdentifier(self)
+        let taken = table.lock.withLock { () -> [PlantedRegistration] in
+            let mine = table.live.filter { $0.owner == owner }
+            for registration in mine { table.remove(registration) }
+            return mine.filter { withdraw($0) }
+        }
+        for registration in taken { unregister(registration) }
+    }
+
+    // MARK: The steps planted bugs vary
+
+    /// Whether registrations keep their object alive. Always, in the baseline (see the type's comment).
+    var keepsObjectsAlive: Bool { true }
+
+    /// The name an object is keyed by: its id.
+    func name(of object: StressObject) -> String { "#\(object.id)" }
+
+    /// The dedup key of (this controller, `object`, `keyPath`).
+    func key(for object: StressObject, keyPath: String) -> PlantedRegistrationKey {
+        PlantedRegistrationKey(owner: ObjectIdentifier(self), object: name(of: object), keyPath: keyPath)
+    }
+
+    /// Files `registration` unless its key is taken; returns whether it did. Takes the lock.
+    func reserve(_ registration: PlantedRegistration) -> Bool {
+        table.lock.withLock {
+            guard table.byKey[registration.key] == nil else { return false }
+            table.insert(registration)
+            return true
+        }
+    }
+
+    /// Marks a registration just taken out of the table as gone (the caller holds the lock); returns whether the
+    /// caller must now remove it from the runtime. A pending one is only cancelled: the runtime does not have it yet,
+    /// and the observing thread removes it once the runtime's add returned.
+    func withdraw(_ registration: PlantedRegistration) -> Bool {
+        switch registration.state {
+        case .pending:
+            registration.state = .cancelled
+            return false
+        case .active:
+            registration.state = .removed
+            return true
+        case .cancelled, .removed:
+            return false
+        }
+    }
+
+    /// Delivers a notification that reached `bridge`: looks its registration up in a snapshot taken under the lock,
+    /// and calls the handler after unlocking, only if the registration is still live.
+    func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+        let live = table.lock.withLock { table.live.contains { $0.bridge === bridge && $0.delivers } }
+        if live { bridge.forward(change, of: object) }
+    }
+
+    /// What an unobserve of a key path nothing is registered for does besides answering: nothing.
+    func unobserveNothing(_ object: StressObject, keyPath: String) {}
+
+    // MARK: StressController
+
+    func observe(
+        _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
+    ) -> ObserveOutcome {
+        guard let observer else { return .invalid }
+        let registration = PlantedRegistration(
+            key: key(for: object, keyPath: keyPath), owner: ObjectIdentifier(self), object: object,
+            keepsObjectAlive: keepsObjectsAlive, keyPath: keyPath,
+            bridge: PlantedBridge(controller: self, observer: observer, sink: sink))
+        guard reserve(registration) else { return .duplicate }
+        // The runtime delivers `.initial` from inside this call, before it has the registration (still pending).
+        object.addObserver(registration.bridge, forKeyPath: keyPath, options: options)
+        let cancelledMeanwhile = table.lock.withLock { () -> Bool in
+            switch registration.state {
+            case .pending:
+                registration.state = .active
+                return false
+            case .cancelled:
+                registration.state = .removed
+                return true
+            case .active, .removed:
+                return false
+            }
+        }
+        if cancelledMeanwhile { unregister(registration) }
+        return .registered
+    }
+
+    func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
+        let key = key(for: object, keyPath: keyPath)
+        let (taken, outcome) = table.lock.withLock { () -> (PlantedRegistration?, UnobserveOutcome) in
+            guard let registration = table.byKey[key] else {
+                return (nil, removedKeys.contains(key) ? .alreadyRemoved : .notRegistered)
+            }
+            table.remove(registration)
+            removedKeys.insert(key)
+            return (withdraw(registration) ? registration : nil, .removed)
+        }
+        if let taken { unregister(taken) }
+        if outcome != .removed { unobserveNothing(object, keyPath: keyPath) }
+        return outcome
+    }
+
+    func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
+        let owner = ObjectIdentifier(self)
+        let objectName = name(of: object)
+        let (taken, outcome) = table.lock.withLock { () -> ([PlantedRegistration], UnobserveOutcome) in
+            let mine = table.live.filter { $0.owner == owner && $0.key.object == objectName }
+            guard !mine.isEmpty else {
+                let removedBefore = removedKeys.contains { $0.object == objectName }
+                return ([], removedBefore ? .alreadyRemoved : .notRegistered)
+            }
+            for registration in mine {
+                table.remove(registration)
+                removedKeys.insert(registration.key)
+            }
+            return (mine.filter { withdraw($0) }, .removed)
+        }
+        for registration in taken { unregister(registration) }
+        return outcome
+    }
+
+    func unobserveAll(call: StressCall) -> Int? {
+        let owner = ObjectIdentifier(self)
+        let (taken, count) = table.lock.withLock { () -> ([PlantedRegistration], Int) in
+            let mine = table.live.filter { $0.owner == owner }
+            for registration in mine {
+                table.remove(registration)
+                removedKeys.insert(registration.key)
+            }
+            return (mine.filter { withdraw($0) }, mine.count)
+        }
+        for registration in taken { unregister(registration) }
+        return count
+    }
+
+    /// Removes `registration` from the runtime (outside the lock), if its object still lives.
+    func unregister(_ registration: PlantedRegistration) {
+        registration.object?.removeObserver(registration.bridge, forKeyPath: registration.keyPath)
+    }
+}

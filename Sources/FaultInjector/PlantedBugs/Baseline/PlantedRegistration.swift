@@ -1,0 +1,78 @@
+import GuardCore
+
+/// What a baseline registration is keyed by: the controller it belongs to (or `nil` for a table shared by every
+/// controller), a name for the object, and the key path. The baseline names an object by its ``StressObject/id``.
+struct PlantedRegistrationKey: Hashable, Sendable {
+    let owner: ObjectIdentifier?
+    let object: String
+    let keyPath: String
+}
+
+/// One registration of a ``BaselineController``: its runtime-side observer (``PlantedBridge``), the object it
+/// observes, and its state, which changes only under its table's lock.
+///
+/// ```
+/// pending ──(runtime add returned)──▶ active ──(unobserve / teardown)──▶ removed
+///    └──(unobserve while the runtime add runs, e.g. inside the .initial handler)──▶ cancelled ──▶ removed
+/// ```
+/// Notifications reach the handler only while `pending` or `active` (the guard's three states, as in
+/// `RegistrationState`).
+final class PlantedRegistration: @unchecked Sendable {
+    enum State {
+        case pending, active, cancelled, removed
+    }
+
+    let key: PlantedRegistrationKey
+    /// The controller that made it.
+    let owner: ObjectIdentifier
+    let objectID: Int
+    let keyPath: String
+    let bridge: PlantedBridge
+    /// Guarded by the table's lock.
+    var state = State.pending
+    private let strongObject: StressObject?
+    private weak var weakObject: StressObject?
+
+    init(key: PlantedRegistrationKey, owner: ObjectIdentifier, object: StressObject, keepsObjectAlive: Bool, keyPath: String, bridge: PlantedBridge) {
+        self.key = key
+        self.owner = owner
+        objectID = object.id
+        self.keyPath = keyPath
+        self.bridge = bridge
+        strongObject = keepsObjectAlive ? object : nil
+        weakObject = object
+    }
+
+    /// The observed object, while it lives.
+    var object: StressObject? { strongObject ?? weakObject }
+
+    /// Whether a notification may reach the handler in this state.
+    var delivers: Bool { state == .pending || state == .active }
+}
+
+/// The runtime-side observer of one registration: hands every notification to its controller, which decides
+/// whether (and how) it reaches the harness's sink.
+final class PlantedBridge: KeyValueObserver, @unchecked Sendable {
+    weak var controller: BaselineController?
+    private weak var observer: StressObserver?
+    private let sink: DeliverySink
+
+    init(controller: BaselineController, observer: StressObserver, sink: DeliverySink) {
+        self.controller = controller
+        self.observer = observer
+        self.sink = sink
+    }
+
+    func observeValue(
+        forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
+    ) {
+        guard let object = object as? StressObject else { return }
+        controller?.deliver(change, of: object, through: self)
+    }
+
+    /// Hands the notification to the harness, unless the observer is gone.
+    func forward(_ change: KeyValueChange, of object: StressObject) {
+        guard let observer else { return }
+        sink.deliver(observer: observer, object: object, change: change)
+    }
+}

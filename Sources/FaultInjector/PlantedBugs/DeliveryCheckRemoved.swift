@@ -1,0 +1,16 @@
+import GuardCore
+
+/// **Planted bug `bug-delivery-check-removed`: the delivery-time state check is gone.** Every notification that
+/// reaches a registration's runtime observer is handed to the handler, whether or not the registration is still
+/// live. A registration cancelled inside its `.initial` callback stays in the runtime until its observing thread
+/// removes it, and a change made meanwhile (after the unobserve returned) reaches the handler.
+///
+/// Mirrors DESIGN.md section 3's ordering guarantee ("a change made after `unobserve` returned is never delivered to
+/// that registration") and FBKVOController's unsynchronised state flag (section 5 race 2). The oracle sees
+/// `delivery-outside-registration`.
+final class DeliveryCheckRemovedController: BaselineController, @unchecked Sendable {
+    override func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+        // The planted bug: no look-up of the registration's state.
+        bridge.forward(change, of: object)
+    }
+}

@@ -1,0 +1,19 @@
+import GuardCore
+
+/// **Planted bug `bug-handler-under-lock`: the handler runs while the controller's lock is held.** The delivery
+/// looks the registration up and calls the handler inside the same critical section, so a handler that calls back
+/// into its controller (unobserve inside the callback, unobserve-all, observe) takes the lock its own thread holds:
+/// a self-deadlock. The lock is a plain mutex the controlled runner sees (``PlantedLock``), so the controlled runner
+/// reports the deadlock at the acquire, and a chaos round hangs (a `deadlock` verdict in a child process).
+///
+/// Mirrors DESIGN.md section 5 race 5 (the singleton "calls blocks while holding" its semaphore) and GNUstep's KVO
+/// (section 6: observers called under a lock); it breaks section 3's "handlers run outside every internal lock".
+/// The oracle sees `deadlock`.
+final class HandlerCalledUnderLockController: BaselineController, @unchecked Sendable {
+    override func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+        table.lock.withLock {
+            // The planted bug: the handler is called before the lock is released.
+            if table.live.contains(where: { $0.bridge === bridge && $0.delivers }) { bridge.forward(change, of: object) }
+        }
+    }
+}
