@@ -18,6 +18,8 @@ enum CommandDispatcher {
             return try ShrinkCommand.run(Array(arguments.dropFirst()))
         case "explain":
             return try ExplainCommand.run(Array(arguments.dropFirst()))
+        case "mutants":
+            return try MutantsCommand.run(Array(arguments.dropFirst()))
         case "bench":
             return try BenchCommand.run(Array(arguments.dropFirst()))
         case RoundServerCommand.name:

@@ -17,8 +17,10 @@ enum HelpText {
                                             reduce a failing seed file to a minimal one with the same failure
           guard-stress explain FILE [--html OUT.html]
                                             tell a seed file's failing run as a story (and draw it as a web page)
+          guard-stress mutants [--seeds N] [--budget S] [--filter NAME] [--runner chaos|controlled|both]
+                                            run every planted bug against both runners: the kill matrix
           guard-stress bench [options]      measure KVOGuard's costs (build with -c release)
-          guard-stress help [run|replay|shrink|explain|bench]
+          guard-stress help [run|replay|shrink|explain|mutants|bench]
                                             show help
 
         With no arguments it runs about a minute against the guard on 64 queues (well over a million operations on
@@ -45,6 +47,10 @@ enum HelpText {
             1  the file's failure did not reproduce (nothing to shrink, no file written), or the shrunk file did not
                reproduce it on every verification replay
             2  bad usage or a bad input file
+          mutants
+            0  every planted bug was caught by at least one runner, and the unmodified guard showed no violation
+            1  a planted bug survived both runners, or the guard showed a violation
+            2  bad usage (or a report file could not be written)
           bench: 0 after measuring, 1 if its harness figures saw an oracle violation, 2 bad usage
         """
 
@@ -286,6 +292,42 @@ enum HelpText {
         return lines.joined(separator: "\n" + String(repeating: " ", count: 23))
     }
 
+    static let mutants = """
+        guard-stress mutants [options]
+
+        The planted-bug kill matrix: proves the harness can see. Each planted bug (a deliberately broken observation
+        system: FaultInjector's PlantedBugs, never in the shipped library) runs against each runner, --seeds
+        campaigns per runner, each stopping at its first failure or after --budget seconds, with every round in a
+        child process (a crash or a hang of a mutant is a finding: crash(SIGSEGV), trap, deadlock). The first seed
+        file written per mutant and runner is replayed (--replays runs, in child processes; a controlled file must
+        replay exactly). Then the unmodified guard runs the same way and must show no violation.
+
+        The table: per mutant × runner, caught or not, seeds caught / N, median and worst seconds to the first
+        detection (process start included), whether the seed file replays, and the oracle checks that fired.
+
+        OPTIONS
+          --seeds N             campaigns per mutant and runner (default 3), seeded --seed, --seed + 1, ...
+          --seed S              the first campaign seed (default 1)
+          --budget SECONDS      how long each campaign may look before the seed counts as not caught (default 10)
+          --filter NAME         only the planted bugs whose name contains NAME
+          --runner R            chaos, controlled (PCT depth 3) or both (default)
+          --replays K           replay runs of each written seed file (default 3)
+          --no-guard            leave out the unmodified guard's rows
+          --out DIR             where seed files go (default mutant-seeds, one directory per mutant and runner)
+          --json FILE           the kill matrix as JSON (the report's "mutants" section)
+          --junit FILE          JUnit XML, one test case per mutant × runner (and per guard row)
+          --in-process          run rounds in guard-stress itself (a crashing or hanging mutant then ends it)
+          --stall-timeout S, --rounds-per-process N   as for run
+
+        PLANTED BUGS
+        \(PlantedBug.allCases.map { "  \($0.rawValue.padding(toLength: 36, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+        EXIT CODES
+          0  every planted bug was caught by at least one runner, and the guard showed no violation
+          1  a planted bug survived both runners, or the guard showed a violation
+          2  bad usage (or a report file could not be written)
+        """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "run": return run
@@ -293,6 +335,7 @@ enum HelpText {
         case "shrink": return shrink
         case "explain": return explain
         case "bench": return bench
+        case "mutants": return mutants
         default: return nil
         }
     }

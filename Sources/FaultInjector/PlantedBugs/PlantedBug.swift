@@ -59,10 +59,11 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         }
     }
 
-    /// The scenario it runs on: the classic keys and operations (a wrapper over the runtime's public API has nothing
-    /// more to show), with the weights that give its flaw a chance. `controlled` sizes it for the controlled runner
-    /// (4 workers × 25 operations), otherwise for a short chaos round (16 queues × 200 operations).
-    public func configuration(controlled: Bool) -> ScenarioConfiguration {
+    /// The scenario every planted bug starts from, and the one the guard runs in the kill matrix: the classic keys
+    /// and operations (a wrapper over the runtime's public API has nothing more to show). `controlled` sizes it for
+    /// the controlled runner (4 workers × 25 operations), otherwise for a short chaos round (16 queues × 200
+    /// operations with injected pauses).
+    public static func commonConfiguration(controlled: Bool) -> ScenarioConfiguration {
         var configuration = ScenarioConfiguration.controlledDefault
         if !controlled {
             configuration.workers = 16
@@ -72,6 +73,12 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         configuration.keys = StressKey.classic
         configuration.mix = .classic
         configuration.actions.adopt = 0
+        return configuration
+    }
+
+    /// The scenario it runs on: ``commonConfiguration(controlled:)`` with the weights that give its flaw a chance.
+    public func configuration(controlled: Bool) -> ScenarioConfiguration {
+        var configuration = Self.commonConfiguration(controlled: controlled)
         switch self {
         case .initialStateMissing, .deliveryCheckRemoved:
             configuration.mix[.observeInitial] = 40

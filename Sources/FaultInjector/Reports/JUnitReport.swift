@@ -168,7 +168,7 @@ public struct JUnitReport: Sendable {
     }
 
     /// `crash` for `crash(SIGSEGV)+leak`: the first violation kind of a signature.
-    private static func firstKind(of signature: String) -> String {
+    static func firstKind(of signature: String) -> String {
         String(signature.prefix { $0 != "+" && $0 != "(" })
     }
 

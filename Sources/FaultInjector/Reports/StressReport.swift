@@ -5,7 +5,7 @@ import Foundation
 /// FaultInjector catalog's "Machine-readable reports" article; fields are only ever added within a version.
 ///
 /// Every report has the same header (format, version, command, result, target, runner, isolation, totals,
-/// violations) and one section for its command: ``run`` or ``replay``. Seeds are decimal strings (JSON numbers lose
+/// violations) and one section for its command: ``run``, ``replay`` or ``mutants``. Seeds are decimal strings (JSON numbers lose
 /// precision above 2^53).
 public struct StressReport: Codable, Sendable {
     /// The value of `format` in every report.
@@ -165,11 +165,12 @@ public struct StressReport: Codable, Sendable {
     public var toolVersion = ToolVersion.current
     /// When it was written (ISO 8601).
     public var createdAt: String
-    /// `run` or `replay`.
+    /// `run`, `replay` or `mutants`.
     public var command: String
-    /// `pass` or `fail` for run; `reproduced` or `not-reproduced` for replay.
+    /// `pass` or `fail` for run and mutants; `reproduced` or `not-reproduced` for replay.
     public var result: String
-    /// The process's exit code: 0 the oracle held, 1 it was violated (a replay reproduced), 2 bad input.
+    /// The process's exit code: 0 the oracle held (mutants: every planted bug caught, the guard clean), 1 it was
+    /// violated (a replay reproduced; a planted bug survived), 2 bad input.
     public var exitCode: Int
     /// The system under test.
     public var target: String
@@ -185,6 +186,8 @@ public struct StressReport: Codable, Sendable {
     public var run: Run?
     /// The `replay` section (command `replay` only).
     public var replay: Replay?
+    /// The `mutants` section (command `mutants` only): the planted-bug kill matrix.
+    public var mutants: Mutants?
 
     /// The report of a campaign that exited with `exitCode`, whose rounds were isolated by `isolation`.
     public init(campaign summary: CampaignSummary, isolation: RoundIsolation, exitCode: Int, createdAt: Date = Date()) {
