@@ -9,7 +9,9 @@ import GuardCore
 /// that registration") and FBKVOController's unsynchronised state flag (section 5 race 2). The oracle sees
 /// `delivery-outside-registration`.
 final class DeliveryCheckRemovedController: BaselineController, @unchecked Sendable {
-    override func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+    override class func deliver(
+        _ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge, in table: PlantedTable
+    ) {
         // The planted bug: no look-up of the registration's state.
         bridge.forward(change, of: object)
     }

@@ -10,7 +10,9 @@ import GuardCore
 /// (section 6: observers called under a lock); it breaks section 3's "handlers run outside every internal lock".
 /// The oracle sees `deadlock`.
 final class HandlerCalledUnderLockController: BaselineController, @unchecked Sendable {
-    override func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+    override class func deliver(
+        _ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge, in table: PlantedTable
+    ) {
         table.lock.withLock {
             // The planted bug: the handler is called before the lock is released.
             if table.live.contains(where: { $0.bridge === bridge && $0.delivers }) { bridge.forward(change, of: object) }

@@ -9,7 +9,9 @@ import GuardCore
 /// Mirrors DESIGN.md section 6 ("handlers called from a snapshot outside the lock") and FBKVOController, which
 /// copies its maps before walking them. The oracle sees `duplicate-delivery`.
 final class NotifyIteratesLiveStorageController: BaselineController, @unchecked Sendable {
-    override func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+    override class func deliver(
+        _ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge, in table: PlantedTable
+    ) {
         var index = 0
         // The planted bug: each element read from live storage, no snapshot.
         while let registration = table.lock.withLock({ index < table.live.count ? table.live[index] : nil }) {

@@ -72,12 +72,19 @@ class BaselineController: StressController, @unchecked Sendable {
         }
     }
 
-    /// Delivers a notification that reached `bridge`: looks its registration up in a snapshot taken under the lock,
-    /// and calls the handler after unlocking, only if the registration is still live.
-    func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge) {
+    /// Delivers a notification that reached `bridge`, whose registration is filed in `table`: looks the
+    /// registration up in a snapshot taken under the lock, and calls the handler after unlocking, only if the
+    /// registration is still live. A class method, so a delivery in flight never keeps a controller alive past its
+    /// release (the harness records when the controller ended).
+    class func deliver(_ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge, in table: PlantedTable) {
         let live = table.lock.withLock { table.live.contains { $0.bridge === bridge && $0.delivers } }
         if live { bridge.forward(change, of: object) }
     }
+
+    /// Whether the runtime delivers `.initial` (from inside its add, before it has the registration, as Foundation
+    /// does). Not in the baseline: like the guard it registers without `.initial`, and delivers the initial value
+    /// itself once the registration exists, exactly once, even if another thread removed it meanwhile.
+    var runtimeDeliversInitial: Bool { false }
 
     /// What an unobserve of a key path nothing is registered for does besides answering: nothing.
     func unobserveNothing(_ object: StressObject, keyPath: String) {}
@@ -91,10 +98,11 @@ class BaselineController: StressController, @unchecked Sendable {
         let registration = PlantedRegistration(
             key: key(for: object, keyPath: keyPath), owner: ObjectIdentifier(self), object: object,
             keepsObjectAlive: keepsObjectsAlive, keyPath: keyPath,
-            bridge: PlantedBridge(controller: self, observer: observer, sink: sink))
+            bridge: PlantedBridge(delivery: type(of: self), table: table, observer: observer, sink: sink))
         guard reserve(registration) else { return .duplicate }
-        // The runtime delivers `.initial` from inside this call, before it has the registration (still pending).
-        object.addObserver(registration.bridge, forKeyPath: keyPath, options: options)
+        let initialFromRuntime = runtimeDeliversInitial
+        object.addObserver(
+            registration.bridge, forKeyPath: keyPath, options: initialFromRuntime ? options : options.subtracting(.initial))
         let cancelledMeanwhile = table.lock.withLock { () -> Bool in
             switch registration.state {
             case .pending:
@@ -108,8 +116,16 @@ class BaselineController: StressController, @unchecked Sendable {
             }
         }
         if cancelledMeanwhile { unregister(registration) }
+        if options.contains(.initial), !initialFromRuntime {
+            // The registration exists: a change that completes from now on is in this value or delivered as a change.
+            let value = options.contains(.new) ? runtimeBackend.currentValue(of: object, forKeyPath: keyPath) : nil
+            registration.bridge.forward(
+                KeyValueChange(kind: .setting, keyPath: keyPath, newValue: value), of: object, to: observer)
+        }
         return .registered
     }
+
+    private var runtimeBackend: KVORuntimeBackend { KVORuntimeBackend() }
 
     func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
         let key = key(for: object, keyPath: keyPath)

@@ -50,15 +50,17 @@ final class PlantedRegistration: @unchecked Sendable {
     var delivers: Bool { state == .pending || state == .active }
 }
 
-/// The runtime-side observer of one registration: hands every notification to its controller, which decides
-/// whether (and how) it reaches the harness's sink.
+/// The runtime-side observer of one registration: hands every notification to its controller class's delivery,
+/// which decides whether (and how) it reaches the harness's sink.
 final class PlantedBridge: KeyValueObserver, @unchecked Sendable {
-    weak var controller: BaselineController?
+    private let delivery: BaselineController.Type
+    private weak var table: PlantedTable?
     private weak var observer: StressObserver?
     private let sink: DeliverySink
 
-    init(controller: BaselineController, observer: StressObserver, sink: DeliverySink) {
-        self.controller = controller
+    init(delivery: BaselineController.Type, table: PlantedTable, observer: StressObserver, sink: DeliverySink) {
+        self.delivery = delivery
+        self.table = table
         self.observer = observer
         self.sink = sink
     }
@@ -66,13 +68,18 @@ final class PlantedBridge: KeyValueObserver, @unchecked Sendable {
     func observeValue(
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
     ) {
-        guard let object = object as? StressObject else { return }
-        controller?.deliver(change, of: object, through: self)
+        guard let object = object as? StressObject, let table else { return }
+        delivery.deliver(change, of: object, through: self, in: table)
     }
 
     /// Hands the notification to the harness, unless the observer is gone.
     func forward(_ change: KeyValueChange, of object: StressObject) {
         guard let observer else { return }
+        forward(change, of: object, to: observer)
+    }
+
+    /// Hands the notification to the harness for `observer` (which the caller keeps alive).
+    func forward(_ change: KeyValueChange, of object: StressObject, to observer: StressObserver) {
         sink.deliver(observer: observer, object: object, change: change)
     }
 }
