@@ -82,8 +82,11 @@ public struct KillMatrix: Sendable {
             campaign.isolation = settings.isolation
             campaign.outputDirectory = directory
             campaign.writesSeedFileBeforeEachRound = false
-            let summary = Campaign(settings: campaign).run()
-            cell.add(summary, seed: campaign.seed)
+            var firstFailure: Double?
+            let summary = Campaign(settings: campaign).run { progress in
+                if progress.failure != nil, firstFailure == nil { firstFailure = progress.elapsed }
+            }
+            cell.add(summary, detectedAfter: firstFailure)
         }
         if let path = cell.firstSeedFile { cell.replay = replay(path) }
         return cell

@@ -46,8 +46,8 @@ public struct KillMatrixCell: Sendable {
     public var seeds: Int
     /// Campaign seeds that found a failure.
     public var caughtSeeds = 0
-    /// Seconds from each catching campaign's start to its first failure (child process start included), in seed
-    /// order.
+    /// Seconds from each catching campaign's start to the end of its first failing round (child process start and
+    /// the oracle included), in seed order.
     public var detectionSeconds: [Double] = []
     /// Violation counts by kind over all campaigns (the oracle checks that fired).
     public var violationsByKind: [String: Int] = [:]
@@ -95,7 +95,8 @@ public struct KillMatrixCell: Sendable {
     /// Total violations counted.
     public var violations: Int { violationsByKind.values.reduce(0, +) }
 
-    mutating func add(_ summary: CampaignSummary, seed: UInt64) {
+    /// Adds a campaign whose first failure (if any) was seen `detectedAfter` seconds after it started.
+    mutating func add(_ summary: CampaignSummary, detectedAfter: Double?) {
         rounds += summary.rounds
         operations += summary.operations
         deliveries += summary.deliveries
@@ -106,8 +107,7 @@ public struct KillMatrixCell: Sendable {
         for (kind, count) in summary.report.violationCounts { violationsByKind[kind.rawValue, default: 0] += count }
         guard let failure = summary.failures.first else { return }
         caughtSeeds += 1
-        let seconds = summary.roundRecords.prefix { $0.round <= failure.round }.reduce(0) { $0 + $1.seconds }
-        detectionSeconds.append(seconds)
+        detectionSeconds.append(detectedAfter ?? summary.seconds)
         signatures.append(failure.signature)
         if firstSeedFile == nil { firstSeedFile = failure.seedFile }
     }
