@@ -27,7 +27,8 @@ final class SeedCorpusTests: XCTestCase {
     }
 
     func testEveryReportedRaceFailsItsTargetAndPassesTheGuard() throws {
-        for path in try corpus() where try SeedFileStore.read(path).target != "guard" {
+        for path in try corpus() where try !["guard"].contains(SeedFileStore.read(path).target) {
+            guard try !TargetCatalog.plantedBugNames.contains(SeedFileStore.read(path).target) else { continue }
             let name = (path as NSString).lastPathComponent
             let file = try SeedFileStore.read(path)
             XCTAssertFalse(file.failure.runtimeMisuses.isEmpty, "\(name): the file records no misuse to reproduce")
@@ -70,5 +71,32 @@ final class SeedCorpusTests: XCTestCase {
             XCTAssertGreaterThan(report.totalChecks, 0, "\(name): the oracle looked at the run")
         }
         XCTAssertEqual(checked, 11, "eight issue-7 defects and three found by the widened scenarios")
+    }
+
+    /// A reported race whose file names a planted bug (race 5's description-keyed singleton): a shrunk controlled
+    /// file with a one-line description, that fails its planted bug with the recorded signature in every exact
+    /// replay, while the guard passes the same operations.
+    func testEveryRaceOnAPlantedBugFailsItEveryTimeAndPassesTheGuard() throws {
+        var checked = 0
+        for path in try corpus() where try TargetCatalog.plantedBugNames.contains(SeedFileStore.read(path).target) {
+            let name = (path as NSString).lastPathComponent
+            let file = try SeedFileStore.read(path)
+            checked += 1
+            let description = try XCTUnwrap(file.description, "\(name): says what it shows")
+            XCTAssertFalse(description.contains("\n"), "\(name): the description is one line")
+            XCTAssertEqual(file.runner, "controlled", "\(name): replays exactly")
+            XCTAssertNotNil(file.shrunk, "\(name): shrunk")
+
+            let broken = try Replayer(file: file).replay(runs: 20)
+            XCTAssertEqual(broken.sameSignatureRuns, 20, "\(name): \(broken.signatures)")
+            XCTAssertEqual(broken.exactRuns, 20, "\(name): \(broken.mismatches)")
+
+            let guarded = try Replayer(file: file, target: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+                .replay(runs: 2)
+            XCTAssertEqual(guarded.violatedRuns, 0, "\(name): the guard failed the same operations: \(guarded.signatures)")
+        }
+        XCTAssertTrue(
+            try corpus().contains { ($0 as NSString).lastPathComponent.hasPrefix("05-") }, "race 5 is in the corpus")
+        XCTAssertGreaterThanOrEqual(checked, 1, "race 5 runs against its planted bug")
     }
 }
