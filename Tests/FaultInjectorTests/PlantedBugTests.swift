@@ -1,0 +1,135 @@
+@testable import FaultInjector
+import Foundation
+import GuardCore
+import XCTest
+
+/// The planted bugs prove the harness can see: the unmodified baseline keeps the oracle, every planted bug is caught
+/// by the controlled runner within a few fixed seeds with the oracle check its documentation names, and the guard
+/// passes each bug's scenario.
+final class PlantedBugTests: XCTestCase {
+    /// Fixed seeds; the first failing one is the bug's detection.
+    private static let seeds: [UInt64] = Array(1...20)
+
+    private func controlledRun(_ bug: PlantedBug?, seed: UInt64) -> RunResult {
+        let configuration = bug?.configuration(controlled: true) ?? PlantedBug.commonConfiguration(controlled: true)
+        return ControlledRunner().runAndEvaluate(
+            Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(bug))
+    }
+
+    func testEveryPlantedBugIsCaughtByTheControlledRunnerWithTheCheckItsDocumentationNames() {
+        for bug in PlantedBug.allCases {
+            let failing = Self.seeds.lazy.map { self.controlledRun(bug, seed: $0) }.first { !$0.passed }
+            guard let failing else {
+                XCTFail("\(bug.rawValue): \(Self.seeds.count) seeds never caught it")
+                continue
+            }
+            let fired = Set(failing.report.violationCounts.keys)
+            XCTAssertFalse(
+                fired.isDisjoint(with: bug.expectedKinds),
+                "\(bug.rawValue) fired \(failing.report.signature), expected one of \(bug.expectedKinds.map(\.rawValue).sorted())")
+        }
+    }
+
+    func testEachPlantedBugFiresItsOwnCheck() throws {
+        let expected: [PlantedBug: Violation.Kind] = [
+            .dedupRemoved: .nonLinearizable, .unregisteredRemovalForwarded: .runtimeMisuse, .handlerUnderLock: .deadlock,
+            .initialStateMissing: .runtimeMisuse, .deliveryCheckRemoved: .deliveryOutsideRegistration,
+            .notifyLiveStorage: .duplicateDelivery, .weakObjectsNotDropped: .runtimeMisuse,
+            .descriptionSingleton: .nonLinearizable, .earlyReturnKeepsLock: .deadlock, .lockMissing: .nonLinearizable,
+        ]
+        XCTAssertEqual(Set(expected.keys), Set(PlantedBug.allCases))
+        for (bug, kind) in expected.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let caught = Self.seeds.lazy.map { self.controlledRun(bug, seed: $0) }.first { $0.report.violationCounts[kind] != nil }
+            XCTAssertNotNil(caught, "\(bug.rawValue): no seed fired \(kind.rawValue)")
+        }
+        let misuses: [PlantedBug: KVOMisuse.Kind] = [
+            .unregisteredRemovalForwarded: .notRegistered, .initialStateMissing: .notRegistered,
+            .weakObjectsNotDropped: .deallocatedWhileObserved,
+        ]
+        for (bug, misuse) in misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let caught = Self.seeds.lazy.map { self.controlledRun(bug, seed: $0) }.first { $0.report.runtimeMisuses[misuse] != nil }
+            XCTAssertNotNil(caught, "\(bug.rawValue): no seed made the runtime see \(misuse)")
+        }
+    }
+
+    func testTheUnmodifiedBaselineKeepsTheOracleOnEveryPlantedScenario() {
+        let configurations = [PlantedBug.commonConfiguration(controlled: true)]
+            + [PlantedBug.initialStateMissing, .weakObjectsNotDropped].map { $0.configuration(controlled: true) }
+        for (index, configuration) in configurations.enumerated() {
+            for seed in Self.seeds {
+                let result = ControlledRunner().runAndEvaluate(
+                    Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(nil))
+                XCTAssertTrue(result.passed, "baseline, configuration \(index), seed \(seed): \(result.report.signature)")
+                XCTAssertGreaterThan(result.report.totalChecks, 0)
+            }
+        }
+    }
+
+    func testTheGuardPassesEveryPlantedBugsScenario() {
+        for bug in PlantedBug.allCases {
+            for seed in Self.seeds.prefix(3) {
+                let result = ControlledRunner().runAndEvaluate(
+                    Scenario(configuration: bug.configuration(controlled: true), seed: seed),
+                    against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+                XCTAssertTrue(result.passed, "guard on \(bug.rawValue)'s scenario, seed \(seed): \(result.report.signature)")
+            }
+        }
+    }
+
+    func testPlantedBugsAreNamedByTheCatalogButNotListedAmongTheTargets() throws {
+        XCTAssertEqual(TargetCatalog.plantedBugNames.count, 10)
+        for name in TargetCatalog.plantedBugNames {
+            XCTAssertTrue(name.hasPrefix("bug-"), name)
+            XCTAssertFalse(TargetCatalog.names.contains(name), name)
+            XCTAssertTrue(TargetCatalog.knownNames.contains(name), name)
+            let target = try XCTUnwrap(TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)), name)
+            XCTAssertEqual(target.name, name)
+            XCTAssertTrue(target.promisesGuardSemantics)
+        }
+        XCTAssertEqual(TargetCatalog.make(PlantedBug.baselineName, diagnostics: CountingSink(keepsEvents: false))?.name, "planted-baseline")
+        XCTAssertNil(TargetCatalog.make("bug-nonexistent", diagnostics: CountingSink(keepsEvents: false)))
+    }
+
+    func testAControlledSeedFileOfEveryPlantedBugReplaysExactly() throws {
+        for bug in PlantedBug.allCases where bug != .handlerUnderLock && bug != .earlyReturnKeepsLock {
+            let failing = try XCTUnwrap(Self.seeds.lazy.map { self.controlledRun(bug, seed: $0) }.first { !$0.passed }, bug.rawValue)
+            let file = SeedFile(result: failing, toolVersion: ToolVersion.current)
+            let outcome = try Replayer(file: file).replay(runs: 5)
+            XCTAssertEqual(outcome.sameSignatureRuns, 5, "\(bug.rawValue): \(outcome.signatures)")
+            XCTAssertEqual(outcome.exactRuns, 5, "\(bug.rawValue): \(outcome.mismatches)")
+        }
+    }
+
+    func testAKillMatrixPassesOnlyWhenEveryBugIsCaughtAndTheGuardIsClean() {
+        var settings = KillMatrix.Settings()
+        settings.bugs = [.unregisteredRemovalForwarded, .notifyLiveStorage]
+        settings.runners = [.controlled(ControlledRunner.Settings())]
+        settings.seeds = 2
+        settings.budget = 5
+        settings.replayRuns = 2
+        settings.outputDirectory = NSTemporaryDirectory() + "kill-matrix-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: settings.outputDirectory) }
+        let result = KillMatrix(settings: settings).run()
+        XCTAssertEqual(result.mutants.map(\.target), settings.bugs.map(\.rawValue))
+        for cell in result.mutants {
+            XCTAssertEqual(cell.caughtSeeds, 2, cell.target)
+            XCTAssertEqual(cell.detectionSeconds.count, 2, cell.target)
+            XCTAssertLessThan(cell.medianSeconds ?? .infinity, 5, cell.target)
+            XCTAssertEqual(cell.replay?.replays, true, "\(cell.target): \(String(describing: cell.replay))")
+        }
+        XCTAssertEqual(result.guardCells.count, 1)
+        XCTAssertEqual(result.guardCells.first?.violations, 0)
+        XCTAssertGreaterThan(result.guardCells.first?.rounds ?? 0, 0)
+        XCTAssertTrue(result.passed)
+        XCTAssertEqual(result.survivors, [])
+
+        let report = StressReport(killMatrix: result, isolation: .inProcess, exitCode: 0)
+        XCTAssertEqual(report.command, "mutants")
+        XCTAssertEqual(report.mutants?.allCaught, true)
+        XCTAssertEqual(report.mutants?.guardClean, true)
+        XCTAssertEqual(report.mutants?.cells.count, 2)
+        let junit = JUnitReport(killMatrix: result, startedAt: Date()).xml
+        XCTAssertEqual(junit.components(separatedBy: "<testcase ").count - 1, 3, junit)
+        XCTAssertFalse(junit.contains("<failure"), junit)
+    }
+}
