@@ -105,7 +105,7 @@ final class PlantedBugTests: XCTestCase {
         settings.bugs = [.unregisteredRemovalForwarded, .notifyLiveStorage]
         settings.runners = [.controlled(ControlledRunner.Settings())]
         settings.seeds = 2
-        settings.budget = 5
+        settings.budget = 2
         settings.replayRuns = 2
         settings.outputDirectory = NSTemporaryDirectory() + "kill-matrix-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: settings.outputDirectory) }
@@ -114,7 +114,7 @@ final class PlantedBugTests: XCTestCase {
         for cell in result.mutants {
             XCTAssertEqual(cell.caughtSeeds, 2, cell.target)
             XCTAssertEqual(cell.detectionSeconds.count, 2, cell.target)
-            XCTAssertLessThan(cell.medianSeconds ?? .infinity, 5, cell.target)
+            XCTAssertLessThan(cell.medianSeconds ?? .infinity, 2, cell.target)
             XCTAssertEqual(cell.replay?.replays, true, "\(cell.target): \(String(describing: cell.replay))")
         }
         XCTAssertEqual(result.guardCells.count, 1)
