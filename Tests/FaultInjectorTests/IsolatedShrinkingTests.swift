@@ -111,4 +111,36 @@ final class IsolatedShrinkingTests: XCTestCase {
         XCTAssertEqual(run.schedule, expected, "the child followed the plan")
         XCTAssertNotEqual(SwitchPlan(expected), SwitchPlan(schedule), "the plan left preemptions out")
     }
+
+    /// The command line: `shrink` of a crash file exits 0 with a smaller file that `replay` shows crashing, and
+    /// `explain` of it says the process died instead of dying; `--in-process` is refused with child-process options.
+    func testTheCommandsShrinkAndExplainACrashFileWithoutDying() throws {
+        let (file, _) = try crashingFile()
+        let input = try SeedFileStore.write(file, into: directory.path)
+        let output = directory.file("crash.shrunk.json")
+        let shrink = try GuardStressProcess.run(
+            ["shrink", input, "--out", output, "--verify", "2", "--quiet"], in: directory, timeout: 120)
+        XCTAssertEqual(shrink.status, 0, shrink.stdout + shrink.stderr)
+        XCTAssertTrue(shrink.stdout.contains("each candidate runs in a child process"), shrink.stdout)
+        XCTAssertTrue(shrink.stdout.contains("the signature came back in 2/2"), shrink.stdout)
+        let shrunk = try SeedFileStore.read(output)
+        XCTAssertEqual(shrunk.failure.signature, "crash(SIGSEGV)")
+        XCTAssertEqual(shrunk.operations?.joined().count, 1)
+
+        let replay = try GuardStressProcess.run(["replay", output, "--runs", "2"], in: directory, timeout: 60)
+        XCTAssertEqual(replay.status, 1, replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("with the recorded signature in 2/2"), replay.stdout)
+
+        let page = directory.file("crash.html")
+        let explain = try GuardStressProcess.run(["explain", output, "--html", page], in: directory, timeout: 60)
+        XCTAssertEqual(explain.status, 1, explain.stdout + explain.stderr)
+        XCTAssertTrue(explain.stdout.contains("its process died, crash(SIGSEGV)"), explain.stdout)
+        XCTAssertTrue(explain.stdout.contains("worker 0: observe"), explain.stdout)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        XCTAssertTrue(html.contains("crash(SIGSEGV)"))
+
+        let refused = try GuardStressProcess.run(
+            ["shrink", input, "--in-process", "--stall-timeout", "2"], in: directory, timeout: 60)
+        XCTAssertEqual(refused.status, 2, refused.stdout + refused.stderr)
+    }
 }
