@@ -13,9 +13,9 @@ enum HelpText {
                                             explore schedules one worker at a time; failures replay exactly
           guard-stress replay FILE [--runs K] [--target NAME] [--json OUT] [--junit OUT]
                                             replay a seed file and report whether its failure comes back
-          guard-stress shrink FILE [--out FILE] [--runs K]
+          guard-stress shrink FILE [--out FILE] [--runs K] [--in-process]
                                             reduce a failing seed file to a minimal one with the same failure
-          guard-stress explain FILE [--html OUT.html]
+          guard-stress explain FILE [--html OUT.html] [--in-process]
                                             tell a seed file's failing run as a story (and draw it as a web page)
           guard-stress mutants [--seeds N] [--budget S] [--filter NAME] [--runner chaos|controlled|both]
                                             run every planted bug against both runners: the kill matrix
@@ -163,7 +163,7 @@ enum HelpText {
 
     static let shrink = """
         guard-stress shrink FILE [--out FILE] [--runs K] [--max-candidates N] [--max-seconds S] [--verify N]
-                                 [--force] [--quiet]
+                                 [--force] [--quiet] [--in-process]
 
         Reduces the failing seed file FILE to a minimal one whose run fails with exactly the same failure signature:
         fewer workers, operations, controllers, objects and key paths and, for a controlled file, a schedule with
@@ -194,6 +194,16 @@ enum HelpText {
           --verify N           replays of the shrunk file to confirm it (default 20; 0 skips)
           --force              overwrite an existing --out file
           --quiet              no progress lines
+          --in-process         run candidates in guard-stress itself (a crash of the target ends the shrinker)
+          --stall-timeout SECONDS, --rounds-per-process N
+                               as for run (child processes only)
+
+        ISOLATION. Every candidate run, and every verification replay, happens in a child process (guard-stress
+        itself, with SWIFT_DETERMINISTIC_HASHING=1; controlled candidates share a process, up to 500 each). A
+        candidate that crashes, traps or hangs is a verdict like any other (crash(SIGSEGV), trap, deadlock), so a
+        file whose failure is a crash shrinks to a smaller file that still crashes. A crashed candidate's schedule
+        never comes back: one run with the file's strategy and seed still counts (they regenerate it), one guided
+        by an earlier schedule does not.
 
         Exits 0 when the shrunk file was written and reproduces the failure on every verification replay, 1 when the
         file's failure did not reproduce (nothing is written) or the shrunk file did not reproduce it every time, 2
@@ -201,7 +211,7 @@ enum HelpText {
         """
 
     static let explain = """
-        guard-stress explain FILE [--html OUT.html] [--full] [--width N] [--attempts N]
+        guard-stress explain FILE [--html OUT.html] [--full] [--width N] [--attempts N] [--in-process]
 
         Replays the seed file FILE once and prints the run as a story: one column per worker, one row per step in
         which something happened (steps with only locks and schedule points are left out; long quiet stretches are
@@ -225,6 +235,12 @@ enum HelpText {
                             and its end)
           --width N         the width the table aims for (default 120)
           --attempts N      chaos files: the most replays made to see the recorded failure (default 20)
+          --in-process      skip the probe run in a child process (a crash of the target ends guard-stress)
+
+        ISOLATION. The file is first replayed once in a child process. If that run crashes, traps or hangs, no
+        step-by-step story can be recorded (the trace dies with the process): explain prints the verdict
+        (crash(SIGSEGV), trap, deadlock), each worker's operations and the violation, and exits 1. Otherwise the
+        story is recorded by replaying the file here (a chaos file's own replays are not probed one by one).
 
         Exits 1 if the explained run violated the oracle (the usual case), 0 if it held, 2 if FILE is missing,
         truncated, of another version, or makes no sense, or the page cannot be written.

@@ -101,7 +101,7 @@ final class ShrinkerTests: XCTestCase {
         XCTAssertLessThanOrEqual(outcome.shrunk.preemptions ?? .max, outcome.original.preemptions ?? 0)
         // Without preemption the same operations pass: the schedule, not the operations alone, fails.
         let sequential = ControlledRunner(settings: ControlledFixtures.settings(.pct(depth: 1)))
-            .runAndEvaluate(outcome.result.scenario, against: target)
+            .runAndEvaluate(outcome.scenario, against: target)
         XCTAssertTrue(sequential.passed, sequential.report.signature)
 
         let replay = try replayWritten(outcome.file, target: target, runs: 100)
@@ -281,7 +281,7 @@ final class ShrinkerTests: XCTestCase {
             "the shrunk file keeps the .initial observe with its handler action: \(texts)")
         // The guard passes the same operations.
         let guarded = ControlledRunner().runAndEvaluate(
-            outcome.result.scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+            outcome.scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertTrue(guarded.passed, guarded.report.signature)
 
         let written = try SeedFileStore.write(outcome.file, into: directory.file("shrunk"))

@@ -30,6 +30,9 @@ struct RoundRequest: Codable, Sendable {
     var stallTimeout: Double
     /// Whether to send the failing run's seed file back.
     var seedFile: SeedFileWish
+    /// A controlled run only: follow this plan (the shrinker's ``GuidedStrategy``) instead of the file's schedule or
+    /// strategy; the answer's seed file records the schedule taken.
+    var guide: SwitchPlan?
 
     /// The fields besides the seed file, encoded on their own (see ``encoded(file:target:stallTimeout:seedFile:)``).
     private struct Header: Encodable {

@@ -59,7 +59,16 @@ public enum RoundServer {
             var replayer = try Replayer(file: request.file, target: target)
             replayer.chaosStallTimeout = request.stallTimeout
             let scenario = try request.file.makeScenario()
-            let (result, mismatch) = replayer.runOnce(scenario, with: try replayer.makeRunner())
+            var runner = try replayer.makeRunner()
+            if let guide = request.guide {
+                guard var controlled = runner as? ControlledRunner else {
+                    return RoundAnswer(error: "a guided round needs a controlled seed file, not \(request.file.runner)")
+                }
+                controlled.replaying = nil
+                controlled.customStrategy = { _ in GuidedStrategy(plan: guide) }
+                runner = controlled
+            }
+            let (result, mismatch) = replayer.runOnce(scenario, with: runner)
             var answer = RoundAnswer(verdict: RoundVerdict(result, preventedMisuses: diagnostics.counts), mismatch: mismatch)
             if !result.passed, request.seedFile.wants(result.report.signature) {
                 answer.seedFile = SeedFile(result: result, toolVersion: ToolVersion.current)

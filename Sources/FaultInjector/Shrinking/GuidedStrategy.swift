@@ -5,9 +5,9 @@
 /// A *preemption* is a step where the running worker could have gone on but another was chosen; a *forced switch*
 /// is one where the running worker had blocked or finished. Following the full plan of a schedule repeats that
 /// schedule; an empty plan runs each worker until it blocks or finishes.
-public struct SwitchPlan: Sendable, Hashable {
+public struct SwitchPlan: Sendable, Hashable, Codable {
     /// Worker `worker` at its `decision`-th scheduling decision (from 0).
-    public struct Moment: Sendable, Hashable, Comparable {
+    public struct Moment: Sendable, Hashable, Comparable, Codable {
         /// The running worker.
         public let worker: Int
         /// How many decisions it had made before this one.

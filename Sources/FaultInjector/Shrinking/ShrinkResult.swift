@@ -14,8 +14,10 @@ public struct ShrinkOutcome: Sendable {
     public let shrunk: ShrinkSize
     /// The shrunk seed file (not yet written anywhere).
     public let file: SeedFile
-    /// The run the shrunk file records.
-    public let result: RunResult
+    /// The shrunk file's scenario.
+    public let scenario: Scenario
+    /// The run the shrunk file records, when candidates ran in this process (`nil` in child processes).
+    public let result: RunResult?
     /// Candidates tried.
     public let candidates: Int
     /// Runs made (chaos candidates run up to ``ShrinkSettings/runsPerCandidate`` times, controlled ones once or
@@ -23,15 +25,18 @@ public struct ShrinkOutcome: Sendable {
     public let runs: Int
     /// Seconds spent shrinking (verification not included).
     public let seconds: Double
+    /// What running candidates in child processes cost (`nil` in process).
+    public let isolation: IsolationStatistics?
     /// Set when a budget ran out before the search was done: which one. The file is the smallest found by then.
     public let budgetExhausted: String?
     /// The shrunk file replayed ``ShrinkSettings/verificationRuns`` times (`nil` if none were asked for).
     public let verification: Replayer.Outcome?
 
-    /// Whether the verification replays all reproduced the signature (and, for a controlled file, exactly).
+    /// Whether the verification replays all reproduced the signature (and, for a controlled file, every replay whose
+    /// process did not die matched the recording exactly: a crashed one's history never came back to compare).
     public var verified: Bool {
         guard let verification else { return true }
-        let exact = verification.exactRuns.map { $0 == verification.runs } ?? true
+        let exact = verification.exactRuns.map { $0 == verification.runs - verification.crashedRuns } ?? true
         return exact && verification.sameSignatureRuns == verification.runs
     }
 }

@@ -4,14 +4,17 @@ import GuardCore
 final class ShrinkSearch {
     /// The smallest run so far that fails with the signature.
     struct Best {
-        let result: RunResult
+        let run: CandidateRun
         /// Controlled: whether the file's strategy and seed produced this run's schedule.
         let scheduleFromStrategy: Bool
-        var scenario: Scenario { result.scenario }
+        var scenario: Scenario { run.scenario }
+        /// The plan of the run's schedule (an empty plan when the run's process died before reporting it).
+        var plan: SwitchPlan { run.schedule.map(SwitchPlan.init) ?? SwitchPlan() }
     }
 
     private let shrinker: Shrinker
     private let progress: (ShrinkProgress) -> Void
+    private let executor: CandidateExecutor
     private let signature: String
     private let start = MonotonicClock.now
     private var tried: Set<Scenario> = []
@@ -24,55 +27,54 @@ final class ShrinkSearch {
     init(shrinker: Shrinker, progress: @escaping (ShrinkProgress) -> Void) {
         self.shrinker = shrinker
         self.progress = progress
+        executor = CandidateExecutor(
+            file: shrinker.file, target: shrinker.target, runner: shrinker.runner, isolation: shrinker.settings.isolation)
         signature = shrinker.file.failure.signature
     }
 
     var elapsed: Double { Double(MonotonicClock.now - start) / 1e9 }
 
-    private var controlledSettings: ControlledRunner.Settings? {
-        guard var settings = shrinker.runner.controlledSettings else { return nil }
-        settings.recordsTrace = false
-        return settings
-    }
+    private var isControlled: Bool { shrinker.runner.controlledSettings != nil }
+
+    /// What running candidates in child processes cost (`nil` in process).
+    var isolationStatistics: IsolationStatistics? { executor.isolationStatistics }
 
     // MARK: Running
 
-    private func run(_ scenario: Scenario, with runner: any ScenarioRunner) -> RunResult {
+    private func run(_ scenario: Scenario, _ schedule: CandidateSchedule) -> CandidateRun {
         runs += 1
-        return runner.runAndEvaluate(scenario, against: shrinker.target)
+        return executor.run(scenario, schedule)
     }
 
-    private func fails(_ result: RunResult) -> Bool {
-        !result.passed && result.report.signature == signature
+    private func fails(_ run: CandidateRun) -> Bool {
+        run.fails(with: signature)
     }
 
     /// Runs the file as recorded: a controlled file follows its schedule (else its strategy and seed), a chaos
     /// file runs up to the runs per candidate.
     func reproduceOriginal() -> Bool {
         let scenario = shrinker.scenario
-        if let settings = controlledSettings {
-            var attempts: [(any ScenarioRunner, Bool)] = []
-            if let schedule = shrinker.recordedSchedule {
-                attempts.append((ControlledRunner(settings: settings, replaying: schedule), false))
-            }
-            attempts.append((ControlledRunner(settings: settings), true))
-            for (runner, fromStrategy) in attempts {
-                let result = run(scenario, with: runner)
-                originalSignatures.append(result.report.signature)
+        if isControlled {
+            var attempts: [(CandidateSchedule, Bool)] = []
+            if let schedule = shrinker.recordedSchedule { attempts.append((.recorded(schedule), false)) }
+            attempts.append((.strategy, true))
+            for (schedule, fromStrategy) in attempts {
+                let result = run(scenario, schedule)
+                originalSignatures.append(result.signature)
                 if fails(result) {
                     // A recorded schedule came from the strategy unless an earlier shrink guided it.
                     let regenerates = fromStrategy || (shrinker.file.shrunk?.scheduleFromStrategy ?? true)
-                    best = Best(result: result, scheduleFromStrategy: regenerates)
+                    best = Best(run: result, scheduleFromStrategy: regenerates)
                     return true
                 }
             }
             return false
         }
         for _ in 0..<shrinker.settings.runsPerCandidate {
-            let result = run(scenario, with: ChaosRunner())
-            originalSignatures.append(result.report.signature)
+            let result = run(scenario, .chaos)
+            originalSignatures.append(result.signature)
             if fails(result) {
-                best = Best(result: result, scheduleFromStrategy: false)
+                best = Best(run: result, scheduleFromStrategy: false)
                 return true
             }
         }
@@ -81,7 +83,9 @@ final class ShrinkSearch {
 
     private var outOfBudget: Bool {
         if exhaustedBudget != nil { return true }
-        if candidates >= shrinker.settings.maximumCandidates {
+        if let failure = executor.failure {
+            exhaustedBudget = "the child processes (\(failure.description))"
+        } else if candidates >= shrinker.settings.maximumCandidates {
             exhaustedBudget = "the candidate budget (\(shrinker.settings.maximumCandidates) candidates)"
         } else if elapsed >= shrinker.settings.maximumSeconds {
             exhaustedBudget = "the time budget (\(shrinker.settings.maximumSeconds) s)"
@@ -99,30 +103,23 @@ final class ShrinkSearch {
         if elapsed - lastReport >= Self.heartbeatSeconds {
             report("still searching: \(candidates) candidates tried, \(runs) runs")
         }
-        if let settings = controlledSettings {
-            let byStrategy = run(scenario, with: ControlledRunner(settings: settings))
+        if isControlled {
+            let byStrategy = run(scenario, .strategy)
             if fails(byStrategy) { return adopt(byStrategy, fromStrategy: true, note: note()) }
-            let plan = SwitchPlan(best.result.recording.controlled!.schedule)
-                .renumbering(workers: origins ?? Array(scenario.operations.indices))
-            let guided = run(scenario, with: Self.guidedRunner(settings, plan))
+            let plan = best.plan.renumbering(workers: origins ?? Array(scenario.operations.indices))
+            let guided = run(scenario, .guided(plan))
             if fails(guided) { return adopt(guided, fromStrategy: false, note: note()) }
             return false
         }
         for _ in 0..<shrinker.settings.runsPerCandidate {
-            let result = run(scenario, with: ChaosRunner())
+            let result = run(scenario, .chaos)
             if fails(result) { return adopt(result, fromStrategy: false, note: note()) }
         }
         return false
     }
 
-    private static func guidedRunner(_ settings: ControlledRunner.Settings, _ plan: SwitchPlan) -> ControlledRunner {
-        var runner = ControlledRunner(settings: settings)
-        runner.customStrategy = { _ in GuidedStrategy(plan: plan) }
-        return runner
-    }
-
-    private func adopt(_ result: RunResult, fromStrategy: Bool, note: String) -> Bool {
-        best = Best(result: result, scheduleFromStrategy: fromStrategy)
+    private func adopt(_ result: CandidateRun, fromStrategy: Bool, note: String) -> Bool {
+        best = Best(run: result, scheduleFromStrategy: fromStrategy)
         report(note)
         return true
     }
@@ -133,7 +130,7 @@ final class ShrinkSearch {
 
     private func report(_ note: String) {
         lastReport = elapsed
-        progress(ShrinkProgress(note: note, size: ShrinkSize(best.result), candidates: candidates, seconds: elapsed))
+        progress(ShrinkProgress(note: note, size: ShrinkSize(best.run), candidates: candidates, seconds: elapsed))
     }
 
     // MARK: Passes
@@ -152,7 +149,7 @@ final class ShrinkSearch {
             compactSlots()
             if acceptedCount == before { break }
         }
-        if controlledSettings != nil { reduceSchedule() }
+        if isControlled { reduceSchedule() }
     }
 
     /// Candidates that became the best.
@@ -325,17 +322,17 @@ final class ShrinkSearch {
 
     /// Delta debugging over the preemptions of the best run's schedule: the fewest switches that still fail.
     private func reduceSchedule() {
-        guard let settings = controlledSettings, let schedule = best.result.recording.controlled?.schedule else { return }
+        guard isControlled, let schedule = best.run.schedule else { return }
         let plan = SwitchPlan(schedule)
         guard !plan.preemptionOrder.isEmpty else { return }
         let scenario = best.scenario
         _ = DeltaDebugging.minimize(plan.preemptionOrder, allowsEmpty: true, shouldStop: { self.outOfBudget }) { kept in
             guard !self.outOfBudget else { return false }
             self.candidates += 1
-            let result = self.run(scenario, with: Self.guidedRunner(settings, plan.keeping(preemptions: kept)))
+            let result = self.run(scenario, .guided(plan.keeping(preemptions: kept)))
             guard self.fails(result) else { return false }
-            let before = SwitchPlan(self.best.result.recording.controlled!.schedule).preemptionOrder.count
-            let after = SwitchPlan(result.recording.controlled!.schedule).preemptionOrder.count
+            let before = self.best.plan.preemptionOrder.count
+            let after = result.schedule.map { SwitchPlan($0).preemptionOrder.count } ?? 0
             return self.accepted(
                 self.adopt(result, fromStrategy: false, note: "schedule: \(before) → \(after) preemptions"))
         }

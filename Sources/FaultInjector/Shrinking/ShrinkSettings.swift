@@ -1,5 +1,5 @@
 /// How far the shrinker goes and how hard it checks each candidate.
-public struct ShrinkSettings: Sendable, Hashable {
+public struct ShrinkSettings: Sendable {
     /// Chaos files: the most runs a candidate gets. It counts as failing at its first run with the file's signature,
     /// and as passing only after this many runs without it: a failure that shows in a fraction `p` of runs is missed
     /// with probability `(1 - p)^runsPerCandidate`. Controlled files need one run per candidate.
@@ -10,6 +10,12 @@ public struct ShrinkSettings: Sendable, Hashable {
     public var maximumSeconds = 300.0
     /// Replays of the shrunk file after shrinking, to confirm it: a controlled file must replay exactly every time.
     public var verificationRuns = 20
+    /// Where candidate runs (and the verification replays) execute: in this process (the library's default: any
+    /// target works, but a candidate that crashes or traps ends the process, and one that hangs hangs the shrinker),
+    /// or each in a child process (`guard-stress shrink` does by default), where a crash, a trap or a hang is the
+    /// candidate's verdict (`crash(SIGSEGV)`, `trap`, `deadlock`) and the search goes on. The target must then be
+    /// one the children can make by name.
+    public var isolation = RoundIsolation.inProcess
 
     /// Ten runs per chaos candidate, 5,000 candidates or five minutes, 20 verification replays.
     public init() {}

@@ -17,13 +17,22 @@ public struct ShrinkSize: Sendable, Hashable, CustomStringConvertible {
 
     /// The size of `result`'s scenario and schedule.
     public init(_ result: RunResult) {
-        let scenario = result.scenario
+        self.init(scenario: result.scenario, schedule: result.recording.controlled?.schedule)
+    }
+
+    /// The size of a candidate run.
+    init(_ run: CandidateRun) {
+        self.init(scenario: run.scenario, schedule: run.schedule)
+    }
+
+    /// The size of `scenario` run with `schedule` (controlled runs; `nil` when none is known).
+    public init(scenario: Scenario, schedule: Schedule?) {
         workers = scenario.operations.count
         operations = scenario.operationCount
         controllers = scenario.usedSlots("c").count
         objects = scenario.usedSlots("o").count
         keys = scenario.usedKeys.count
-        if let schedule = result.recording.controlled?.schedule {
+        if let schedule {
             steps = schedule.count
             preemptions = SwitchPlan(schedule).preemptionOrder.count
         }

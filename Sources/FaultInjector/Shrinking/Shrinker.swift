@@ -13,6 +13,10 @@ import GuardCore
 /// with the file's strategy and seed and, if that does not fail, guided by the current smallest run's schedule
 /// (``GuidedStrategy``); either way its schedule is recorded, so the shrunk file replays exactly. A chaos candidate
 /// runs up to ``ShrinkSettings/runsPerCandidate`` times and counts as failing at its first failing run.
+///
+/// Candidates run where ``ShrinkSettings/isolation`` says: in child processes a candidate that crashes, traps or hangs
+/// is a verdict like any other (so a `crash(SIGSEGV)` file shrinks to a smaller one that still crashes), and the
+/// verification replays run there too.
 public struct Shrinker: Sendable {
     /// The file being shrunk.
     public let file: SeedFile
@@ -51,11 +55,11 @@ public struct Shrinker: Sendable {
         guard search.reproduceOriginal() else {
             return .notReproduced(NotReproduced(expected: file.failure.signature, signatures: search.originalSignatures))
         }
-        let original = ShrinkSize(search.best!.result)
+        let original = ShrinkSize(search.best!.run)
         search.run()
         let best = search.best!
-        var shrunkFile = SeedFile(result: best.result, toolVersion: ToolVersion.current)
-        let controlled = best.result.recording.controlled != nil
+        var shrunkFile = best.run.file
+        let controlled = runner.controlledSettings != nil
         shrunkFile.shrunk = SeedFile.Shrinking(
             from: fileName, originalWorkers: original.workers, originalOperations: original.operations,
             originalSteps: original.steps, candidates: search.candidates,
@@ -67,13 +71,23 @@ public struct Shrinker: Sendable {
             progress(
                 ShrinkProgress(
                     note: "verifying: replaying the shrunk file \(settings.verificationRuns) times",
-                    size: ShrinkSize(best.result), candidates: search.candidates, seconds: seconds))
-            verification = try? Replayer(file: shrunkFile, target: target).replay(runs: settings.verificationRuns)
+                    size: ShrinkSize(best.run), candidates: search.candidates, seconds: seconds))
+            verification = verify(shrunkFile)
         }
         return .shrunk(
             ShrinkOutcome(
-                original: original, shrunk: ShrinkSize(best.result), file: shrunkFile, result: best.result,
-                candidates: search.candidates, runs: search.runs, seconds: seconds,
+                original: original, shrunk: ShrinkSize(best.run), file: shrunkFile, scenario: best.scenario,
+                result: best.run.result, candidates: search.candidates, runs: search.runs, seconds: seconds,
+                isolation: search.isolationStatistics,
                 budgetExhausted: search.exhaustedBudget, verification: verification))
+    }
+
+    /// Replays the shrunk file ``ShrinkSettings/verificationRuns`` times, where candidates ran.
+    private func verify(_ shrunkFile: SeedFile) -> Replayer.Outcome? {
+        guard let replayer = try? Replayer(file: shrunkFile, target: target) else { return nil }
+        if let isolated = settings.isolation.childProcessSettings {
+            return try? replayer.replay(runs: settings.verificationRuns, isolatedBy: isolated)
+        }
+        return try? replayer.replay(runs: settings.verificationRuns)
     }
 }

@@ -58,6 +58,8 @@ final class TokenStressController: StressController, @unchecked Sendable {
         /// Set when the controller holds its objects strongly; cleared on removal (released outside the lock).
         var strongObject: StressObject?
         var token: ObservationToken?
+        /// The slot's place in the order slots were reserved (set under the controller's lock).
+        var sequence: UInt64 = 0
 
         init(object: StressObject, retains: Bool, initial: Bool) {
             self.object = object
@@ -97,6 +99,9 @@ final class TokenStressController: StressController, @unchecked Sendable {
     private var slots: [Key: Slot] = [:]
     private var removed: [Key: WeakObject] = [:]
     private var sweepThreshold = 64
+    /// Numbers slots in the order they were reserved, so bulk removals end and release them in a reproducible order
+    /// (the dictionary's order depends on object addresses, which differ from run to run).
+    private var nextSequence: UInt64 = 0
 
     init(observer: StressObserver, retainsObjects: Bool) {
         self.observer = observer
@@ -104,7 +109,7 @@ final class TokenStressController: StressController, @unchecked Sendable {
     }
 
     deinit {
-        for slot in slots.values { slot.token?.invalidate() }
+        for slot in slots.values.sorted(by: { $0.sequence < $1.sequence }) { slot.token?.invalidate() }
     }
 
     func observe(
@@ -120,6 +125,8 @@ final class TokenStressController: StressController, @unchecked Sendable {
         let slot = Slot(object: object, retains: retainsObjects, initial: options.contains(.initial))
         let reserved = lock.withLock { () -> Bool in
             if let existing = slots[key], existing.object === object { return false }
+            nextSequence += 1
+            slot.sequence = nextSequence
             slots[key] = slot
             removed[key] = nil
             return true
@@ -170,35 +177,41 @@ final class TokenStressController: StressController, @unchecked Sendable {
 
     func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
         let id = ObjectIdentifier(object)
-        let outcome = lock.withLock { () -> (UnobserveOutcome, [Slot]) in
+        let outcome = lock.withLock { () -> (UnobserveOutcome, retired: [Slot], taken: [Slot]) in
             var removedAny = false
             var retired: [Slot] = []
-            for key in slots.keys where key.object == id {
+            let taken = slots.filter { $0.key.object == id }.sorted { $0.value.sequence < $1.value.sequence }
+            for (key, slot) in taken {
+                slots[key] = nil
                 // A slot of another object at this address belonged to an object that is gone: drop it quietly.
-                guard let slot = slots.removeValue(forKey: key), slot.object === object else { continue }
+                guard slot.object === object else { continue }
                 removedAny = true
                 remember(key, object: object)
                 if let slot = retire(slot) { retired.append(slot) }
             }
-            if removedAny { return (.removed, retired) }
+            if removedAny { return (.removed, retired, taken.map(\.value)) }
             let before = removed.contains { $0.key.object == id && $0.value.object === object }
-            return (before ? .alreadyRemoved : .notRegistered, [])
+            return (before ? .alreadyRemoved : .notRegistered, [], taken.map(\.value))
         }
-        for slot in outcome.1 { end(slot) }
+        for slot in outcome.retired { end(slot) }
+        // `outcome.taken` releases the slots after unlocking, in the order they were reserved.
         return outcome.0
     }
 
     func unobserveAll(call: StressCall) -> Int? {
-        let retired = lock.withLock { () -> [Slot] in
+        let outcome = lock.withLock { () -> (retired: [Slot], taken: [Slot]) in
             var retired: [Slot] = []
-            for (key, slot) in slots {
+            let taken = slots.sorted { $0.value.sequence < $1.value.sequence }
+            for (key, slot) in taken {
                 if let object = slot.object { remember(key, object: object) }
                 if let slot = retire(slot) { retired.append(slot) }
             }
+            // `taken` holds every slot, so emptying the dictionary here releases none of them for good.
             slots = [:]
-            return retired
+            return (retired, taken.map(\.value))
         }
-        for slot in retired { end(slot) }
+        for slot in outcome.retired { end(slot) }
+        // `outcome.taken` releases the slots after unlocking, in the order they were reserved.
         return nil
     }
 

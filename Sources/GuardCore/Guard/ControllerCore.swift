@@ -199,7 +199,7 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.nilObject, object: nil, keyPath: nil, callSite: callSite)
         }
         let id = ObjectIdentifier(object)
-        let outcome = lock.withLock { () -> Retirement in
+        var outcome = lock.withLock { () -> Retirement in
             guard let newest = registrations.removeValue(for: id) else {
                 return Retirement(result: removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
@@ -212,15 +212,17 @@ final class ControllerCore: @unchecked Sendable {
             return retirement
         }
         outcome.unregister(from: self)
-        reportRemoval(outcome.result, object: object, keyPath: nil, callSite: callSite)
-        return outcome.result
+        let result = outcome.result
+        outcome.releaseInRegistrationOrder()
+        reportRemoval(result, object: object, keyPath: nil, callSite: callSite)
+        return result
     }
 
     /// Removes every registration. Never emits diagnostics: clearing an empty controller is not a mistake. Returns
     /// how many registrations it removed.
     @discardableResult
     func unobserveAll() -> Int {
-        let outcome = lock.withLock { () -> Retirement in
+        var outcome = lock.withLock { () -> Retirement in
             var retirement = Retirement(result: .removed)
             let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
             for registration in all {
@@ -235,7 +237,9 @@ final class ControllerCore: @unchecked Sendable {
             return retirement
         }
         outcome.unregister(from: self)
-        return outcome.registrations.count
+        let count = outcome.registrations.count
+        outcome.releaseInRegistrationOrder()
+        return count
     }
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
@@ -319,8 +323,8 @@ final class ControllerCore: @unchecked Sendable {
     }
 
     /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after
-    /// unlocking: backend handles to unregister (in registration order), then the registrations, handles and
-    /// anything else kept to release (when the retirement is released).
+    /// unlocking: backend handles to unregister, then everything kept to release, both in registration order (see
+    /// ``releaseInRegistrationOrder()``).
     private struct Retirement {
         let result: UnobserveResult
         private(set) var registrations: [GuardRegistration] = []
@@ -353,6 +357,21 @@ final class ControllerCore: @unchecked Sendable {
             for (registration, handle, object) in removals {
                 SchedulePoints.reach(.guardBeforeUnregister)
                 core.unregister(registration, handle: handle, from: object)
+            }
+        }
+
+        /// Lock released, after ``unregister(from:)``. Releases the retired registrations one by one in the order
+        /// they were made, so the deinits those releases set off (of handlers, what they captured, observed objects
+        /// the controller retained) run in an order that does not depend on object addresses: a run replayed under
+        /// the same schedule takes the same steps. Everything else kept (a bulk removal's emptied table, whose slots
+        /// are ordered by address, and handles) is released first, while ``registrations`` still holds each
+        /// registration, so none of those releases is the last one.
+        mutating func releaseInRegistrationOrder() {
+            released.removeAll()
+            removals.removeAll()
+            registrations.reverse()
+            while !registrations.isEmpty {
+                _ = registrations.removeLast()
             }
         }
     }

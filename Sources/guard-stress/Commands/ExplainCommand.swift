@@ -4,10 +4,15 @@ import GuardCore
 
 /// `guard-stress explain FILE`: replays a seed file once and prints the run as a story, optionally also as an HTML
 /// page.
+///
+/// Unless `--in-process`, the file is first replayed once in a child process: if that run crashes, traps or hangs,
+/// the story cannot be recorded (a step-by-step trace dies with its process), so the command tells what it can (the
+/// verdict, the operations, the process's last words) instead of dying the same way.
 enum ExplainCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
-            words, options: ["--html", "--width", "--attempts"], flags: ["--full", "--help", "-h"])
+            words, options: Set(["--html", "--width", "--attempts"]).union(IsolationOptions.options),
+            flags: Set(["--full", "--help", "-h"]).union(IsolationOptions.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.explain)
             return .passed
@@ -21,14 +26,24 @@ enum ExplainCommand {
         let attempts = try arguments.integer("--attempts", in: 1...10_000) ?? 20
         let htmlPath = arguments.string("--html")
         if let htmlPath, htmlPath.isEmpty { throw UsageError("--html needs a file name") }
-        DeterministicHashing.ensure()
+        let isolation = try IsolationOptions.isolation(arguments)
+        if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
         let story: RunStory
         do {
             let file = try SeedFileStore.read(path)
+            if let settings = isolation.childProcessSettings,
+                let death = try processDeath(of: file, isolatedBy: settings)
+            {
+                return try tellDeath(death, of: file, path: path, htmlPath: htmlPath)
+            }
+            DeterministicHashing.ensure()
             var explainer = try Explainer(file: file, fileName: (path as NSString).lastPathComponent)
             explainer.chaosAttempts = attempts
             story = try explainer.explain()
+        } catch let error as IsolationError {
+            Terminal.printError("guard-stress: the probe run could not run in a child process: \(error)")
+            return .badInput
         } catch {
             Terminal.printError("guard-stress: \(error)")
             return .badInput
@@ -47,5 +62,45 @@ enum ExplainCommand {
             }
         }
         return story.header.signature.isEmpty ? .passed : .violated
+    }
+
+    /// Replays `file` once in a child process; the verdict if that process died (crashed, trapped, or hung and was
+    /// killed), `nil` if the run finished (then it is safe to replay it here with a trace).
+    private static func processDeath(of file: SeedFile, isolatedBy settings: ChildProcessSettings) throws -> RoundVerdict? {
+        let outcome = try Replayer(file: file).replay(runs: 1, isolatedBy: settings)
+        guard outcome.crashedRuns > 0 else { return nil }
+        return outcome.verdicts.first
+    }
+
+    /// The story of a run whose process died: the verdict, each worker's operations, and what the process said.
+    private static func tellDeath(_ verdict: RoundVerdict, of file: SeedFile, path: String, htmlPath: String?) throws -> ExitCode {
+        let scenario = try file.makeScenario()
+        var lines = [
+            "\((path as NSString).lastPathComponent): target \(file.target), runner \(ShrinkCommand.runnerText(file)), seed \(file.seed)",
+            "recorded failure: \(file.failure.signature.isEmpty ? "(none)" : file.failure.signature)",
+            "replayed once in a child process: its process died, \(verdict.signature)",
+            "no step-by-step story: the trace of a run is lost with its process (replay with guard-stress replay; the "
+                + "operations below are what ran)",
+        ]
+        for (worker, operations) in scenario.operations.enumerated() {
+            lines.append("  worker \(worker): " + (operations.isEmpty ? "(none)" : operations.map(\.description).joined(separator: "; ")))
+        }
+        lines.append(contentsOf: verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" })
+        let text = lines.joined(separator: "\n")
+        print(text)
+        if let htmlPath {
+            let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;")
+            let page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(verdict.signature)</title></head>"
+                + "<body><pre>\(escaped)</pre></body></html>\n"
+            do {
+                try Data(page.utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
+                print("wrote \(htmlPath)")
+            } catch {
+                Terminal.printError("guard-stress: could not write \(htmlPath): \(error.localizedDescription)")
+                return .badInput
+            }
+        }
+        return .violated
     }
 }

@@ -6,8 +6,9 @@ import GuardCore
 enum ShrinkCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
-            words, options: ["--out", "--runs", "--max-candidates", "--max-seconds", "--verify"],
-            flags: ["--force", "--quiet", "--help", "-h"])
+            words,
+            options: Set(["--out", "--runs", "--max-candidates", "--max-seconds", "--verify"]).union(IsolationOptions.options),
+            flags: Set(["--force", "--quiet", "--help", "-h"]).union(IsolationOptions.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.shrink)
             return .passed
@@ -23,7 +24,8 @@ enum ShrinkCommand {
         settings.maximumSeconds = try arguments.seconds("--max-seconds") ?? settings.maximumSeconds
         settings.verificationRuns = try arguments.integer("--verify", in: 0...10_000) ?? settings.verificationRuns
         let outputPath = try outputPath(for: path, arguments)
-        DeterministicHashing.ensure()
+        settings.isolation = try IsolationOptions.isolation(arguments)
+        if settings.isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
         let shrinker: Shrinker
         do {
@@ -37,6 +39,10 @@ enum ShrinkCommand {
         print("Shrinking \(path): target \(file.target), runner \(runnerText(file)), seed \(file.seed)")
         print("  recorded failure: \(file.failure.signature)")
         print("  " + candidatePolicy(file, settings).joined(separator: "\n  "))
+        print(
+            settings.isolation.childProcessSettings == nil
+                ? "  candidates run in this process (--in-process): a crash or trap of the target ends the shrinker"
+                : "  each candidate runs in a child process: a crash, trap or hang is the candidate's verdict")
         print("  budget: \(Format.count(settings.maximumCandidates)) candidates or \(Format.seconds(settings.maximumSeconds))")
 
         let quiet = arguments.has("--quiet")
@@ -60,6 +66,7 @@ enum ShrinkCommand {
         print(
             "  \(Format.count(outcome.candidates)) candidates, \(Format.count(outcome.runs)) runs in "
                 + Format.seconds(outcome.seconds))
+        if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
         if let budget = outcome.budgetExhausted {
             print("  stopped early: \(budget) ran out; the file is the smallest failing run found by then")
         }
@@ -77,13 +84,18 @@ enum ShrinkCommand {
         }
         print("  wrote \(written)")
         print("  operations:")
-        for (worker, list) in outcome.result.scenario.operations.enumerated() {
+        for (worker, list) in outcome.scenario.operations.enumerated() {
             print("    worker \(worker): " + (list.isEmpty ? "(none)" : list.map(\.description).joined(separator: "; ")))
         }
         if let verification = outcome.verification {
             var line = "  verified: replayed \(verification.runs) times: the signature came back in "
                 + "\(verification.sameSignatureRuns)/\(verification.runs)"
-            if let exact = verification.exactRuns { line += ", exactly in \(exact)/\(verification.runs)" }
+            let compared = verification.runs - verification.crashedRuns
+            if let exact = verification.exactRuns, compared > 0 { line += ", exactly in \(exact)/\(compared)" }
+            if verification.crashedRuns > 0 {
+                line += "; \(verification.crashedRuns) \(verification.crashedRuns == 1 ? "run's process" : "runs' processes") "
+                    + "died (a crash has no history to compare with the recording)"
+            }
             print(line)
             for mismatch in verification.mismatches.prefix(3) { print("    \(mismatch)") }
         }
