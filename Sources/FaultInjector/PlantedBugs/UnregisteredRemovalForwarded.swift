@@ -11,7 +11,7 @@ final class UnregisteredRemovalForwardedController: BaselineController, @uncheck
     private let stray = StrayObserver()
 
     override func unobserveNothing(_ object: StressObject, keyPath: String) {
-        object.removeObserver(stray, forKeyPath: keyPath)
+        object.removeObserver(stray, forKeyPath: keyPath, context: PlantedContext.unused)
     }
 }
 

@@ -102,7 +102,8 @@ class BaselineController: StressController, @unchecked Sendable {
         guard reserve(registration) else { return .duplicate }
         let initialFromRuntime = runtimeDeliversInitial
         object.addObserver(
-            registration.bridge, forKeyPath: keyPath, options: initialFromRuntime ? options : options.subtracting(.initial))
+            registration.bridge, forKeyPath: keyPath, options: initialFromRuntime ? options : options.subtracting(.initial),
+            context: registration.context)
         let cancelledMeanwhile = table.lock.withLock { () -> Bool in
             switch registration.state {
             case .pending:
@@ -177,6 +178,7 @@ class BaselineController: StressController, @unchecked Sendable {
 
     /// Removes `registration` from the runtime (outside the lock), if its object still lives.
     func unregister(_ registration: PlantedRegistration) {
-        registration.object?.removeObserver(registration.bridge, forKeyPath: registration.keyPath)
+        registration.object?.removeObserver(
+            registration.bridge, forKeyPath: registration.keyPath, context: registration.context)
     }
 }

@@ -28,6 +28,8 @@ final class PlantedRegistration: @unchecked Sendable {
     let objectID: Int
     let keyPath: String
     let bridge: PlantedBridge
+    /// The runtime context this registration is added and removed with (see ``PlantedContext``).
+    let context = PlantedContext.next()
     /// Guarded by the table's lock.
     var state = State.pending
     private let strongObject: StressObject?
