@@ -50,15 +50,8 @@ final class CustomTargetTests: XCTestCase {
             Forgetful(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
-        final class Forgetful: StressController, @unchecked Sendable {
-            let inner: any StressController
-            init(inner: any StressController) { self.inner = inner }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
-            }
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { .removed }
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
-            func unobserveAll(call: StressCall) -> Int? { inner.unobserveAll(call: call) }
+        final class Forgetful: ForwardingController, @unchecked Sendable {
+            override func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { .removed }
         }
     }
 
@@ -75,19 +68,13 @@ final class CustomTargetTests: XCTestCase {
             Leaky(inner: FacadeTarget().makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics), semaphore: semaphore)
         }
 
-        final class Leaky: StressController, @unchecked Sendable {
-            let inner: any StressController
+        final class Leaky: ForwardingController, @unchecked Sendable {
             let semaphore: DispatchSemaphore
             init(inner: any StressController, semaphore: DispatchSemaphore) {
-                self.inner = inner
                 self.semaphore = semaphore
+                super.init(inner: inner)
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
-            }
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
-            func unobserveAll(call: StressCall) -> Int? {
+            override func unobserveAll(call: StressCall) -> Int? {
                 semaphore.wait()
                 return inner.unobserveAll(call: call)
                 // The early return that never signals.

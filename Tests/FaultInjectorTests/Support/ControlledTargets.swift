@@ -20,19 +20,16 @@ enum ControlledTargets {
                     .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
-        final class Controller: StressController, @unchecked Sendable {
+        final class Controller: ForwardingController, @unchecked Sendable {
             private struct Key: Hashable {
                 let object: Int
                 let keyPath: String
             }
 
-            private let inner: any StressController
             private let lock = Lock()
             private var keys: Set<Key> = []
 
-            init(inner: any StressController) { self.inner = inner }
-
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+            override func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
                 let key = Key(object: object.id, keyPath: keyPath)
                 let known = lock.withLock { keys.contains(key) }
                 if known { return .duplicate }
@@ -41,17 +38,17 @@ enum ControlledTargets {
                 return .registered
             }
 
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
+            override func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
                 lock.withLock { _ = keys.remove(Key(object: object.id, keyPath: keyPath)) }
                 return inner.unobserve(object, keyPath: keyPath, call: call)
             }
 
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
+            override func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome {
                 lock.withLock { keys = keys.filter { $0.object != object.id } }
                 return inner.unobserve(object, call: call)
             }
 
-            func unobserveAll(call: StressCall) -> Int? {
+            override func unobserveAll(call: StressCall) -> Int? {
                 lock.withLock { keys = [] }
                 return inner.unobserveAll(call: call)
             }
@@ -75,19 +72,13 @@ enum ControlledTargets {
                 lock: Lock())
         }
 
-        final class Controller: StressController, @unchecked Sendable {
-            let inner: any StressController
+        final class Controller: ForwardingController, @unchecked Sendable {
             let lock: Lock
             init(inner: any StressController, lock: Lock) {
-                self.inner = inner
                 self.lock = lock
+                super.init(inner: inner)
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
-            }
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
-            func unobserveAll(call: StressCall) -> Int? {
+            override func unobserveAll(call: StressCall) -> Int? {
                 lock.lock()
                 return inner.unobserveAll(call: call)
                 // The early return that never unlocks.
@@ -110,19 +101,13 @@ enum ControlledTargets {
                 semaphore: DispatchSemaphore(value: 0))
         }
 
-        final class Controller: StressController, @unchecked Sendable {
-            let inner: any StressController
+        final class Controller: ForwardingController, @unchecked Sendable {
             let semaphore: DispatchSemaphore
             init(inner: any StressController, semaphore: DispatchSemaphore) {
-                self.inner = inner
                 self.semaphore = semaphore
+                super.init(inner: inner)
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
-                inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
-            }
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
-            func unobserveAll(call: StressCall) -> Int? {
+            override func unobserveAll(call: StressCall) -> Int? {
                 semaphore.wait()
                 return inner.unobserveAll(call: call)
             }
@@ -143,8 +128,7 @@ enum ControlledTargets {
                     .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
-        final class Controller: StressController, @unchecked Sendable {
-            private let inner: any StressController
+        final class Controller: ForwardingController, @unchecked Sendable {
             private let lock = Lock()
             private var objects: [ObjectIdentifier: WeakBox] = [:]
 
@@ -153,17 +137,12 @@ enum ControlledTargets {
                 init(_ object: StressObject) { self.object = object }
             }
 
-            init(inner: any StressController) { self.inner = inner }
-
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+            override func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
                 lock.withLock { objects[ObjectIdentifier(object)] = WeakBox(object) }
                 return inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
             }
 
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, keyPath: keyPath, call: call) }
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { inner.unobserve(object, call: call) }
-
-            func unobserveAll(call: StressCall) -> Int? {
+            override func unobserveAll(call: StressCall) -> Int? {
                 let live = lock.withLock { objects.values.compactMap(\.object) }
                 for object in live { _ = inner.unobserve(object, call: call) }
                 inner.unobserveAll(call: call)
@@ -206,21 +185,20 @@ enum ControlledTargets {
             return body()
         }
 
-        final class Controller: StressController, @unchecked Sendable {
-            let inner: any StressController
+        final class Controller: ForwardingController, @unchecked Sendable {
             let counter: OverlapCounter
             init(inner: any StressController, counter: OverlapCounter) {
-                self.inner = inner
                 self.counter = counter
+                super.init(inner: inner)
             }
-            func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+            override func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
                 counter.measure { inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call) }
             }
-            func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
+            override func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
                 counter.measure { inner.unobserve(object, keyPath: keyPath, call: call) }
             }
-            func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { counter.measure { inner.unobserve(object, call: call) } }
-            func unobserveAll(call: StressCall) -> Int? { counter.measure { inner.unobserveAll(call: call) } }
+            override func unobserve(_ object: StressObject, call: StressCall) -> UnobserveOutcome { counter.measure { inner.unobserve(object, call: call) } }
+            override func unobserveAll(call: StressCall) -> Int? { counter.measure { inner.unobserveAll(call: call) } }
         }
     }
 }
