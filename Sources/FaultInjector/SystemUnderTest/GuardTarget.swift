@@ -10,10 +10,14 @@ public struct GuardTarget: SystemUnderTest {
     public let reportsDiagnostics = true
     /// Where the controllers' diagnostics go as well (a counting sink in the campaign).
     public let diagnostics: any DiagnosticSink
+    /// The backend behind every controller; `nil` for the controller's default (``AutomaticBackend``).
+    public let backend: (any KeyValueObservingBackend)?
 
-    /// Creates the target; diagnostics of every controller also go to `diagnostics`.
-    public init(diagnostics: any DiagnosticSink) {
+    /// Creates the target; diagnostics of every controller also go to `diagnostics`. A `backend` (for example one
+    /// that audits the guard's calls) stands behind every controller instead of the default.
+    public init(diagnostics: any DiagnosticSink, backend: (any KeyValueObservingBackend)? = nil) {
         self.diagnostics = diagnostics
+        self.backend = backend
     }
 
     /// An ``ObservationController`` for `observer`, wrapped for the harness; its diagnostics go to both the run's
@@ -23,7 +27,7 @@ public struct GuardTarget: SystemUnderTest {
     ) -> any StressController {
         GuardStressController(
             ObservationController(
-                observer: observer, retainsObservedObjects: retainsObjects,
+                observer: observer, retainsObservedObjects: retainsObjects, backend: backend ?? AutomaticBackend(),
                 diagnosticSink: BothSinks(first: runDiagnostics, second: diagnostics)))
     }
 }
