@@ -15,15 +15,18 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
-    /// reporting a runtime misuse, when ``canObserve(_:forKeyPath:)`` says no.
+    /// reporting a runtime misuse, for an object that is not a ``KVOObject`` or a key path whose first key its class
+    /// does not know. A dotted path whose chain stopped making sense since ``canObserve(_:forKeyPath:)`` accepted it
+    /// is registered all the same (it reads as `nil` until the chain is whole again, and the guard hears of it), as
+    /// when the guard calls the runtime directly: refusing it would turn an observe that concurrent calls already saw
+    /// reserved into `.invalid`.
     public func addObserver(
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
-        guard let validated = validate(object, forKeyPath: keyPath) else { return nil }
-        return add(
-            receiver, to: validated.object, info: validated.info, options: options, context: context,
-            dropsWithObject: dropsWithObject)
+        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object)
+        else { return nil }
+        return add(receiver, to: object, info: info, options: options, context: context, dropsWithObject: dropsWithObject)
     }
 
     // MARK: What the guard calls directly when this is its backend

@@ -16,7 +16,11 @@ public protocol KeyValueObservingBackend: Sendable {
     ///
     /// The guard never passes `.initial`: it reads the initial value with ``currentValue(of:forKeyPath:)`` once the
     /// registration exists and delivers it itself. Returns a handle for ``removeObservation(_:from:)``, or `nil`
-    /// without side effects (and without any misuse) if `object` cannot be observed for `keyPath`. When
+    /// without side effects (and without any misuse) if `object` cannot be observed for `keyPath`. Refusing what
+    /// ``canObserve(_:forKeyPath:)`` accepted a moment before (a dotted path's chain changed meanwhile) is for
+    /// backends where registering would be a misuse (Foundation raises for an unknown key along the chain): concurrent
+    /// calls may already have seen the reserved registration, and that observe then answers `.invalid` for a
+    /// registration others saw. GuardCore's runtime registers such a path instead (it reads as `nil`). When
     /// `dropsWithObject` is set and `object` deinitializes while the registration exists, the backend drops it
     /// silently and calls ``ObservationReceiver/observedObjectDidDeinit()``.
     func addObserver(

@@ -32,6 +32,56 @@ final class GuardOverAWrappedRuntimeTests: XCTestCase {
         }
     }
 
+    /// Forwards to GuardCore's runtime backend, running `betweenCheckAndAdd` after the guard's check and before its
+    /// add: a place for another thread's change to land.
+    private struct InterleavingBackend: KeyValueObservingBackend {
+        let betweenCheckAndAdd: @Sendable () -> Void
+        private let runtime = KVORuntimeBackend()
+
+        func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
+            runtime.canObserve(object, forKeyPath: keyPath)
+        }
+
+        func addObserver(
+            _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
+            options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
+        ) -> (any BackendHandle)? {
+            betweenCheckAndAdd()
+            return runtime.addObserver(
+                receiver, to: object, forKeyPath: keyPath, options: options, context: context,
+                dropsWithObject: dropsWithObject)
+        }
+
+        func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
+            runtime.removeObservation(observation, from: object)
+        }
+
+        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
+            runtime.currentValue(of: object, forKeyPath: keyPath)
+        }
+    }
+
+    /// A dotted path whose middle object is replaced by one without the leaf key after the guard's check: the
+    /// runtime backend registers it all the same (as when the guard calls the runtime directly), so the observe that
+    /// concurrent calls could already see reserved is `.registered`, never `.invalid` after the fact. (The backend
+    /// used to check the chain again and refuse; the chaos runner then saw a duplicate of an observe that answered
+    /// `.invalid`.)
+    func testAChainThatBreaksBetweenTheCheckAndTheAddIsRegisteredNotRefused() {
+        let observer = GuardTestObserver()
+        let root = ChainRoot()
+        root.middle = ChainNode()
+        let backend = InterleavingBackend { [root] in root.middle = ChainStranger() }
+        let sink = CountingSink()
+        let controller = ObservationController(
+            observer: observer, retainsObservedObjects: true, backend: backend, diagnosticSink: sink)
+        assertNoMisuse {
+            XCTAssertEqual(controller.observe(root, keyPath: "middle.leaf", options: .new) { _, _, _ in }, .registered)
+            XCTAssertTrue(controller.isObserving(root, keyPath: "middle.leaf"))
+            XCTAssertEqual(controller.unobserve(root, keyPath: "middle.leaf"), .removed)
+        }
+        XCTAssertEqual(root.observationCount, 0)
+    }
+
     private func makeWrappedController(
         for observer: GuardTestObserver
     ) -> (CountingSink, ObservationController<GuardTestObserver>) {
