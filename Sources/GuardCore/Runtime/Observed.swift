@@ -36,7 +36,7 @@ public struct Observed<Value> {
     /// The setter uses its key path arguments only for projections the optimizer folds into field accesses, never
     /// as values: a key path used as a value is materialized on every call (`swift_getKeyPath`, then a release),
     /// which costs a retain and a release of one object shared by every thread that sets the property.
-    @inlinable
+    @inlinable @inline(__always)
     public static subscript<Object: KVOObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
