@@ -41,20 +41,14 @@ struct UnobservedSetBench: BenchGroup {
         return Stopwatch.nanoseconds { loop(iterations, step) } / Double(iterations)
     }
 
+    /// Sets through ``SetLoops/setOnce(_:_:)``, out of line like the plain setter.
     @inline(never)
     private static func setObserved(_ model: BenchModel, _ iterations: Int, _ step: Int) {
         var value = 0
         for _ in 0..<iterations {
             value &+= step
-            setObservedOnce(model, value)
+            SetLoops.setOnce(model, value)
         }
-    }
-
-    /// One set, kept out of line like the plain setter. Inlined into the loop, the optimizer may sink the stores
-    /// (nothing observes in between) and time a loop that stores once.
-    @inline(never)
-    private static func setObservedOnce(_ model: BenchModel, _ value: Int) {
-        model.value = value
     }
 
     @inline(never)
