@@ -9,7 +9,7 @@
 ///
 /// Setting the property notifies observers of `"balance"` (and of keys that depend on it) synchronously, with
 /// `.prior`, `.old` and `.new` as requested. When nobody observes the object, a set costs one atomic load on top
-/// of the store. The key is the property's name, learned from the type's reflection metadata the first time it is
+/// of the store (and Swift's own exclusivity check of the stored property). The key is the property's name, learned from the type's reflection metadata the first time it is
 /// needed and then cached in the property itself.
 ///
 /// Concurrent sets of the *same* property from several threads are a data race, as with any Swift property (and
@@ -30,8 +30,10 @@ public struct Observed<Value> {
     }
 
     /// The accessors Swift uses for `@Observed` properties of classes: reads are plain (plus a probe check for
-    /// typed key path resolution); writes announce the change when someone observes the key. Inlinable, so the
-    /// unobserved path compiles down to one atomic load and the store in the declaring module.
+    /// typed key path resolution); writes announce the change when someone observes the key. Always inlined into
+    /// the property's own accessors, where the key paths are literals: only there do they fold into field accesses
+    /// (called instead, the same code projects them through the runtime, about fifteen times the cost), so the
+    /// unobserved path is one atomic load and the store.
     ///
     /// The setter uses its key path arguments only for projections the optimizer folds into field accesses, never
     /// as values: a key path used as a value is materialized on every call (`swift_getKeyPath`, then a release),
