@@ -16,8 +16,8 @@ enum ControlledTargets {
             for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
         ) -> any StressController {
             Controller(
-                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
+                inner: ForwardingController.guardController(
+                    for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
         final class Controller: ForwardingController, @unchecked Sendable {
@@ -67,8 +67,8 @@ enum ControlledTargets {
             for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
         ) -> any StressController {
             Controller(
-                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
+                inner: ForwardingController.guardController(
+                    for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
                 lock: Lock())
         }
 
@@ -96,8 +96,8 @@ enum ControlledTargets {
             for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
         ) -> any StressController {
             Controller(
-                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
+                inner: ForwardingController.guardController(
+                    for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
                 semaphore: DispatchSemaphore(value: 0))
         }
 
@@ -124,8 +124,8 @@ enum ControlledTargets {
             for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
         ) -> any StressController {
             Controller(
-                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
+                inner: ForwardingController.guardController(
+                    for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
         }
 
         final class Controller: ForwardingController, @unchecked Sendable {
@@ -166,8 +166,8 @@ enum ControlledTargets {
             for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
         ) -> any StressController {
             Controller(
-                inner: GuardTarget(diagnostics: CountingSink(keepsEvents: false))
-                    .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
+                inner: ForwardingController.guardController(
+                    for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics),
                 counter: self)
         }
 

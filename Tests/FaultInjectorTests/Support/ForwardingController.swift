@@ -12,6 +12,14 @@ class ForwardingController: StressController, @unchecked Sendable {
         self.inner = inner
     }
 
+    /// The guard's own controller for `observer` (its diagnostics counted and dropped), the usual `inner`.
+    static func guardController(
+        for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+    ) -> any StressController {
+        GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+            .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics)
+    }
+
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
     ) -> ObserveOutcome {
