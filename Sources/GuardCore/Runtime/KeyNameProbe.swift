@@ -14,9 +14,12 @@ import GuardCoreAtomics
 /// value type is that of an `@Observed` property of the same class; it then has no name either.
 @usableFromInline
 enum KeyNameProbe {
+    /// One `@Observed` read: the property's key path, and where its storage lies (in which object, at which
+    /// offset), which names it.
     private struct Step {
         let wrapped: AnyKeyPath
-        let storage: AnyKeyPath
+        let objectType: KVOObject.Type
+        let storageOffset: Int
     }
 
     private final class ThreadState {
@@ -33,10 +36,12 @@ enum KeyNameProbe {
     private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
     /// Called by `Observed`'s getter while some thread probes: records the step if this thread is the one.
+    /// `storage` is the address of the property's `Observed` storage inside `object`.
     @usableFromInline
-    static func recordIfProbing(wrapped: AnyKeyPath, storage: AnyKeyPath) {
+    static func recordIfProbing(wrapped: AnyKeyPath, storage: UnsafeRawPointer, in object: KVOObject) {
         guard let state = threadState.valueIfCreated, state.isRecording else { return }
-        state.steps.append(Step(wrapped: wrapped, storage: storage))
+        let offset = storage - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        state.steps.append(Step(wrapped: wrapped, objectType: type(of: object), storageOffset: offset))
     }
 
     /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.
@@ -104,7 +109,7 @@ enum KeyNameProbe {
             composed = composed?.appending(path: step.wrapped)
         }
         guard let composed, sameProperty(composed, keyPath, isSettable: isSettable) else { return nil }
-        let names = steps.compactMap { ObservedKey.storageName(of: $0.storage) }
+        let names = steps.compactMap { ObservedKey.storageName(atOffset: $0.storageOffset, in: $0.objectType) }
         guard names.count == steps.count else { return nil }
         return names.joined(separator: ".")
     }

@@ -9,7 +9,7 @@
 ///
 /// Setting the property notifies observers of `"balance"` (and of keys that depend on it) synchronously, with
 /// `.prior`, `.old` and `.new` as requested. When nobody observes the object, a set costs one atomic load on top
-/// of the store (and Swift's own exclusivity check of the stored property). The key is the property's name, learned from the type's reflection metadata the first time it is
+/// of the store. The key is the property's name, learned from the type's reflection metadata the first time it is
 /// needed and then cached in the property itself.
 ///
 /// Concurrent sets of the *same* property from several threads are a data race, as with any Swift property (and
@@ -35,9 +35,13 @@ public struct Observed<Value> {
     /// (called instead, the same code projects them through the runtime, about fifteen times the cost), so the
     /// unobserved path is one atomic load and the store.
     ///
-    /// The setter uses its key path arguments only for projections the optimizer folds into field accesses, never
-    /// as values: a key path used as a value is materialized on every call (`swift_getKeyPath`, then a release),
-    /// which costs a retain and a release of one object shared by every thread that sets the property.
+    /// The storage key path is used only for projections the optimizer folds into field accesses, never as a value:
+    /// a storage key path used as a value anywhere in the declaring module makes the compiler keep Swift's dynamic
+    /// exclusivity check (`swift_beginAccess`) on every access of the storage, while without one whole-module
+    /// optimization proves the accesses cannot overlap and drops the check. So an unobserved set is the atomic load
+    /// and the store. The probe identifies the storage by its address instead. The getter does pass the wrapped key
+    /// path (which the probe compares with the one it names) as a value, so a read materializes it
+    /// (`swift_getKeyPath` and a release) even though only a probe uses it; the setter never does.
     @inlinable @inline(__always)
     public static subscript<Object: KVOObject>(
         _enclosingInstance object: Object,
@@ -46,7 +50,8 @@ public struct Observed<Value> {
     ) -> Value {
         get {
             if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0 {
-                KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storageKeyPath)
+                let storage = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { UnsafeRawPointer($0) }
+                KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storage, in: object)
             }
             return object[keyPath: storageKeyPath].value
         }

@@ -31,18 +31,17 @@ struct ObservedKey: Sendable {
     /// never announced, and nobody can register for it by name either.
     static func resolve(offset: Int, in type: KVOObject.Type, valueIsOptional: Bool) -> ObservedKey {
         byLocation.value(for: StorageLocation(type: ObjectIdentifier(type), offset: offset)) {
-            let table = StoredPropertyTable.for(type)
-            let name = table.keys.first { table.property(named: $0)?.offset == offset } ?? ""
-            return ObservedKey(name: name, valueIsOptional: valueIsOptional)
+            ObservedKey(name: storageName(atOffset: offset, in: type) ?? "", valueIsOptional: valueIsOptional)
         }
     }
 
-    /// `age` for a storage key path printed as `\Person._age` (any identifier, `größe` and `😀` included); `nil` if
-    /// the rendering has no property name.
-    static func storageName(of storage: AnyKeyPath) -> String? {
-        guard let components = KeyPathRendering.components(of: storage, root: type(of: storage).rootType),
-            case .stored(let name) = components.last, name.hasPrefix("_"), name.count > 1
-        else { return nil }
-        return String(name.dropFirst())
+    /// `age` for the `@Observed` property whose storage `_age` is `offset` bytes into instances of `type` (any
+    /// identifier, `größe` and `😀` included); `nil` if the reflection metadata names no such property.
+    static func storageName(atOffset offset: Int, in type: KVOObject.Type) -> String? {
+        let table = StoredPropertyTable.for(type)
+        return table.keys.first {
+            guard let property = table.property(named: $0) else { return false }
+            return property.isObserved && property.offset == offset
+        }
     }
 }
