@@ -276,7 +276,8 @@ enum HelpText {
           5 registration.*-elsewhere
                                   observe / unobserve with 10, 1,000, 100,000 registrations on other objects
           6 throughput.*          sets per second from 1, 2, 8, 64 queues: own observed object, own unobserved
-                                  object, one shared object under a lock
+                                  object, one shared object under a lock that spins before it sleeps, and
+                                  under a plain mutex (which convoys with many more threads than cores)
           7 memory.*              heap bytes per registration; resident growth over 10^7 observe/unobserve cycles
           8 harness.*             chaos-runner operations per second with the full oracle
 

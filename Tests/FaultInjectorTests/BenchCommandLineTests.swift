@@ -39,6 +39,7 @@ final class BenchCommandLineTests: XCTestCase {
         "registration.guard-unobserve.100000-elsewhere": "registration.guard-unobserve.10-elsewhere",
         "throughput.unobserved.2-queues": "throughput.unobserved.1-queue",
         "throughput.shared-object.64-queues": "throughput.shared-object.1-queue",
+        "throughput.shared-object-plain-mutex.64-queues": "throughput.shared-object-plain-mutex.1-queue",
         "memory.guard.bytes-per-registration": "memory.raw.bytes-per-registration",
         "memory.guard.resident-growth": nil,
         "harness.chaos.ops-per-second": "harness.chaos.ops-per-second-workers-only",
