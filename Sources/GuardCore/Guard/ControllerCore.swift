@@ -25,6 +25,8 @@ final class ControllerCore: @unchecked Sendable {
     /// Live registrations by object: the newest of each object's registrations, which links to the older ones
     /// (``GuardRegistration/nextOnSameObject``).
     @exclusivity(unchecked) private var registrations = IdentityTable<GuardRegistration>()
+    /// Where `registrations` keeps its storage, for `observe` to prefetch an object's slot before it locks.
+    private let registrationsLayout = StorageLayoutCell()
     @exclusivity(unchecked) private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
@@ -56,6 +58,9 @@ final class ControllerCore: @unchecked Sendable {
         guard let object else {
             return invalid(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
         }
+        // In a table of many objects the object's slot is a cache miss: start it now, so it overlaps the checks and
+        // the registration's allocation instead of stalling the locked insertion.
+        IdentityTable<GuardRegistration>.prefetchHome(of: ObjectIdentifier(object), in: registrationsLayout.layout)
         // Held for the whole call, so the `.initial` notification always has an observer to go to.
         guard let observer else {
             return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
@@ -89,6 +94,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         let reserved = lock.withLock { () -> Bool in
             guard registrations.update(registration.objectID, { Self.link(registration, into: &$0) }) else { return false }
+            registrationsLayout.publish(registrations.storageLayout)
             registration.sequence = nextSequence
             nextSequence &+= 1
             registrationTotal += 1
@@ -232,6 +238,7 @@ final class ControllerCore: @unchecked Sendable {
             }
             let emptied = registrations
             registrations = IdentityTable()
+            registrationsLayout.publish(registrations.storageLayout)
             registrationTotal = 0
             retirement.keep(emptied)
             return retirement

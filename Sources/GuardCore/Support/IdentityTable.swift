@@ -1,3 +1,5 @@
+import GuardCoreAtomics
+
 /// A hash table from object identities to values: the guard's per-object bookkeeping, found by the object's address
 /// with one multiplication instead of a full `Hasher` run.
 ///
@@ -73,6 +75,28 @@ struct IdentityTable<Value> {
         for slot in kept { insert(slot.value!, for: slot.key) }
     }
 
+    // MARK: Prefetching
+
+    /// The current storage layout.
+    var storageLayout: IdentityTableStorageLayout {
+        guard shift > 0 else { return IdentityTableStorageLayout() }
+        return IdentityTableStorageLayout(
+            tagsAddress: tags.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) },
+            slotsAddress: slots.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }, shift: shift)
+    }
+
+    /// Asks the processor to bring in the tag and the slot where the search for `id` starts in a table laid out as
+    /// `layout`, so that a lookup or insertion made a little later (under the owner's lock) does not wait for
+    /// memory: in a large table those are cache misses. A hint only: it reads and writes nothing and never faults,
+    /// so a stale layout (the table grew or was replaced since) costs nothing but a useless hint.
+    static func prefetchHome(of id: ObjectIdentifier, in layout: IdentityTableStorageLayout) {
+        guard layout.shift > 0 else { return }
+        let home = UInt(truncatingIfNeeded: hash(UInt(bitPattern: id)) >> UInt64(64 - layout.shift))
+        gca_prefetch_for_write(UnsafeRawPointer(bitPattern: layout.tagsAddress &+ home))
+        gca_prefetch_for_write(
+            UnsafeRawPointer(bitPattern: layout.slotsAddress &+ home &* UInt(MemoryLayout<Slot>.stride)))
+    }
+
     // MARK: Slots
 
     @inline(__always)
@@ -82,7 +106,7 @@ struct IdentityTable<Value> {
 
     /// The hash of `key`: Fibonacci hashing of the address (whose low bits are alignment zeros).
     @inline(__always)
-    private func hash(_ key: UInt) -> UInt64 {
+    private static func hash(_ key: UInt) -> UInt64 {
         UInt64(key) &* 0x9E37_79B9_7F4A_7C15
     }
 
@@ -100,7 +124,7 @@ struct IdentityTable<Value> {
 
     private func index(of key: UInt) -> Int? {
         guard count > 0 else { return nil }
-        let hash = hash(key)
+        let hash = Self.hash(key)
         let tag = tag(ofHash: hash)
         let mask = slots.count - 1
         var index = home(ofHash: hash)
@@ -114,7 +138,7 @@ struct IdentityTable<Value> {
 
     private mutating func insert(_ value: Value, for key: UInt) {
         if (count + 1) * 4 > slots.count * 3 { grow() }
-        let hash = hash(key)
+        let hash = Self.hash(key)
         let mask = slots.count - 1
         var index = home(ofHash: hash)
         while tags[index] != 0 { index = (index + 1) & mask }
@@ -129,7 +153,7 @@ struct IdentityTable<Value> {
         var hole = index
         var next = (index + 1) & mask
         while tags[next] != 0 {
-            let home = home(ofHash: hash(slots[next].key))
+            let home = home(ofHash: Self.hash(slots[next].key))
             // The entry at `next` may move to the hole if its home is not strictly after the hole (cyclically).
             let distanceToNext = (next - home) & mask
             let distanceToHole = (hole - home) & mask
@@ -155,4 +179,13 @@ struct IdentityTable<Value> {
             insert(slot.value!, for: slot.key)
         }
     }
+}
+
+/// Where an ``IdentityTable``'s storage lies: enough to find the memory where an identity's search starts without
+/// touching the table. A snapshot, published by the table's owner (under its lock, see ``StorageLayoutCell``) for
+/// threads that do not hold the lock.
+struct IdentityTableStorageLayout: Equatable {
+    var tagsAddress: UInt = 0
+    var slotsAddress: UInt = 0
+    var shift = 0
 }

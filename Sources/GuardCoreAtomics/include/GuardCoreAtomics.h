@@ -53,6 +53,12 @@ static inline uint64_t gca_fetch_add_acq_rel(gca_word *word, uint64_t delta) {
     return atomic_fetch_add_explicit(&word->value, delta, memory_order_acq_rel);
 }
 
+/// Asks the processor to bring the cache line of `address` in, for writing. Only a hint: it reads and writes
+/// nothing and never faults, whatever the address (a stale or freed one included).
+static inline void gca_prefetch_for_write(const void *address) {
+    __builtin_prefetch(address, 1, 3);
+}
+
 /// A word alone on its cache line, so a write to one never slows readers of another.
 typedef struct {
     gca_word word;
