@@ -6,6 +6,7 @@
 /// always called with it released, and registrations (which own the user's handler, what it captures, and possibly
 /// the observed object) are released only after unlocking, so a handler may call back into the controller (or
 /// release it), and a deinit that a release triggers may re-enter the controller.
+@usableFromInline
 final class ControllerCore: @unchecked Sendable {
     private let lock = Lock()
     /// The observer, held weakly: a controller never keeps its observer alive.
@@ -51,6 +52,7 @@ final class ControllerCore: @unchecked Sendable {
 
     /// Registers `keyPath` of `object` with the registration `makeRegistration` builds (a ``HandlerRegistration``
     /// around the caller's handler) from what the controller knows.
+    @usableFromInline
     func observe(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
         callSite: GuardDiagnostic.CallSite, makeRegistration: (GuardRegistration.Setup) -> GuardRegistration

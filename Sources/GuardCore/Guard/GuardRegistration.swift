@@ -12,6 +12,7 @@
 /// notification may outlive that), and reaches the observer only through that state, which holds it weakly.
 ///
 /// The handler lives in a subclass (``HandlerRegistration``), typed, so a registration costs one object.
+@usableFromInline
 class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The observed object's identity: the controller's key for it, even once a weakly held object is gone.
     let objectID: ObjectIdentifier
@@ -38,6 +39,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
     /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects.
+    @usableFromInline
     struct Setup {
         private let objectReference: Unmanaged<AnyObject>
         private let infoReference: Unmanaged<KeyPathInfo>
@@ -93,6 +95,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     // MARK: Receiving (from any backend)
 
+    @usableFromInline
     func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard state.delivers else { return }
         SchedulePoints.reach(.guardBeforeHandler)
@@ -107,10 +110,12 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         invokeHandler(observer: observer, object: object, change: change)
     }
 
+    @usableFromInline
     func observedObjectDidDeinit() {
         core.observedObjectDidDeinit(self)
     }
 
+    @usableFromInline
     func observedKeyPathBecameUnavailable() {
         guard state.delivers else { return }
         core.emit(.keyPathUnavailable, object: object, keyPath: keyPath, callSite: callSite)
@@ -138,11 +143,14 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
 /// A registration whose handler takes the observer and the object typed as the caller declared them; stored as the
 /// caller wrote it, with no wrapping closure.
+@usableFromInline
 final class HandlerRegistration<Observer: AnyObject, Object: AnyObject>: GuardRegistration, @unchecked Sendable {
+    @usableFromInline
     typealias Handler = @Sendable (_ observer: Observer, _ object: Object, _ change: KeyValueChange) -> Void
 
     private let handler: Handler
 
+    @usableFromInline
     init(_ setup: borrowing Setup, handler: @escaping Handler) {
         self.handler = handler
         super.init(setup)

@@ -5,7 +5,7 @@ extension ObservationController {
     /// controller already observes that key path of that object (the first registration stays as it was), or
     /// ``ObserveResult/invalid(_:)`` for a `nil` object, an empty key path, or a key path the object does not have.
     /// With `.initial`, the handler runs once before this returns, on the calling thread.
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<Object: KVOObject>(
         _ object: Object?, keyPath: String, options: KeyValueObservingOptions = [],
         file: String = #fileID, line: UInt = #line,

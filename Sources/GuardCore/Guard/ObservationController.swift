@@ -35,7 +35,7 @@
 /// The observe methods for ``KVOObject``s are in an extension; everything here works with any object the backend
 /// understands.
 public final class ObservationController<Observer: AnyObject>: @unchecked Sendable {
-    let core: ControllerCore
+    @usableFromInline let core: ControllerCore
 
     /// Creates a controller for `observer`.
     ///
@@ -115,7 +115,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
 
     /// Observes `keyPath` on any object the backend understands, with an untyped object in the handler. The typed
     /// overloads (for ``KVOObject``s, in an extension) are usually what you want; this one serves other backends.
-    @discardableResult
+    @discardableResult @inlinable
     public func observe(
         object: AnyObject?, keyPath: String, options: KeyValueObservingOptions = [],
         file: String = #fileID, line: UInt = #line,
@@ -125,6 +125,10 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     }
 
     /// Registers `handler`, typed as the caller declared it; the public `observe` overloads build on this.
+    /// Inlinable, so the registration's class (generic over the observer and the object) is specialized where the
+    /// caller's types are known: its metadata is then a cached load instead of a generic-metadata lookup (about a
+    /// twentieth of an observe + unobserve pair).
+    @inlinable
     func register<Object: AnyObject>(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
         file: String, line: UInt, handler: @escaping HandlerRegistration<Observer, Object>.Handler

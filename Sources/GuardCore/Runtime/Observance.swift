@@ -12,6 +12,7 @@ import GuardCoreAtomics
 /// The guard's registrations are observances too (``GuardRegistration`` subclasses this class), so that with
 /// GuardCore's runtime behind the guard a registration is one object, and an observance is the ``BackendHandle``
 /// ``KVORuntimeBackend`` hands out for a registration.
+@usableFromInline
 class Observance: BackendHandle, @unchecked Sendable {
     // The first three stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: 1 while registered, 0 once removed.
