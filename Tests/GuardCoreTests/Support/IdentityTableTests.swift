@@ -7,6 +7,50 @@ import XCTest
 final class IdentityTableTests: XCTestCase {
     private final class Key {}
 
+    /// The layout a table publishes for prefetching follows its storage: empty while it has none, new after it grows
+    /// (and round-trips through the cell other threads read it from).
+    func testStorageLayoutFollowsTheStorageAndRoundTripsThroughItsCell() {
+        let keys = (0..<100).map { _ in Key() }
+        var table = IdentityTable<Int>()
+        XCTAssertEqual(table.storageLayout, IdentityTableStorageLayout(), "no storage yet")
+        table.update(ObjectIdentifier(keys[0])) { $0 = 0 }
+        let small = table.storageLayout
+        XCTAssertNotEqual(small.tagsAddress, 0)
+        XCTAssertNotEqual(small.slotsAddress, 0)
+        XCTAssertEqual(small.shift, 3)
+        for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
+        let grown = table.storageLayout
+        XCTAssertGreaterThan(grown.shift, small.shift)
+        XCTAssertNotEqual(grown.slotsAddress, small.slotsAddress, "growing moves the slots")
+
+        let cell = StorageLayoutCell()
+        XCTAssertEqual(cell.layout, IdentityTableStorageLayout())
+        cell.publish(grown)
+        XCTAssertEqual(cell.layout, grown)
+    }
+
+    /// A prefetch is only a hint: from a stale layout, a layout of freed storage, or nonsense addresses, it neither
+    /// faults nor changes the table.
+    func testPrefetchingFromAStaleOrBogusLayoutIsHarmless() {
+        let keys = (0..<50).map { _ in Key() }
+        var table = IdentityTable<Int>()
+        table.update(ObjectIdentifier(keys[0])) { $0 = 0 }
+        let stale = table.storageLayout
+        for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
+        let bogus = [
+            stale,
+            IdentityTableStorageLayout(tagsAddress: 0x10, slotsAddress: 0x20, shift: 40),
+            IdentityTableStorageLayout(tagsAddress: UInt.max - 64, slotsAddress: UInt.max, shift: 63),
+            IdentityTableStorageLayout(),
+        ]
+        for layout in bogus {
+            for key in keys { IdentityTable<Int>.prefetchHome(of: ObjectIdentifier(key), in: layout) }
+        }
+        for (index, key) in keys.enumerated() {
+            XCTAssertEqual(table.value(for: ObjectIdentifier(key)), index)
+        }
+    }
+
     func testMatchesADictionaryThroughRandomInsertionsUpdatesAndRemovals() {
         let keys = (0..<600).map { _ in Key() }
         var table = IdentityTable<Int>()

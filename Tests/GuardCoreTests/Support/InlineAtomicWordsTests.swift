@@ -40,16 +40,6 @@ final class InlineAtomicWordsTests: XCTestCase {
         XCTAssertEqual(InlineAtomicWords.word(0, of: registration).load(ordering: .relaxed), 1, "still active")
     }
 
-    func testStorageLayoutCellKeepsItsThreeWordsFirst() {
-        let cell = StorageLayoutCell()
-        assertLeadingWords(
-            ["tagsAddressWord", "slotsAddressWord", "shiftWord"], of: StorageLayoutCell.self, instance: cell)
-        let layout = IdentityTableStorageLayout(tagsAddress: 0x1000, slotsAddress: 0x2000, shift: 5)
-        cell.publish(layout)
-        XCTAssertEqual(cell.layout, layout)
-        XCTAssertEqual(InlineAtomicWords.word(2, of: cell).load(ordering: .relaxed), 5)
-    }
-
     /// The table's mutex is reached by address right after its atomic words.
     func testObservationTableKeepsItsAtomicWordsAndMutexFirst() {
         let table = ObservationTable()
