@@ -87,8 +87,9 @@ final class ControllerCore: @unchecked Sendable {
             }
             info = KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         }
-        // The setup borrows `object` and `info`: keep them alive until the registration holds them.
-        let registration = withExtendedLifetime((object, info)) {
+        // The setup borrows `object` (which the caller keeps alive for the whole call) and `info`: keep `info` alive
+        // until the registration holds it.
+        let registration = withExtendedLifetime(info) {
             makeRegistration(
                 GuardRegistration.Setup(
                     object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
@@ -125,7 +126,7 @@ final class ControllerCore: @unchecked Sendable {
         if let handle {
             // Published by the state change: a removal reads the handle only once it sees `active`. A registration
             // that is its own handle (GuardCore's runtime) keeps none, so it never keeps itself alive.
-            if (handle as AnyObject) !== registration { registration.backendHandle = handle }
+            if handle !== registration { registration.backendHandle = handle }
             if !registration.state.transition(from: .pending, to: .active) {
                 // Another thread unobserved while the add was running and already got `.removed` (the state is
                 // `cancelled`); now that the backend knows the registration, take it out.
@@ -319,7 +320,7 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock released. Removes `registration` (whose backend handle is `handle`) from the backend; directly from
     /// GuardCore's runtime when the registration is its own handle there.
     private func unregister(_ registration: GuardRegistration, handle: any BackendHandle, from object: AnyObject) {
-        if (handle as AnyObject) === registration, let runtimeObject = runtimeObject(object) {
+        if handle === registration, let runtimeObject = runtimeObject(object) {
             runtimeObject.unregister(registration)
         } else {
             backend.removeObservation(handle, from: object)
@@ -327,8 +328,11 @@ final class ControllerCore: @unchecked Sendable {
     }
 
     /// `object` as a ``KVOObject`` when the backend hands it to GuardCore's runtime; `nil` otherwise.
+    @inline(__always)
     private func runtimeObject(_ object: AnyObject) -> KVOObject? {
-        runtimeHandlesKVOObjects ? object as? KVOObject : nil
+        // A type check and an unchecked downcast: unlike `as?`, no retained copy of the object.
+        guard runtimeHandlesKVOObjects, object is KVOObject else { return nil }
+        return unsafeDowncast(object, to: KVOObject.self)
     }
 
     /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after
