@@ -55,7 +55,7 @@ final class IdentityTableTests: XCTestCase {
         let keys = (0..<600).map { _ in Key() }
         var table = IdentityTable<Int>()
         var reference: [ObjectIdentifier: Int] = [:]
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMixForTests(seed: 7)
         for step in 0..<40_000 {
             let id = ObjectIdentifier(keys[Int(generator.next() % UInt64(keys.count))])
             switch generator.next() % 4 {
@@ -104,18 +104,5 @@ final class IdentityTableTests: XCTestCase {
         XCTAssertNil(table.removeValue(for: ObjectIdentifier(key)))
         XCTAssertEqual(table.update(ObjectIdentifier(key)) { $0 }, nil, "leaving nil inserts nothing")
         XCTAssertTrue(table.isEmpty)
-    }
-
-    /// SplitMix64, so the sequence is the same in every run.
-    private struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
