@@ -8,7 +8,7 @@
 /// release it), and a deinit that a release triggers may re-enter the controller.
 @usableFromInline
 final class ControllerCore: @unchecked Sendable {
-    private let lock = Lock()
+    private let lock = EmbeddedLock()
     /// The observer, held weakly: a controller never keeps its observer alive.
     weak var observer: AnyObject?
     /// The observer's type, rendered only when a diagnostic names it.
@@ -95,7 +95,7 @@ final class ControllerCore: @unchecked Sendable {
                     object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
                     callSite: callSite, core: self))
         }
-        let reserved = lock.withLock { () -> Bool in
+        let reserved = lock.withLock(ownedBy: self) { () -> Bool in
             guard registrations.update(registration.objectID, { Self.link(registration, into: &$0) }) else { return false }
             registrationsLayout.publish(registrations.storageLayout)
             registration.sequence = nextSequence
@@ -111,35 +111,38 @@ final class ControllerCore: @unchecked Sendable {
         // Registered without `.initial`: the registration must exist before the initial value is read, so a change
         // that completes after this call began is in that value or delivered as a change, never lost.
         SchedulePoints.reach(.guardBeforeRegister)
-        let handle: (any BackendHandle)?
         if let runtimeObject {
-            handle = runtime.add(
-                registration, to: runtimeObject, info: info, options: options, context: context,
-                dropsWithObject: !retainsObjects)
-        } else {
-            handle = backend.addObserver(
-                registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
-                context: context, dropsWithObject: !retainsObjects)
-        }
-        SchedulePoints.reach(.guardAfterRegister)
-
-        if let handle {
-            // Published by the state change: a removal reads the handle only once it sees `active`. A registration
-            // that is its own handle (GuardCore's runtime) keeps none, so it never keeps itself alive.
-            if handle !== registration { registration.backendHandle = handle }
+            // The registration is the runtime's observance, made with this very `info`: insert it as it is.
+            _ = runtimeObject.insert(registration)
+            SchedulePoints.reach(.guardAfterRegister)
             if !registration.state.transition(from: .pending, to: .active) {
                 // Another thread unobserved while the add was running and already got `.removed` (the state is
-                // `cancelled`); now that the backend knows the registration, take it out.
+                // `cancelled`); now that the runtime knows the registration, take it out.
+                SchedulePoints.reach(.guardBeforeUnregister)
+                runtimeObject.unregister(registration)
+                registration.state.set(.removed)
+            }
+        } else if let handle = backend.addObserver(
+            registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
+            dropsWithObject: !retainsObjects)
+        {
+            SchedulePoints.reach(.guardAfterRegister)
+            // Published by the state change: a removal reads the handle only once it sees `active`. A registration
+            // that is its own handle keeps none, so it never keeps itself alive.
+            if handle !== registration { registration.backendHandle = handle }
+            if !registration.state.transition(from: .pending, to: .active) {
+                // As above: an unobserve cancelled the registration while the backend was adding it.
                 registration.backendHandle = nil
                 SchedulePoints.reach(.guardBeforeUnregister)
-                unregister(registration, handle: handle, from: object)
+                backend.removeObservation(handle, from: object)
                 registration.state.set(.removed)
             }
         } else {
+            SchedulePoints.reach(.guardAfterRegister)
             // A backend that refuses after `canObserve` said yes (GuardCore's runtime backend never does: a dotted
             // path whose chain broke meanwhile is registered and reads as nil). If another thread already removed the
             // reserved registration, this observe happened (and ended); otherwise it never did.
-            let (wasCancelled, dropped) = lock.withLock { () -> (Bool, GuardRegistration?) in
+            let (wasCancelled, dropped) = lock.withLock(ownedBy: self) { () -> (Bool, GuardRegistration?) in
                 let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
                 registration.state.set(.removed)
                 return (wasCancelled, dropFromTable(registration))
@@ -177,8 +180,8 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         var retired: GuardRegistration?
-        var handle: (any BackendHandle)?
-        let result = lock.withLock { () -> UnobserveResult? in
+        var unregistration = Unregistration.none
+        let result = lock.withLock(ownedBy: self) { () -> UnobserveResult? in
             guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
                 // Nothing registered under it: a malformed key path is an invalid argument (checked only now, since
                 // one that was registered is well formed).
@@ -186,7 +189,7 @@ final class ControllerCore: @unchecked Sendable {
                 return removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered
             }
             registrationTotal -= 1
-            handle = Self.retire(registration)
+            unregistration = Self.retire(registration)
             removed.remember(keyPath, of: id, object: object)
             retired = registration
             return .removed
@@ -194,9 +197,9 @@ final class ControllerCore: @unchecked Sendable {
         guard let result else {
             return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
         }
-        if let retired, let handle {
+        if let retired, !unregistration.isNone {
             SchedulePoints.reach(.guardBeforeUnregister)
-            unregister(retired, handle: handle, from: object)
+            unregister(retired, unregistration, from: object)
         }
         reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
         // `retired` (the user's handler, maybe the object) is released here, after unlocking.
@@ -208,7 +211,7 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.nilObject, object: nil, keyPath: nil, callSite: callSite)
         }
         let id = ObjectIdentifier(object)
-        var outcome = lock.withLock { () -> Retirement in
+        var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             guard let newest = registrations.removeValue(for: id) else {
                 return Retirement(result: removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
             }
@@ -231,7 +234,7 @@ final class ControllerCore: @unchecked Sendable {
     /// how many registrations it removed.
     @discardableResult
     func unobserveAll() -> Int {
-        var outcome = lock.withLock { () -> Retirement in
+        var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             var retirement = Retirement(result: .removed)
             let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
             for registration in all {
@@ -254,7 +257,7 @@ final class ControllerCore: @unchecked Sendable {
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
     func observedObjectDidDeinit(_ registration: GuardRegistration) {
-        let dropped = lock.withLock { () -> (GuardRegistration?, (any BackendHandle)?) in
+        let dropped = lock.withLock(ownedBy: self) { () -> (GuardRegistration?, (any BackendHandle)?) in
             registration.state.set(.removed)
             let handle = registration.backendHandle
             registration.backendHandle = nil
@@ -265,7 +268,7 @@ final class ControllerCore: @unchecked Sendable {
 
     /// Whether the gone observer must be reported now for `registration` (the first time only).
     func noteObserverGoneReported(for registration: GuardRegistration) -> Bool {
-        lock.withLock {
+        lock.withLock(ownedBy: self) {
             if registration.reportedObserverGone { return false }
             registration.reportedObserverGone = true
             return true
@@ -275,24 +278,24 @@ final class ControllerCore: @unchecked Sendable {
     // MARK: Queries
 
     var registrationCount: Int {
-        lock.withLock { registrationTotal }
+        lock.withLock(ownedBy: self) { registrationTotal }
     }
 
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
         let id = ObjectIdentifier(object)
-        return lock.withLock { Self.find(keyPath: keyPath, from: registrations.value(for: id)) != nil }
+        return lock.withLock(ownedBy: self) { Self.find(keyPath: keyPath, from: registrations.value(for: id)) != nil }
     }
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
-        return lock.withLock { Self.chain(from: registrations.value(for: id)).map(\.keyPath) }.sorted()
+        return lock.withLock(ownedBy: self) { Self.chain(from: registrations.value(for: id)).map(\.keyPath) }.sorted()
     }
 
     var sink: (any DiagnosticSink)? {
-        get { lock.withLock { ownSink } }
+        get { lock.withLock(ownedBy: self) { ownSink } }
         set {
             // The replaced sink is the user's: release it after unlocking.
-            let replaced = lock.withLock { () -> (any DiagnosticSink)? in
+            let replaced = lock.withLock(ownedBy: self) { () -> (any DiagnosticSink)? in
                 let replaced = ownSink
                 ownSink = newValue
                 return replaced
@@ -303,26 +306,48 @@ final class ControllerCore: @unchecked Sendable {
 
     // MARK: Helpers
 
-    /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out and returns
-    /// it: the caller tells the backend after unlocking (if the object still lives; otherwise the backend dropped
-    /// it). A registration whose add is still running is cancelled instead: the observing thread removes it.
-    private static func retire(_ registration: GuardRegistration) -> (any BackendHandle)? {
-        registration.nextOnSameObject = nil
-        // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
-        if registration.state.transition(from: .pending, to: .cancelled) { return nil }
-        guard registration.state.value == .active else { return nil }
-        registration.state.set(.removed)
-        let handle = registration.backendHandle ?? registration
-        registration.backendHandle = nil
-        return handle
+    /// What taking a retired registration out of the backend needs, after unlocking.
+    private enum Unregistration {
+        /// Nothing: the registration was not active (its add is still running, or the backend dropped it).
+        case none
+        /// The registration is its own handle (GuardCore's runtime's observance): remove it.
+        case itself
+        /// Remove the backend's handle.
+        case handle(any BackendHandle)
+
+        var isNone: Bool {
+            if case .none = self { return true }
+            return false
+        }
     }
 
-    /// Lock released. Removes `registration` (whose backend handle is `handle`) from the backend; directly from
-    /// GuardCore's runtime when the registration is its own handle there.
-    private func unregister(_ registration: GuardRegistration, handle: any BackendHandle, from object: AnyObject) {
-        if handle === registration, let runtimeObject = runtimeObject(object) {
-            runtimeObject.unregister(registration)
-        } else {
+    /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out: the caller
+    /// tells the backend after unlocking (if the object still lives; otherwise the backend dropped it). A
+    /// registration whose add is still running is cancelled instead: the observing thread removes it.
+    private static func retire(_ registration: GuardRegistration) -> Unregistration {
+        registration.nextOnSameObject = nil
+        // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
+        if registration.state.transition(from: .pending, to: .cancelled) { return .none }
+        guard registration.state.value == .active else { return .none }
+        registration.state.set(.removed)
+        guard let handle = registration.backendHandle else { return .itself }
+        registration.backendHandle = nil
+        return .handle(handle)
+    }
+
+    /// Lock released. Takes `registration` out of the backend as `unregistration` says; directly from GuardCore's
+    /// runtime when the registration is its own handle there.
+    private func unregister(_ registration: GuardRegistration, _ unregistration: Unregistration, from object: AnyObject) {
+        switch unregistration {
+        case .none:
+            break
+        case .itself:
+            if let runtimeObject = runtimeObject(object) {
+                runtimeObject.unregister(registration)
+            } else {
+                backend.removeObservation(registration, from: object)
+            }
+        case .handle(let handle):
             backend.removeObservation(handle, from: object)
         }
     }
@@ -341,7 +366,7 @@ final class ControllerCore: @unchecked Sendable {
     private struct Retirement {
         let result: UnobserveResult
         private(set) var registrations: [GuardRegistration] = []
-        private var removals: [(GuardRegistration, any BackendHandle, AnyObject)] = []
+        private var removals: [(GuardRegistration, Unregistration, AnyObject)] = []
         private var released: [Any] = []
 
         init(result: UnobserveResult) {
@@ -352,10 +377,10 @@ final class ControllerCore: @unchecked Sendable {
         /// `object`.
         mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
             registrations.append(registration)
-            guard let handle = ControllerCore.retire(registration) else { return }
+            let unregistration = ControllerCore.retire(registration)
             if let object {
-                removals.append((registration, handle, object))
-            } else {
+                removals.append((registration, unregistration, object))
+            } else if case .handle(let handle) = unregistration {
                 released.append(handle)
             }
         }
@@ -367,9 +392,9 @@ final class ControllerCore: @unchecked Sendable {
 
         /// Lock released. Unregisters from the backend, in registration order.
         func unregister(from core: ControllerCore) {
-            for (registration, handle, object) in removals {
+            for (registration, unregistration, object) in removals where !unregistration.isNone {
                 SchedulePoints.reach(.guardBeforeUnregister)
-                core.unregister(registration, handle: handle, from: object)
+                core.unregister(registration, unregistration, from: object)
             }
         }
 
