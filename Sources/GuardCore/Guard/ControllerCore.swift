@@ -181,6 +181,7 @@ final class ControllerCore: @unchecked Sendable {
         let id = ObjectIdentifier(object)
         var retired: GuardRegistration?
         var unregistration = Unregistration.none
+        var sweepSurvivors: [AnyObject] = []
         let result = lock.withLock(ownedBy: self) { () -> UnobserveResult? in
             guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
                 // Nothing registered under it: a malformed key path is an invalid argument (checked only now, since
@@ -190,7 +191,7 @@ final class ControllerCore: @unchecked Sendable {
             }
             registrationTotal -= 1
             unregistration = Self.retire(registration)
-            removed.remember(keyPath, of: id, object: object)
+            removed.remember(keyPath, of: id, object: object, keepingSurvivorsIn: &sweepSurvivors)
             retired = registration
             return .removed
         }
@@ -202,7 +203,8 @@ final class ControllerCore: @unchecked Sendable {
             unregister(retired, unregistration, from: object)
         }
         reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
-        // `retired` (the user's handler, maybe the object) is released here, after unlocking.
+        // `retired` (the user's handler, maybe the object) and `sweepSurvivors` are released here, after unlocking.
+        withExtendedLifetime(sweepSurvivors) {}
         return result
     }
 
@@ -219,7 +221,8 @@ final class ControllerCore: @unchecked Sendable {
             for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
                 registrationTotal -= 1
                 retirement.retire(registration, object: object)
-                removed.remember(registration.keyPath, of: id, object: object)
+                removed.remember(
+                    registration.keyPath, of: id, object: object, keepingSurvivorsIn: &retirement.survivors)
             }
             return retirement
         }
@@ -239,7 +242,11 @@ final class ControllerCore: @unchecked Sendable {
             let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
             for registration in all {
                 let object = registration.object
-                if let object { removed.remember(registration.keyPath, of: registration.objectID, object: object) }
+                if let object {
+                    removed.remember(
+                        registration.keyPath, of: registration.objectID, object: object,
+                        keepingSurvivorsIn: &retirement.survivors)
+                }
                 retirement.retire(registration, object: object)
             }
             let emptied = registrations
@@ -337,7 +344,9 @@ final class ControllerCore: @unchecked Sendable {
 
     /// Lock released. Takes `registration` out of the backend as `unregistration` says; directly from GuardCore's
     /// runtime when the registration is its own handle there.
-    private func unregister(_ registration: GuardRegistration, _ unregistration: Unregistration, from object: AnyObject) {
+    private func unregister(
+        _ registration: GuardRegistration, _ unregistration: Unregistration, from object: AnyObject
+    ) {
         switch unregistration {
         case .none:
             break
@@ -368,6 +377,9 @@ final class ControllerCore: @unchecked Sendable {
         private(set) var registrations: [GuardRegistration] = []
         private var removals: [(GuardRegistration, Unregistration, AnyObject)] = []
         private var released: [Any] = []
+        /// Objects a sweep of the removal history found alive (see
+        /// ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``).
+        var survivors: [AnyObject] = []
 
         init(result: UnobserveResult) {
             self.result = result
@@ -402,10 +414,11 @@ final class ControllerCore: @unchecked Sendable {
         /// they were made, so the deinits those releases set off (of handlers, what they captured, observed objects
         /// the controller retained) run in an order that does not depend on object addresses: a run replayed under
         /// the same schedule takes the same steps. Everything else kept (a bulk removal's emptied table, whose slots
-        /// are ordered by address, and handles) is released first, while ``registrations`` still holds each
-        /// registration, so none of those releases is the last one.
+        /// are ordered by address, handles, and the survivors of a sweep of the removal history) is released first,
+        /// while ``registrations`` still holds each registration, so none of those releases is the last one.
         mutating func releaseInRegistrationOrder() {
             released.removeAll()
+            survivors.removeAll()
             removals.removeAll()
             registrations.reverse()
             while !registrations.isEmpty {

@@ -33,9 +33,13 @@ struct RemovalHistory {
             return current.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
         }
 
-        var objectIsGone: Bool {
-            if let table { return table.objectIsDeinitialized }
-            return object == nil
+        /// Whether the object this entry is about still lives. A weakly held object can only be asked by taking a
+        /// strong reference to it, which may turn out to be the last one: a living one is appended to `survivors`.
+        func objectLives(keepingSurvivorsIn survivors: inout [AnyObject]) -> Bool {
+            if let table { return !table.objectIsDeinitialized }
+            guard let object else { return false }
+            survivors.append(object)
+            return true
         }
 
         func contains(_ keyPath: String) -> Bool {
@@ -50,8 +54,12 @@ struct RemovalHistory {
     private var entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
 
-    /// Records that `keyPath` was removed from `object` (whose identity is `id`).
-    mutating func remember(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) {
+    /// Records that `keyPath` was removed from `object` (whose identity is `id`). The weakly held objects a sweep of
+    /// the history found alive are appended to `survivors`: the caller releases them after unlocking, since a
+    /// reference taken to check an object may turn out to be its last, and its deinit must not run under the lock.
+    mutating func remember(
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
         let isNew = entries.update(id) { entry -> Bool in
             if entry?.isAbout(object) == true {
                 entry?.add(keyPath)
@@ -60,7 +68,7 @@ struct RemovalHistory {
             entry = Entry(object: object, keyPath: keyPath)
             return true
         }
-        if isNew, entries.count > sweepThreshold { sweep() }
+        if isNew, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
     }
 
     /// Whether `keyPath` was removed from this very `object` (whose identity is `id`) before.
@@ -75,8 +83,8 @@ struct RemovalHistory {
         return entry.isAbout(object)
     }
 
-    private mutating func sweep() {
-        entries.removeAll { $0.objectIsGone }
+    private mutating func sweep(keepingSurvivorsIn survivors: inout [AnyObject]) {
+        entries.removeAll { !$0.objectLives(keepingSurvivorsIn: &survivors) }
         sweepThreshold = max(64, entries.count * 2)
     }
 }
