@@ -6,8 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// The lock of one object, stored in it as a noncopyable value: the same heap-allocated `pthread_mutex_t` as
-/// ``Lock`` (error-checking in debug builds), without an object of its own.
+/// The lock of one object, stored in it as a noncopyable value: a heap-allocated `pthread_mutex_t` (its address never
+/// moves, which POSIX requires; error-checking in debug builds, see ``PthreadMutex``) without an object of its own.
 ///
 /// Taking a ``Lock`` that an object keeps in a stored property loads and retains the lock object around the call;
 /// taking an embedded lock only reads the mutex's address, so a hot path that locks twice pays no reference counting
@@ -29,12 +29,24 @@ struct EmbeddedLock: ~Copyable, @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Blocks until the lock is acquired. `owner` is the object that stores this lock.
+    @inline(__always)
+    func lock(ownedBy owner: AnyObject) {
+        PthreadMutex.lock(mutex, ownedBy: owner)
+    }
+
+    /// Releases the lock; the caller must hold it. `owner` is the object that stores this lock.
+    @inline(__always)
+    func unlock(ownedBy owner: AnyObject) {
+        PthreadMutex.unlock(mutex, ownedBy: owner)
+    }
+
     /// Runs `body` with the lock held and returns its result; the lock is released even if `body` throws. `owner` is
     /// the object that stores this lock.
     @inline(__always)
     func withLock<Result>(ownedBy owner: AnyObject, _ body: () throws -> Result) rethrows -> Result {
-        PthreadMutex.lock(mutex, ownedBy: owner)
-        defer { PthreadMutex.unlock(mutex, ownedBy: owner) }
+        lock(ownedBy: owner)
+        defer { unlock(ownedBy: owner) }
         return try body()
     }
 }

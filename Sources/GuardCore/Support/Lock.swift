@@ -1,12 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// A mutual-exclusion lock around a heap-allocated `pthread_mutex_t`.
+/// A mutual-exclusion lock with an identity of its own: an ``EmbeddedLock`` (a heap-allocated `pthread_mutex_t`) that
+/// the lock object owns, for code that shares a lock between objects or keeps one in a value.
 ///
 /// The mutex lives on the heap so its address never moves, which POSIX requires, and ThreadSanitizer understands
 /// it (unlike `Synchronization.Mutex` on Linux, which it reports falsely). It is available on every platform the
@@ -20,31 +13,21 @@ import Darwin
 /// fault injector can interleave threads at lock boundaries and a cooperative scheduler can tell which thread
 /// holds which lock.
 package final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let embedded = EmbeddedLock()
 
     /// Creates an unlocked lock.
-    package init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        PthreadMutex.initialize(mutex)
-    }
-
-    deinit {
-        PthreadMutex.destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
+    package init() {}
 
     /// Blocks until the lock is acquired.
     @inline(__always)
     package func lock() {
-        PthreadMutex.lock(mutex, ownedBy: self)
+        embedded.lock(ownedBy: self)
     }
 
     /// Releases the lock; the caller must hold it.
     @inline(__always)
     package func unlock() {
-        PthreadMutex.unlock(mutex, ownedBy: self)
+        embedded.unlock(ownedBy: self)
     }
 
     /// Runs `body` with the lock held and returns its result; the lock is released even if `body` throws.
