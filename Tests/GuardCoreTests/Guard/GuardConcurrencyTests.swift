@@ -65,7 +65,8 @@ final class GuardConcurrencyTests: XCTestCase {
     }
 }
 
-/// The guard over an ``AuditingBackend``: one ledger for all its controllers.
+/// The guard over GuardCore's runtime backend with every handle it returns and every removal the guard asks for
+/// written down (``BackendLedger/auditingBackend``): one ledger for all its controllers.
 private struct AuditedGuardTarget: SystemUnderTest {
     let name = "audited-guard"
     let promisesGuardSemantics = true
@@ -75,38 +76,8 @@ private struct AuditedGuardTarget: SystemUnderTest {
     func makeController(
         for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
     ) -> any StressController {
-        GuardTarget(diagnostics: CountingSink(keepsEvents: false), backend: AuditingBackend(ledger: ledger))
+        GuardTarget(diagnostics: CountingSink(keepsEvents: false), backend: ledger.auditingBackend)
             .makeController(for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics)
-    }
-}
-
-/// GuardCore's runtime backend, with every handle it returns and every removal the guard asks for written down.
-private struct AuditingBackend: KeyValueObservingBackend {
-    let ledger: BackendLedger
-    private let runtime = KVORuntimeBackend()
-
-    func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-        runtime.canObserve(object, forKeyPath: keyPath)
-    }
-
-    func addObserver(
-        _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
-        options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-    ) -> (any BackendHandle)? {
-        if options.contains(.initial) { ledger.note("the guard passed .initial to the backend for \(keyPath)") }
-        let handle = runtime.addObserver(
-            receiver, to: object, forKeyPath: keyPath, options: options, context: context, dropsWithObject: dropsWithObject)
-        if let handle { ledger.added(handle) }
-        return handle
-    }
-
-    func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
-        ledger.removed(observation)
-        runtime.removeObservation(observation, from: object)
-    }
-
-    func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
-        runtime.currentValue(of: object, forKeyPath: keyPath)
     }
 }
 
@@ -143,5 +114,18 @@ private final class BackendLedger: @unchecked Sendable {
                 found.append("removed a handle twice, or one the backend never gave out")
             }
         }
+    }
+
+    /// GuardCore's runtime backend writing down in this ledger every handle it returns, every removal the guard asks
+    /// for, and an `.initial` the guard should never pass on.
+    var auditingBackend: WrappedRuntimeBackend {
+        WrappedRuntimeBackend(
+            beforeAdd: { [self] keyPath, options in
+                if options.contains(.initial) { note("the guard passed .initial to the backend for \(keyPath)") }
+            },
+            afterAdd: { [self] handle in
+                if let handle { added(handle) }
+            },
+            beforeRemove: { [self] handle in removed(handle) })
     }
 }

@@ -6,61 +6,6 @@ import XCTest
 /// an auditing or logging backend does): the guard cannot take its runtime fast path, so the runtime gets the guard's
 /// registration as a plain receiver, and must treat it like one.
 final class GuardOverAWrappedRuntimeTests: XCTestCase {
-    /// Forwards to GuardCore's runtime backend unchanged.
-    private struct ForwardingBackend: KeyValueObservingBackend {
-        private let runtime = KVORuntimeBackend()
-
-        func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-            runtime.canObserve(object, forKeyPath: keyPath)
-        }
-
-        func addObserver(
-            _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
-            options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-        ) -> (any BackendHandle)? {
-            runtime.addObserver(
-                receiver, to: object, forKeyPath: keyPath, options: options, context: context,
-                dropsWithObject: dropsWithObject)
-        }
-
-        func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
-            runtime.removeObservation(observation, from: object)
-        }
-
-        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
-            runtime.currentValue(of: object, forKeyPath: keyPath)
-        }
-    }
-
-    /// Forwards to GuardCore's runtime backend, running `betweenCheckAndAdd` after the guard's check and before its
-    /// add: a place for another thread's change to land.
-    private struct InterleavingBackend: KeyValueObservingBackend {
-        let betweenCheckAndAdd: @Sendable () -> Void
-        private let runtime = KVORuntimeBackend()
-
-        func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-            runtime.canObserve(object, forKeyPath: keyPath)
-        }
-
-        func addObserver(
-            _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
-            options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
-        ) -> (any BackendHandle)? {
-            betweenCheckAndAdd()
-            return runtime.addObserver(
-                receiver, to: object, forKeyPath: keyPath, options: options, context: context,
-                dropsWithObject: dropsWithObject)
-        }
-
-        func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
-            runtime.removeObservation(observation, from: object)
-        }
-
-        func currentValue(of object: AnyObject, forKeyPath keyPath: String) -> Any? {
-            runtime.currentValue(of: object, forKeyPath: keyPath)
-        }
-    }
-
     /// A dotted path whose middle object is replaced by one without the leaf key after the guard's check: the
     /// runtime backend registers it all the same (as when the guard calls the runtime directly), so the observe that
     /// concurrent calls could already see reserved is `.registered`, never `.invalid` after the fact. (The backend
@@ -70,7 +15,7 @@ final class GuardOverAWrappedRuntimeTests: XCTestCase {
         let observer = GuardTestObserver()
         let root = ChainRoot()
         root.middle = ChainNode()
-        let backend = InterleavingBackend { [root] in root.middle = ChainStranger() }
+        let backend = WrappedRuntimeBackend(beforeAdd: { [root] _, _ in root.middle = ChainStranger() })
         let sink = CountingSink()
         let controller = ObservationController(
             observer: observer, retainsObservedObjects: true, backend: backend, diagnosticSink: sink)
@@ -87,7 +32,7 @@ final class GuardOverAWrappedRuntimeTests: XCTestCase {
     ) -> (CountingSink, ObservationController<GuardTestObserver>) {
         let sink = CountingSink()
         let controller = ObservationController(
-            observer: observer, retainsObservedObjects: true, backend: ForwardingBackend(), diagnosticSink: sink)
+            observer: observer, retainsObservedObjects: true, backend: WrappedRuntimeBackend(), diagnosticSink: sink)
         return (sink, controller)
     }
 
