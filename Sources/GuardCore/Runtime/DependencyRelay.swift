@@ -17,13 +17,33 @@ import GuardCoreAtomics
 /// (per thread, innermost first) rather than through the thread's list of pending manual changes: a relay stopped
 /// between a prior notification and its change never hears the change, and what it began must die with it instead of
 /// pairing with some later `didChangeValue` of the same key path.
+///
+/// Declared dependencies may loop back (`peer` ← `peer.peer`, `a` ← `peer.a` with the peer being the object itself,
+/// two objects' keys depending on each other): then registering a relay's own key path asks for the relay being
+/// started, and announcing a change reaches the announcing relay again. Both end: a thread starts one relay per object
+/// and key path at a time, and a relay ignores what reaches it while it is announcing the beginning of a change on the
+/// same thread (the echo of its own announcement; nothing was stored yet), so each change is announced once.
 final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private weak var root: KVOObject?
     private let affectingKeyPath: String
     private let installed = AtomicCell()
     private let lock = Lock()
-    /// The changes this relay began and has not ended, by thread, innermost last.
-    private var begun: [UInt64: [ManualChanges.DetachedChange]] = [:]
+    /// The changes this relay began and has not ended, by thread, innermost last; `nil` for an echo it ignored, which
+    /// its change notification pairs with as well.
+    private var begun: [UInt64: [ManualChanges.DetachedChange?]] = [:]
+    /// The threads on which this relay is announcing the beginning of a change.
+    private var announcingThreads: Set<UInt64> = []
+    /// The relays this thread is starting, as (object, affecting key path), so a relay's own registration does not
+    /// start it again.
+    private static let starting = ThreadLocal { StartingRelays() }
+
+    private final class StartingRelays {
+        var entries: [(object: ObjectIdentifier, keyPath: String)] = []
+
+        func contains(_ object: ObjectIdentifier, _ keyPath: String) -> Bool {
+            entries.contains { $0.object == object && $0.keyPath == keyPath }
+        }
+    }
 
     private init(root: KVOObject, affectingKeyPath: String) {
         self.root = root
@@ -39,6 +59,13 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     /// Registers a relay for `affectingKeyPath` on `root` and hands its registration to `table`, which keeps it
     /// while some registered key path depends on `affectingKeyPath`.
     static func start(for affectingKeyPath: String, on root: KVOObject, in table: ObservationTable) {
+        // Registering the relay's key path may ask for this very relay (a dependency that loops back to its own
+        // key); the start under way on this thread installs it.
+        let starting = Self.starting.value
+        let rootID = ObjectIdentifier(root)
+        guard !starting.contains(rootID, affectingKeyPath) else { return }
+        starting.entries.append((rootID, affectingKeyPath))
+        defer { starting.entries.removeAll { $0.object == rootID && $0.keyPath == affectingKeyPath } }
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
         guard
             let registration = root.register(
@@ -55,15 +82,29 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         let thread = CurrentThread.identifier
         if change.isPrior {
             guard isInstalled else { return }
+            let isEcho = lock.withLock { () -> Bool in
+                if announcingThreads.contains(thread) {
+                    self.begun[thread, default: []].append(nil)
+                    return true
+                }
+                announcingThreads.insert(thread)
+                return false
+            }
+            guard !isEcho else { return }
             let begun = ManualChanges.beginDetached(object: root, key: affectingKeyPath)
-            lock.withLock { self.begun[thread, default: []].append(begun) }
+            // Appended after the echoes it caused, so the change notifications, outermost first, pair up innermost
+            // last.
+            lock.withLock {
+                announcingThreads.remove(thread)
+                self.begun[thread, default: []].append(begun)
+            }
         } else {
             // Ends the change this relay began on this thread, if it began one (it may have been installed between
             // the prior notification and this one).
             let pending = lock.withLock { () -> ManualChanges.DetachedChange? in
                 let last = self.begun[thread]?.popLast()
                 if self.begun[thread]?.isEmpty == true { self.begun[thread] = nil }
-                return last
+                return last ?? nil
             }
             if let pending { ManualChanges.endDetached(pending, object: root) }
         }

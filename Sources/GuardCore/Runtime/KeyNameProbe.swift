@@ -10,8 +10,10 @@ import GuardCoreAtomics
 /// Naming never evaluates a key path that could trap: one with an optional chain or a force unwrap (`\.a!.b`,
 /// `\.a?.b`) has no name and is never read, and neither is one with a component that cannot be an `@Observed`
 /// property or a stored property of a ``KVOObject`` (judged from the printed value type of each component against
-/// the classes' stored properties). The only user code a probe can run is the getter of a computed property whose
-/// value type is that of an `@Observed` property of the same class; it then has no name either.
+/// the classes' stored properties), and neither is a read-only one (every `@Observed` chain is settable, so a
+/// read-only key path goes through some computed property: `var first: Int { items[0] }` could trap). The only user
+/// code a probe can run is the getter of a settable computed property whose value type is that of an `@Observed`
+/// property of the same class; it then has no name either.
 @usableFromInline
 enum KeyNameProbe {
     /// One `@Observed` read: the property's key path, and where its storage lies (in which object, at which
@@ -50,10 +52,11 @@ enum KeyNameProbe {
             guard let components = KeyPathRendering.components(of: keyPath, root: Root.self) else { return nil }
             if let storedNames = plainStoredNames(components) { return storedNames }
             guard mayBeObservedChain(components, from: Root.self) else { return nil }
+            // Every `@Observed` chain is settable; a read-only key path can only be some computed property, whose
+            // getter is the user's code: never read it.
+            guard keyPath is ReferenceWritableKeyPath<Root, Value> else { return nil }
             let steps = recordSteps { _ = object[keyPath: keyPath] }
-            // Every `@Observed` chain is settable; a read-only key path can only be some computed property.
-            let isSettable = keyPath is ReferenceWritableKeyPath<Root, Value>
-            return name(from: steps, matching: keyPath, isSettable: isSettable)
+            return name(from: steps, matching: keyPath)
         }
     }
 
@@ -102,25 +105,23 @@ enum KeyNameProbe {
         return steps
     }
 
-    private static func name(from steps: [Step], matching keyPath: AnyKeyPath, isSettable: Bool) -> String? {
+    private static func name(from steps: [Step], matching keyPath: AnyKeyPath) -> String? {
         guard let first = steps.first else { return nil }
         var composed: AnyKeyPath? = first.wrapped
         for step in steps.dropFirst() {
             composed = composed?.appending(path: step.wrapped)
         }
-        guard let composed, sameProperty(composed, keyPath, isSettable: isSettable) else { return nil }
+        guard let composed, sameProperty(composed, keyPath) else { return nil }
         let names = steps.compactMap { ObservedKey.storageName(atOffset: $0.storageOffset, in: $0.objectType) }
         guard names.count == steps.count else { return nil }
         return names.joined(separator: ".")
     }
 
     /// Equal key paths, or the same property reached from a subclass root (`\Student.age` for `Person.age`).
-    private static func sameProperty(_ recorded: AnyKeyPath, _ requested: AnyKeyPath, isSettable: Bool) -> Bool {
+    private static func sameProperty(_ recorded: AnyKeyPath, _ requested: AnyKeyPath) -> Bool {
         if recorded == requested { return true }
-        // Only a settable key path rooted at a strict subclass of the recorded root can name the same property without
-        // being equal; for the same root, inequality means another (computed) property, e.g. `var ageAlias: Int
-        // { age }`, and a read-only path is never an `@Observed` chain.
-        guard isSettable else { return false }
+        // Only a key path rooted at a strict subclass of the recorded root can name the same property without being
+        // equal; for the same root, inequality means another (computed) property, e.g. `var ageAlias: Int { age }`.
         let recordedRoot = type(of: recorded).rootType
         let requestedRoot = type(of: requested).rootType
         guard recordedRoot != requestedRoot, let recordedClass = recordedRoot as? AnyClass,
@@ -133,8 +134,16 @@ enum KeyNameProbe {
             let text = String(describing: keyPath)
             return text.firstIndex(of: ".").map { maskingAddresses(text[$0...]) }
         }
-        guard let recordedComponents = components(recorded) else { return false }
-        return recordedComponents == components(requested)
+        guard let recordedComponents = components(recorded), recordedComponents == components(requested) else {
+            return false
+        }
+        // Masked, a settable computed property of the subclass that reads the recorded one (`var doubled: Int
+        // { get { value * 2 } set { ... } }`) prints the same: where only addresses are printed, the components'
+        // identities (the same for one property from any root) must match too.
+        let recordedIdentities = KeyPathComponentIdentity.computedIdentities(of: recorded)
+        let requestedIdentities = KeyPathComponentIdentity.computedIdentities(of: requested)
+        guard recordedIdentities != nil || requestedIdentities != nil else { return true }
+        return recordedIdentities != nil && recordedIdentities == requestedIdentities
     }
 
     private static func isStrictSubclass(_ subclass: AnyClass, of base: AnyClass) -> Bool {

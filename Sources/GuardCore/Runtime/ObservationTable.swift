@@ -98,7 +98,10 @@ final class ObservationTable: @unchecked Sendable {
             if !info.isAnnouncedOnlyByItself, !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
                 let dependencies = self.dependencies ?? Dependencies()
                 self.dependencies = dependencies
-                for trigger in info.triggers where !(trigger.key == info.keyPath && !info.isDotted) {
+                // A key path is never linked to itself: for a dotted one, that trigger is a dependency looping back
+                // (`peer` ← `peer.peer` puts `peer.peer` among the triggers of `peer.peer`), which its own first key
+                // and forwarder already follow; announcing it would only echo.
+                for trigger in info.triggers where trigger.key != info.keyPath {
                     if trigger.isDotted, !dependencies.hasRelay(for: trigger.key, hash: trigger.hash) {
                         relaysNeeded.append(trigger.key)
                     }
@@ -108,7 +111,9 @@ final class ObservationTable: @unchecked Sendable {
                 // Every registration that depends on a dotted key path makes sure a relay is installed before it
                 // returns (the relay of the registration that came first may still be on its way).
                 for trigger in info.triggers
-                where trigger.isDotted && !dependencies.hasRelay(for: trigger.key, hash: trigger.hash) {
+                where trigger.isDotted && trigger.key != info.keyPath
+                    && !dependencies.hasRelay(for: trigger.key, hash: trigger.hash)
+                {
                     relaysNeeded.append(trigger.key)
                 }
             }
@@ -181,11 +186,7 @@ final class ObservationTable: @unchecked Sendable {
         if !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
             if !info.isAnnouncedOnlyByItself, let dependencies {
                 dependencies.links.removeAll { $0.keyPath.isKeyPath(info.keyPath, hash: info.hash) }
-                for trigger in info.triggers where trigger.isDotted && !isAnnounced(trigger.key, hash: trigger.hash) {
-                    if let relay = dependencies.removeRelay(for: trigger.key, hash: trigger.hash) {
-                        unusedRelays.append(relay)
-                    }
-                }
+                unusedRelays = takeUnneededRelays(from: dependencies)
                 if dependencies.links.isEmpty, dependencies.relays.isEmpty { self.dependencies = nil }
             }
             object.publish(mask: observances.reduce(0) { $0 | $1.info.triggerMask })
@@ -334,6 +335,43 @@ final class ObservationTable: @unchecked Sendable {
             return true
         }
         return observances.contains { $0.info.isKeyPath(key, hash: hash) && !$0.isDotted }
+    }
+
+    /// Takes out the relays nothing needs any more. A relay is needed while its key path affects a key path that a
+    /// registration other than a relay has, or the key path of another needed relay: relays whose key paths affect
+    /// only each other's (`left` ← `right.value`, `right` ← `left.value`) do not keep each other.
+    private func takeUnneededRelays(from dependencies: Dependencies) -> [Observance] {
+        let relays = dependencies.relays
+        guard !relays.isEmpty else { return [] }
+        // Key paths whose dotted triggers must stay announced: first those registered by something other than a
+        // relay, then the key paths of the relays they need, and so on.
+        var affected: [KeyPathInfo] = []
+        for link in dependencies.links where !affected.contains(where: { $0 === link.keyPath }) {
+            let keyPath = link.keyPath
+            let isRegisteredByOtherThanRelays = observances.contains {
+                $0.info.isKeyPath(keyPath.keyPath, hash: keyPath.hash) && Relay.dependencyRelay(of: $0) == nil
+            }
+            if isRegisteredByOtherThanRelays { affected.append(keyPath) }
+        }
+        var needed = [Bool](repeating: false, count: relays.count)
+        var next = 0
+        while next < affected.count {
+            let keyPath = affected[next]
+            next += 1
+            for link in dependencies.links
+            where link.trigger.isDotted && link.keyPath.isKeyPath(keyPath.keyPath, hash: keyPath.hash) {
+                guard
+                    let index = relays.firstIndex(where: {
+                        $0.hash == link.trigger.hash && $0.keyPath == link.trigger.key
+                    }), !needed[index]
+                else { continue }
+                needed[index] = true
+                affected.append(relays[index].registration.info)
+            }
+        }
+        return relays.indices.filter { !needed[$0] }.compactMap { index in
+            dependencies.removeRelay(for: relays[index].keyPath, hash: relays[index].hash)
+        }
     }
 
     /// Empties the snapshot cache and returns what it held, for the caller to release after unlocking.

@@ -28,6 +28,42 @@ final class TypedKeyPathTests: XCTestCase {
         XCTAssertNil(Student().keyPathString(for: \.idAlias))
     }
 
+    /// Computed properties that read `@Observed` ones: one that would trap if read, one with a side effect, and a
+    /// settable one of a base class that, from a subclass root, prints just like the property it reads.
+    class ComputedBase: KVOObject, @unchecked Sendable {
+        @Observed var items: [Int] = []
+        @Observed var count = 0
+        @Observed var value = 0
+        private(set) var reads = 0
+        var first: Int { items[0] }
+        var counted: Int {
+            reads += 1
+            return count
+        }
+        var doubled: Int {
+            get { value * 2 }
+            set { value = newValue / 2 }
+        }
+    }
+
+    final class ComputedSub: ComputedBase, @unchecked Sendable {}
+
+    func testNamingNeverRunsTheGetterOfAReadOnlyComputedProperty() {
+        let model = ComputedBase()
+        XCTAssertNil(model.keyPathString(for: \.first), "reading it would trap: the index is out of range")
+        XCTAssertNil(model.keyPathString(for: \.counted))
+        XCTAssertEqual(model.reads, 0)
+        XCTAssertEqual(model.keyPathString(for: \.count), "count")
+    }
+
+    func testASettableComputedPropertyOfABaseClassIsNotNamedAfterThePropertyItReads() {
+        let model = ComputedSub()
+        XCTAssertNil(model.keyPathString(for: \ComputedSub.doubled))
+        XCTAssertNil(ComputedBase().keyPathString(for: \ComputedBase.doubled))
+        XCTAssertEqual(model.keyPathString(for: \ComputedSub.value), "value")
+        XCTAssertEqual(model.keyPathString(for: \ComputedSub.items), "items")
+    }
+
     func testAddAndRemoveWithATypedKeyPath() {
         let person = Person()
         let recorder = Recorder()
