@@ -439,7 +439,7 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock held. Takes the registration for `keyPath` out of the chain at `head` (emptying the slot with the
     /// chain) and returns it.
     private static func unlink(keyPath: String, from head: inout GuardRegistration?) -> GuardRegistration? {
-        unlink(from: &head) { $0.keyPath == keyPath }
+        unlink(from: &head) { $0.keyPath.isSameKey(as: keyPath) }
     }
 
     private static func unlink(
@@ -466,7 +466,7 @@ final class ControllerCore: @unchecked Sendable {
     private static func find(keyPath: String, from head: GuardRegistration?) -> GuardRegistration? {
         var current = head
         while let registration = current {
-            if registration.keyPath == keyPath { return registration }
+            if registration.keyPath.isSameKey(as: keyPath) { return registration }
             current = registration.nextOnSameObject
         }
         return nil

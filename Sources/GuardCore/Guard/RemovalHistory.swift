@@ -43,7 +43,7 @@ struct RemovalHistory {
         }
 
         func contains(_ keyPath: String) -> Bool {
-            self.keyPath == keyPath || moreKeyPaths.contains(keyPath)
+            self.keyPath.isSameKey(as: keyPath) || moreKeyPaths.contains { $0.isSameKey(as: keyPath) }
         }
 
         func add(_ keyPath: String) {

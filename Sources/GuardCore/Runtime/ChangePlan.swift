@@ -140,7 +140,9 @@ struct ChangePlan {
     private static func value(_ raw: consuming Any?, at indexes: IndexSet?) -> Any? {
         guard let indexes else { return boxNil(raw) }
         guard let array = raw.flatMap({ $0 as? [Any] }) else { return [Any]() }
-        return indexes.filter { $0 < array.count }.map { array[$0] }
+        // Positions past the end have no element. Clipped range by range, so an index set as large as
+        // `0..<Int.max` costs what the array holds, not what the set spans.
+        return indexes.intersection(IndexSet(integersIn: 0..<array.count)).map { array[$0] }
     }
 
     // MARK: Delivery

@@ -41,7 +41,7 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         var entries: [(object: ObjectIdentifier, keyPath: String)] = []
 
         func contains(_ object: ObjectIdentifier, _ keyPath: String) -> Bool {
-            entries.contains { $0.object == object && $0.keyPath == keyPath }
+            entries.contains { $0.object == object && $0.keyPath.isSameKey(as: keyPath) }
         }
     }
 
@@ -65,7 +65,7 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         let rootID = ObjectIdentifier(root)
         guard !starting.contains(rootID, affectingKeyPath) else { return }
         starting.entries.append((rootID, affectingKeyPath))
-        defer { starting.entries.removeAll { $0.object == rootID && $0.keyPath == affectingKeyPath } }
+        defer { starting.entries.removeAll { $0.object == rootID && $0.keyPath.isSameKey(as: affectingKeyPath) } }
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
         guard
             let registration = root.register(

@@ -46,6 +46,6 @@ final class KeyPathInfo: Sendable {
     /// Whether this is the key path `key`, whose ``KeyHash`` is `hash`.
     @inline(__always)
     func isKeyPath(_ key: String, hash: UInt64) -> Bool {
-        self.hash == hash && keyPath == key
+        self.hash == hash && keyPath.isSameKey(as: key)
     }
 }

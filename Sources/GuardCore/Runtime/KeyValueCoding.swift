@@ -1,13 +1,17 @@
 extension KVOObject {
     /// The value at a dotted key path (`"account.balance"`): each key but the last must name a ``KVOObject``.
-    /// Returns `nil` if an intermediate value is `nil`; an intermediate that is not a `KVOObject` is an unknown key.
-    /// Key paths are split at "." scalars (see ``KeyPathSyntax``).
+    /// Returns `nil` if an intermediate value is `nil`; an intermediate that is not a `KVOObject` does not know the
+    /// next key: the misuse ``KVOMisuse/Kind/unknownKey``, naming that value and that key (as Foundation's
+    /// `NSUnknownKeyException` from the intermediate value would). Key paths are split at "." scalars (see
+    /// ``KeyPathSyntax``).
     public func value(forKeyPath keyPath: String) -> Any? {
         let (first, rest) = KeyPathSyntax.split(keyPath)
         guard let rest else { return value(forKey: keyPath) }
         guard let next = value(forKey: first) else { return nil }
         guard let nextObject = next as? KVOObject else {
-            return valueForUndefinedKey(keyPath)
+            if UndefinedKeyProbe.noteUndefinedKey() { return nil }
+            RuntimeMonitor.handle(MisuseMessages.unknownKey(in: next, key: KeyPathSyntax.firstKey(of: rest)))
+            return nil
         }
         return nextObject.value(forKeyPath: rest)
     }

@@ -50,7 +50,7 @@ enum ManualChanges {
     static func didChange(object: KVOObject, key: String) {
         let state = threadState.value
         state.forgetDeadObjects()
-        guard let index = state.pending.lastIndex(where: { $0.object === object && $0.key == key }) else {
+        guard let index = state.pending.lastIndex(where: { $0.object === object && $0.key.isSameKey(as: key) }) else {
             RuntimeMonitor.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
             return
         }

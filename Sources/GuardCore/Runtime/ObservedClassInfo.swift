@@ -5,7 +5,12 @@
 enum ObservedClassInfo {
     private struct ClassKey: Hashable {
         let type: ObjectIdentifier
-        let key: String
+        let key: ExactKey
+
+        init(type: ObjectIdentifier, key: String) {
+            self.type = type
+            self.key = ExactKey(key)
+        }
     }
 
     /// How many entries each cache keeps at most.

@@ -20,27 +20,28 @@ final class StoredPropertyTable: Sendable {
         }
     }
 
-    private let properties: [String: Property]
-    private let refusedKeys: Set<String>
+    /// By name, told apart by bytes (see ``ExactKey``).
+    private let properties: [ExactKey: Property]
+    private let refusedKeys: Set<ExactKey>
 
-    private init(properties: [String: Property], refusedKeys: Set<String>) {
+    private init(properties: [ExactKey: Property], refusedKeys: Set<ExactKey>) {
         self.properties = properties
         self.refusedKeys = refusedKeys
     }
 
     /// The property named `key` (for an ``Observed`` property, its name without the underscore).
     func property(named key: String) -> Property? {
-        properties[key]
+        properties[ExactKey(key)]
     }
 
     /// Whether `key` is a `weak` or `unowned` stored property, which key-value coding refuses to read.
     func isRefusedWeakOrUnowned(_ key: String) -> Bool {
-        refusedKeys.contains(key)
+        refusedKeys.contains(ExactKey(key))
     }
 
     /// Every readable key.
     var keys: Set<String> {
-        Set(properties.keys)
+        Set(properties.keys.map(\.string))
     }
 
     /// The value types of the ``Observed`` properties.
@@ -59,21 +60,21 @@ final class StoredPropertyTable: Sendable {
     private static let baseOffsets = Set(StoredFieldReflection.fields(of: KVOObject.self).map(\.offset))
 
     private static func build(for type: KVOObject.Type) -> StoredPropertyTable {
-        var properties: [String: Property] = [:]
-        var refused: Set<String> = []
+        var properties: [ExactKey: Property] = [:]
+        var refused: Set<ExactKey> = []
         for field in StoredFieldReflection.fields(of: type) where !baseOffsets.contains(field.offset) {
             let name = field.name
             if let observed = field.type as? any ObservedStorage.Type, name.hasPrefix("_"), name.count > 1 {
-                properties[String(name.dropFirst())] = Property(
+                properties[ExactKey(String(name.dropFirst()))] = Property(
                     offset: field.offset, valueType: observed.wrappedValueType, isObserved: true,
                     reader: observedReader(for: observed))
             } else if name.contains("$") {
                 continue
             } else if field.isStrong {
-                properties[name] = Property(
+                properties[ExactKey(name)] = Property(
                     offset: field.offset, valueType: field.type, isObserved: false, reader: reader(for: field.type))
             } else {
-                refused.insert(name)
+                refused.insert(ExactKey(name))
             }
         }
         return StoredPropertyTable(properties: properties, refusedKeys: refused)

@@ -1,5 +1,8 @@
 /// The bounded hand-over between an observation's handler (any thread) and the task iterating its values: at most
 /// `limit` values wait; a value arriving when the buffer is full drops the oldest waiting one.
+///
+/// Values are the user's (their deinit may set the observed property, which pushes here again): storage that drops
+/// values is moved out under the lock and released after unlocking.
 final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     private enum Take {
         case value(Value)
@@ -23,20 +26,19 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     /// for `nil` (a change whose value is not a `Value`, which a correct backend never sends).
     func push(_ value: Value?) {
         guard let value else { return }
-        let consumer = lock.withLock { () -> CheckedContinuation<Value?, Never>? in
-            guard !isFinished else { return nil }
-            if !consumers.isEmpty { return consumers.removeFirst() }
+        let (consumer, discarded) = lock.withLock { () -> (CheckedContinuation<Value?, Never>?, [Value]) in
+            guard !isFinished else { return (nil, []) }
+            if !consumers.isEmpty { return (consumers.removeFirst(), []) }
             waiting.append(value)
             if waiting.count - head > limit {
                 head += 1
                 dropped += 1
             }
-            if head > 32, head * 2 > waiting.count {
-                waiting.removeFirst(head)
-                head = 0
-            }
-            return nil
+            guard head > 32, head * 2 > waiting.count else { return (nil, []) }
+            return (nil, compact())
         }
+        // The dropped values go here, after unlocking.
+        withExtendedLifetime(discarded) {}
         consumer?.resume(returning: value)
     }
 
@@ -53,10 +55,14 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
 
     /// Finishes and drops what is buffered.
     func cancel() {
-        lock.withLock {
-            waiting = []
-            head = 0
+        let discarded = lock.withLock { () -> [Value] in
+            defer {
+                waiting = []
+                head = 0
+            }
+            return waiting
         }
+        withExtendedLifetime(discarded) {}
         finish()
     }
 
@@ -82,19 +88,27 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     }
 
     private func take(orEnqueue consumer: CheckedContinuation<Value?, Never>?) -> Take {
-        lock.withLock {
+        let (take, discarded) = lock.withLock { () -> (Take, [Value]) in
             if head < waiting.count {
                 let value = waiting[head]
                 head += 1
-                if head == waiting.count {
-                    waiting.removeAll(keepingCapacity: true)
-                    head = 0
-                }
-                return .value(value)
+                return (.value(value), head == waiting.count ? compact() : [])
             }
-            if isFinished { return .finished }
+            if isFinished { return (.finished, []) }
             if let consumer { consumers.append(consumer) }
-            return .wait
+            return (.wait, [])
         }
+        // The values taken or dropped before go here, after unlocking.
+        withExtendedLifetime(discarded) {}
+        return take
+    }
+
+    /// Lock held. Drops the values before `head` from `waiting` and returns the storage that held them, for the
+    /// caller to release after unlocking (the values still waiting are kept by the new storage too).
+    private func compact() -> [Value] {
+        let old = waiting
+        waiting = Array(old[head...])
+        head = 0
+        return old
     }
 }

@@ -153,6 +153,24 @@ final class ChangeKindTests: XCTestCase {
             ])
     }
 
+    func testAManualToManyChangeOverAHugeIndexSetCarriesTheElementsThatExist() {
+        // The index set spans far more positions than anything could hold; the values are read range by range.
+        let model = ManualModel()
+        model.songs = ["a", "b", "c"]
+        let recorder = Recorder()
+        let everything = IndexSet(integersIn: 0..<Int.max)
+        whileObserving(model, "songs", with: recorder, options: [.prior, .old, .new]) {
+            model.willChange(.replacement, valuesAt: everything, forKey: "songs")
+            model.songs = ["x", "y"]
+            model.didChange(.replacement, valuesAt: everything, forKey: "songs")
+        }
+        let changes = recorder.changes
+        XCTAssertEqual(changes.map(\.isPrior), [true, false])
+        XCTAssertEqual(changes.map(\.indexes), [everything, everything])
+        XCTAssertEqual(changes.map { $0.oldValue.map(shown) }, [shown(["a", "b", "c"]), shown(["a", "b", "c"])])
+        XCTAssertEqual(changes.last?.newValue.map(shown), shown(["x", "y"]))
+    }
+
     func testManualReplacement() {
         let model = ManualModel()
         model.songs = ["a", "b", "c"]

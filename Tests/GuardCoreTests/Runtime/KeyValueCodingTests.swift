@@ -82,6 +82,29 @@ final class KeyValueCodingTests: XCTestCase {
         }
     }
 
+    /// An intermediate value that is not a `KVOObject` does not know the next key: the misuse names that value and
+    /// that key, as Foundation's exception from the intermediate would.
+    func testAKeyPathThroughAValueThatIsNotAKVOObjectNamesThatValueAndItsKey() {
+        final class Plain {}
+        final class Holder: KVOObject, @unchecked Sendable {
+            @Observed var text = "hi"
+            @Observed var plain = Plain()
+        }
+        let holder = Holder()
+        var results: [Any?] = []
+        let misuses = recordingMisuse {
+            results.append(holder.value(forKeyPath: "text.count"))
+            results.append(holder.value(forKeyPath: "plain.size.width"))
+        }
+        XCTAssertTrue(results.allSatisfy { $0 == nil })
+        XCTAssertEqual(misuses.map(\.kind), [.unknownKey, .unknownKey])
+        XCTAssertEqual(misuses.map(\.keyPath), ["count", "size"])
+        XCTAssertEqual(misuses.map(\.object), ["<String>", rendered(holder.plain)])
+        XCTAssertEqual(
+            misuses.first?.message,
+            "[<String> valueForUndefinedKey:]: this class is not key value coding-compliant for the key count.")
+    }
+
     func testInheritedPropertiesOfASubclass() {
         let student = Student()
         student.id = 7

@@ -90,10 +90,21 @@ final class UnknownKeyTests: XCTestCase {
         assertReadOfAnUnknownKey({ person.value(forKeyPath: "account.nope") }, reportedBy: savings, key: "nope")
     }
 
-    func testValueForKeyPathThroughAValueThatIsNotAnObservableObjectIsUnknown() {
+    func testValueForKeyPathThroughAValueThatIsNotAnObservableObjectIsReportedByThatValue() {
+        // As deeper down: the value that lacks the next key reports it (a `String` here, which has no address).
         let person = Person()
-        assertReadOfAnUnknownKey(
-            { person.value(forKeyPath: "plainNote.count") }, reportedBy: person, key: "plainNote.count")
+        var value: Any?
+        let misuses = recordingMisuse { value = person.value(forKeyPath: "plainNote.count") }
+        XCTAssertNil(value)
+        XCTAssertEqual(
+            misuses,
+            [
+                KVOMisuse(
+                    kind: .unknownKey, exceptionName: "NSUnknownKeyException",
+                    message: "[<String> valueForUndefinedKey:]: this class is not key value coding-compliant for the "
+                        + "key count.",
+                    keyPath: "count", object: "<String>", observer: nil, thread: "main")
+            ])
     }
 
     func testAComputedPropertyKeyPathHasNoNameAndIsUnknown() {

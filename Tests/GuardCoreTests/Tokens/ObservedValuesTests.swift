@@ -145,6 +145,49 @@ final class ObservedValuesTests: XCTestCase {
         XCTAssertEqual(fromGone, [])
     }
 
+    /// A value whose deinit sets the property it came from (which pushes a value into the same buffer).
+    final class Payload: Sendable {
+        private let onDeinit: (@Sendable () -> Void)?
+
+        init(onDeinit: (@Sendable () -> Void)? = nil) {
+            self.onDeinit = onDeinit
+        }
+
+        deinit { onDeinit?() }
+    }
+
+    final class PayloadBox: KVOObject, @unchecked Sendable {
+        @Observed var payload = Payload()
+    }
+
+    /// Payloads that, when they go, set `box.payload` once more (to a plain payload).
+    private func resettingPayloads(_ count: Int, of box: PayloadBox, released: TestBox<Int>) -> [Payload] {
+        (0..<count).map { _ in
+            Payload { [weak box] in
+                released.mutate { $0 += 1 }
+                box?.payload = Payload()
+            }
+        }
+    }
+
+    func testValuesTheBufferDropsAreReleasedOutsideItsLock() async {
+        // Taken values, values dropped because the buffer is full, and values a cancelled sequence still held: each
+        // payload's deinit sets the property again, whose handler pushes into the same buffer. Under the lock that
+        // would trap (debug builds' error-checking mutex) or deadlock.
+        let box = PayloadBox()
+        let released = TestBox(0)
+        var iterator: ObservedValues<Payload>.AsyncIterator? = box.values(of: \.payload, bufferingNewest: 2)
+            .makeAsyncIterator()
+        for payload in resettingPayloads(2, of: box, released: released) { box.payload = payload }
+        // Each taken value is let go at once; the buffer lets go of its storage when it is empty.
+        for _ in 0..<2 { _ = await iterator?.next() }
+        for payload in resettingPayloads(80, of: box, released: released) { box.payload = payload }
+        iterator = nil
+        box.payload = Payload()
+        XCTAssertTrue(eventually { released.get() == 82 }, "released \(released.get()) of 82")
+        XCTAssertEqual(box.observationCount, 0)
+    }
+
     func testNoMisuseReachesTheRuntime() async {
         let misuses = recordingMisuse {
             var counter: Counter? = Counter()

@@ -47,8 +47,22 @@ enum MisuseMessages {
             observer: observances.first.map(\.observerText), thread: CurrentThread.description)
     }
 
+    /// An unknown key of `object` (Foundation: `NSUnknownKeyException` from `valueForUndefinedKey:`).
     static func unknownKey(object: AnyObject, key: String) -> KVOMisuse {
-        let objectText = ObjectDescription.of(object)
+        unknownKey(objectText: ObjectDescription.of(object), object: object, key: key)
+    }
+
+    /// An unknown key of a value along a key path that is not a ``KVOObject`` (an object is shown with its address,
+    /// any other value as `<Type>`).
+    static func unknownKey(in value: Any, key: String) -> KVOMisuse {
+        if type(of: value) is AnyClass {
+            let object = value as AnyObject
+            return unknownKey(objectText: ObjectDescription.of(object), object: object, key: key)
+        }
+        return unknownKey(objectText: "<\(ObjectDescription.typeName(type(of: value)))>", object: nil, key: key)
+    }
+
+    private static func unknownKey(objectText: String, object: AnyObject?, key: String) -> KVOMisuse {
         let firstKey = KeyPathSyntax.firstKey(of: key)
         let isWeakOrUnowned = (object as? KVOObject).map {
             StoredPropertyTable.for(type(of: $0)).isRefusedWeakOrUnowned(firstKey)
