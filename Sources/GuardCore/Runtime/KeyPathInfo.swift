@@ -46,6 +46,7 @@ final class KeyPathInfo: Sendable {
     /// Whether this is the key path `key`, whose ``KeyHash`` is `hash`.
     @inline(__always)
     func isKeyPath(_ key: String, hash: UInt64) -> Bool {
-        self.hash == hash && keyPath.isSameKey(as: key)
+        // The hash is taken over the bytes: with it equal, `==` is byte equality (see `isSameKey(as:)`).
+        self.hash == hash && keyPath == key
     }
 }
