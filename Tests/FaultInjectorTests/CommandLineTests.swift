@@ -97,6 +97,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
     }
 
+    /// `run` holds its scenario to the limits a seed file is held to, instead of drawing billions of operations.
+    func testRunRefusesAScenarioBeyondTheSeedFileLimits() throws {
+        let outcome = try run(["run", "--queues", "4096", "--ops-per-queue", "10000000", "--duration", "1", "--out", directory.file("out")])
+        assertUsageError(outcome, mentioning: "the scenario is unusable: workers × operationsPerWorker must be at most 50000000 (is 40960000000)")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
+    }
+
     func testBadProfileOrMixExitsTwo() throws {
         assertUsageError(try run(["run", "--profile", "nope"] + safety), mentioning: "--profile must be one of mixed, initial-race")
         assertUsageError(try run(["run", "--mix", "observe=3,bogus=1"] + safety), mentioning: "unknown operation 'bogus'")

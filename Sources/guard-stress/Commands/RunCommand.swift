@@ -38,6 +38,11 @@ enum RunCommand {
         settings.scenario.objects =
             try arguments.integer("--objects", in: 1...ScenarioConfiguration.objectLimit) ?? settings.scenario.objects
         settings.scenario.controllers = try arguments.integer("--controllers", in: 1...1_024) ?? settings.scenario.controllers
+        let problems = settings.scenario.problems
+        guard problems.isEmpty else {
+            // The same limits a seed file is held to (say, at most 50,000,000 operations drawn up front).
+            throw UsageError("the scenario is unusable: " + problems.joined(separator: "; "))
+        }
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
