@@ -37,7 +37,7 @@ enum ReplayCommand {
             Terminal.printError("guard-stress: \(error)")
             return .badInput
         }
-        let reports = try ReportFiles(arguments)
+        let reports = try ReportFiles(arguments, inputs: [path])
 
         print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
             + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"

@@ -55,10 +55,9 @@ enum RunCommand {
             }
             settings.target = target
         }
-        if let out = arguments.string("--out") {
-            guard !out.isEmpty else { throw UsageError("--out needs a directory") }
-            settings.outputDirectory = out
-        }
+        if let out = arguments.string("--out") { settings.outputDirectory = out }
+        // Checked before the campaign: a file in the way would lose every seed file it writes.
+        try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
         let reports = try ReportFiles(arguments)
         if settings.runner != .chaos, settings.isolation.childProcessSettings == nil {
             // Schedules recorded under random per-process hashing would not replay in another process (child
