@@ -5,13 +5,20 @@ struct ParsedArguments {
     private var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// Parses `words`; `options` take a value, `flags` do not. Anything else starting with `-` is an error.
+    /// Parses `words`; `options` take a value, `flags` do not. Anything else starting with `-` is an error, and so
+    /// is an option's value that starts with `--` (a forgotten value, not a file named like an option; write
+    /// `--json=--odd` for that). After `--` every word is positional.
     init(_ words: [String], options: Set<String>, flags allowedFlags: Set<String>) throws {
         var index = 0
+        var optionsEnded = false
         while index < words.count {
             let word = words[index]
             index += 1
-            guard word.hasPrefix("-"), word != "-" else {
+            if !optionsEnded, word == "--" {
+                optionsEnded = true
+                continue
+            }
+            guard !optionsEnded, word.hasPrefix("-"), word != "-" else {
                 positionals.append(word)
                 continue
             }
@@ -26,6 +33,9 @@ struct ParsedArguments {
                     values[name] = inlineValue
                 } else {
                     guard index < words.count else { throw UsageError("\(name) needs a value") }
+                    guard !words[index].hasPrefix("--") else {
+                        throw UsageError("\(name) needs a value, not the option '\(words[index])'")
+                    }
                     values[name] = words[index]
                     index += 1
                 }

@@ -104,6 +104,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
     }
 
+    /// An option followed by another option lacks its value: it is not taken as a file named `--no-compare`.
+    func testAnOptionIsNotTakenAsTheValueOfTheOneBefore() throws {
+        assertUsageError(try run(["run", "--json", "--no-compare"] + safety), mentioning: "--json needs a value, not the option '--no-compare'")
+        assertUsageError(try run(["run", "--out", "--json", "r.json", "--ops", "50"]), mentioning: "--out needs a value, not the option '--json'")
+        XCTAssertEqual(try directory.contents().filter { $0.hasPrefix("--") }, [], "no file named like an option")
+        // After `--` every word is positional: here a seed file whose name starts with `-`.
+        assertUsageError(try run(["replay", "--runs", "1", "--", "-x.json"]), mentioning: "cannot read seed file -x.json: no such file")
+    }
+
     func testBadProfileOrMixExitsTwo() throws {
         assertUsageError(try run(["run", "--profile", "nope"] + safety), mentioning: "--profile must be one of mixed, initial-race")
         assertUsageError(try run(["run", "--mix", "observe=3,bogus=1"] + safety), mentioning: "unknown operation 'bogus'")
