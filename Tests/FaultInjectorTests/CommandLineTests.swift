@@ -90,6 +90,11 @@ final class CommandLineTests: XCTestCase {
         assertUsageError(try run(["run", "--queues", "many"] + safety), mentioning: "--queues")
         assertUsageError(try run(["run", "--seed", "xyz"] + safety), mentioning: "--seed")
         assertUsageError(try run(["run", "--target", "planted"] + safety), mentioning: "--target")
+        // The planted bugs are accepted, so the error lists them too.
+        let unknownTarget = try run(["run", "--target", "planted"] + safety)
+        for name in TargetCatalog.names + TargetCatalog.plantedBugNames {
+            XCTAssertTrue(unknownTarget.stderr.contains(name), "the --target error does not list \(name): \(unknownTarget.stderr)")
+        }
         assertUsageError(try run(["run", "--ops", "50", "--out", directory.file("out"), "--duration", "0"]), mentioning: "--duration")
         assertUsageError(try run(["run", "--queues"]), mentioning: "--queues needs a value")
         assertUsageError(try run(["run", "extra"] + safety), mentioning: "positional")
@@ -111,6 +116,11 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try directory.contents().filter { $0.hasPrefix("--") }, [], "no file named like an option")
         // After `--` every word is positional: here a seed file whose name starts with `-`.
         assertUsageError(try run(["replay", "--runs", "1", "--", "-x.json"]), mentioning: "cannot read seed file -x.json: no such file")
+    }
+
+    func testHelpForAnUnknownCommandIsAnError() throws {
+        assertUsageError(try run(["help", "bogus"]), mentioning: "no help for 'bogus': there is no such command")
+        assertUsageError(try run(["--help", "bogus"]), mentioning: "no help for 'bogus'")
     }
 
     func testBadProfileOrMixExitsTwo() throws {

@@ -28,7 +28,7 @@ enum ReplayCommand {
             if let name = arguments.string("--target") {
                 if let reason = TargetCatalog.unavailableReason(for: name) { throw UsageError(reason) }
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
-                    throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(name)'")
+                    throw TargetOption.unknown(name)
                 }
                 target = named
             }

@@ -51,7 +51,7 @@ enum RunCommand {
         if let target = arguments.string("--target") {
             if let reason = TargetCatalog.unavailableReason(for: target) { throw UsageError(reason) }
             guard TargetCatalog.knownNames.contains(target) else {
-                throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(target)'")
+                throw TargetOption.unknown(target)
             }
             settings.target = target
         }
