@@ -118,6 +118,20 @@ final class CommandLineTests: XCTestCase {
         assertUsageError(try run(["replay", "--runs", "1", "--", "-x.json"]), mentioning: "cannot read seed file -x.json: no such file")
     }
 
+    /// Errors of seconds options give both limits; a stall timeout too short to tell a pause from a deadlock is refused.
+    func testSecondsOptionsSayTheirLimits() throws {
+        assertUsageError(
+            try run(["run", "--ops", "50", "--out", directory.file("out"), "--duration", "0"]),
+            mentioning: "--duration needs a number of seconds greater than 0 and at most 604800 (7 days)")
+        assertUsageError(
+            try run(["run", "--ops", "50", "--out", directory.file("out"), "--duration", "700000"]),
+            mentioning: "at most 604800 (7 days)")
+        assertUsageError(
+            try run(["run", "--stall-timeout", "0.001"] + safety),
+            mentioning: "--stall-timeout needs a number of seconds at least 0.1 and at most 604800 (7 days)")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
+    }
+
     func testHelpForAnUnknownCommandIsAnError() throws {
         assertUsageError(try run(["help", "bogus"]), mentioning: "no help for 'bogus': there is no such command")
         assertUsageError(try run(["--help", "bogus"]), mentioning: "no help for 'bogus'")
