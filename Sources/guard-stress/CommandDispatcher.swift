@@ -4,11 +4,16 @@ enum CommandDispatcher {
         guard let first = arguments.first else { return try RunCommand.run([]) }
         switch first {
         case "-h", "--help", "help":
-            if arguments.count > 1, let topic = HelpText.topic(arguments[1]) {
-                print(topic)
-            } else {
+            guard arguments.count > 1 else {
                 print(HelpText.overview)
+                return .passed
             }
+            guard let topic = HelpText.topic(arguments[1]) else {
+                throw UsageError(
+                    "no help for '\(arguments[1])': there is no such command (the commands are run, replay, shrink, "
+                        + "explain, mutants, bench)")
+            }
+            print(topic)
             return .passed
         case "run":
             return try RunCommand.run(Array(arguments.dropFirst()))

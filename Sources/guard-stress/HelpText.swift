@@ -125,7 +125,8 @@ enum HelpText {
           --junit FILE         write JUnit XML: one test case per round, a <failure> per failing round
           --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
           --stall-timeout SECONDS
-                               chaos rounds: no finished operation for this long is a deadlock (default 3)
+                               chaos rounds: no finished operation for this long is a deadlock (default 3,
+                               at least 0.1)
           --rounds-per-process N
                                rounds one child process serves (default: chaos 1, controlled 500)
         """

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A subcommand's arguments split into `--name value` options, `--flag`s and positional words, checked against
 /// what the subcommand accepts.
 struct ParsedArguments {
@@ -5,13 +7,20 @@ struct ParsedArguments {
     private var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// Parses `words`; `options` take a value, `flags` do not. Anything else starting with `-` is an error.
+    /// Parses `words`; `options` take a value, `flags` do not. Anything else starting with `-` is an error, and so
+    /// is an option's value that starts with `--` (a forgotten value, not a file named like an option; write
+    /// `--json=--odd` for that). After `--` every word is positional.
     init(_ words: [String], options: Set<String>, flags allowedFlags: Set<String>) throws {
         var index = 0
+        var optionsEnded = false
         while index < words.count {
             let word = words[index]
             index += 1
-            guard word.hasPrefix("-"), word != "-" else {
+            if !optionsEnded, word == "--" {
+                optionsEnded = true
+                continue
+            }
+            guard !optionsEnded, word.hasPrefix("-"), word != "-" else {
                 positionals.append(word)
                 continue
             }
@@ -26,6 +35,9 @@ struct ParsedArguments {
                     values[name] = inlineValue
                 } else {
                     guard index < words.count else { throw UsageError("\(name) needs a value") }
+                    guard !words[index].hasPrefix("--") else {
+                        throw UsageError("\(name) needs a value, not the option '\(words[index])'")
+                    }
                     values[name] = words[index]
                     index += 1
                 }
@@ -54,13 +66,20 @@ struct ParsedArguments {
         return value
     }
 
-    /// The number of seconds in `name` (greater than zero), or `nil` if absent.
-    func seconds(_ name: String) throws -> Double? {
+    /// The longest time a seconds option accepts: 7 days.
+    static let maximumSeconds = 86_400.0 * 7
+
+    /// The number of seconds in `name`, or `nil` if absent: greater than 0 (at least `minimum`, if given) and at most
+    /// 7 days.
+    func seconds(_ name: String, minimum: Double? = nil) throws -> Double? {
         guard let text = values[name] else { return nil }
         var number = text
         if number.hasSuffix("s") { number.removeLast() }
-        guard let value = Double(number), value > 0, value <= 86_400 * 7 else {
-            throw UsageError("\(name) needs a number of seconds greater than 0 (like 30 or 2.5), not '\(text)'")
+        let lowest = minimum.map { "at least \(String(format: "%g", $0))" } ?? "greater than 0"
+        guard let value = Double(number), value > 0, value >= minimum ?? 0, value <= Self.maximumSeconds else {
+            throw UsageError(
+                "\(name) needs a number of seconds \(lowest) and at most \(String(format: "%g", Self.maximumSeconds)) (7 days), "
+                    + "like 30 or 2.5, not '\(text)'")
         }
         return value
     }

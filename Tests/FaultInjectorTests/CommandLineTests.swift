@@ -90,11 +90,51 @@ final class CommandLineTests: XCTestCase {
         assertUsageError(try run(["run", "--queues", "many"] + safety), mentioning: "--queues")
         assertUsageError(try run(["run", "--seed", "xyz"] + safety), mentioning: "--seed")
         assertUsageError(try run(["run", "--target", "planted"] + safety), mentioning: "--target")
+        // The planted bugs are accepted, so the error lists them too.
+        let unknownTarget = try run(["run", "--target", "planted"] + safety)
+        for name in TargetCatalog.names + TargetCatalog.plantedBugNames {
+            XCTAssertTrue(unknownTarget.stderr.contains(name), "the --target error does not list \(name): \(unknownTarget.stderr)")
+        }
         assertUsageError(try run(["run", "--ops", "50", "--out", directory.file("out"), "--duration", "0"]), mentioning: "--duration")
         assertUsageError(try run(["run", "--queues"]), mentioning: "--queues needs a value")
         assertUsageError(try run(["run", "extra"] + safety), mentioning: "positional")
         assertUsageError(try run(["frobnicate"]), mentioning: "unknown subcommand 'frobnicate'")
         XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
+    }
+
+    /// `run` holds its scenario to the limits a seed file is held to, instead of drawing billions of operations.
+    func testRunRefusesAScenarioBeyondTheSeedFileLimits() throws {
+        let outcome = try run(["run", "--queues", "4096", "--ops-per-queue", "10000000", "--duration", "1", "--out", directory.file("out")])
+        assertUsageError(outcome, mentioning: "the scenario is unusable: workers × operationsPerWorker must be at most 50000000 (is 40960000000)")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
+    }
+
+    /// An option followed by another option lacks its value: it is not taken as a file named `--no-compare`.
+    func testAnOptionIsNotTakenAsTheValueOfTheOneBefore() throws {
+        assertUsageError(try run(["run", "--json", "--no-compare"] + safety), mentioning: "--json needs a value, not the option '--no-compare'")
+        assertUsageError(try run(["run", "--out", "--json", "r.json", "--ops", "50"]), mentioning: "--out needs a value, not the option '--json'")
+        XCTAssertEqual(try directory.contents().filter { $0.hasPrefix("--") }, [], "no file named like an option")
+        // After `--` every word is positional: here a seed file whose name starts with `-`.
+        assertUsageError(try run(["replay", "--runs", "1", "--", "-x.json"]), mentioning: "cannot read seed file -x.json: no such file")
+    }
+
+    /// Errors of seconds options give both limits; a stall timeout too short to tell a pause from a deadlock is refused.
+    func testSecondsOptionsSayTheirLimits() throws {
+        assertUsageError(
+            try run(["run", "--ops", "50", "--out", directory.file("out"), "--duration", "0"]),
+            mentioning: "--duration needs a number of seconds greater than 0 and at most 604800 (7 days)")
+        assertUsageError(
+            try run(["run", "--ops", "50", "--out", directory.file("out"), "--duration", "700000"]),
+            mentioning: "at most 604800 (7 days)")
+        assertUsageError(
+            try run(["run", "--stall-timeout", "0.001"] + safety),
+            mentioning: "--stall-timeout needs a number of seconds at least 0.1 and at most 604800 (7 days)")
+        XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
+    }
+
+    func testHelpForAnUnknownCommandIsAnError() throws {
+        assertUsageError(try run(["help", "bogus"]), mentioning: "no help for 'bogus': there is no such command")
+        assertUsageError(try run(["--help", "bogus"]), mentioning: "no help for 'bogus'")
     }
 
     func testBadProfileOrMixExitsTwo() throws {

@@ -265,6 +265,35 @@ final class SeedFileTests: XCTestCase {
         assertNonsensical(probability, mentioning: "optionProbability must be between 0 and 1")
     }
 
+    /// Numbers near `Int.max` are refused with a reason, never by trapping on an overflowing sum or product.
+    func testNumbersThatWouldOverflowAreRefused() throws {
+        let (workers, _) = try readEdited { object in
+            RunFixtures.setScenarioField("workers", to: 4_611_686_018_427_387_904, in: &object)
+            RunFixtures.setScenarioField("operationsPerWorker", to: 4, in: &object)
+        }
+        assertNonsensical(workers, mentioning: "workers × operationsPerWorker must be at most 50000000 (is beyond a 64-bit integer)")
+        for (group, name) in [("mix", "observe"), ("actions", "none"), ("actions", "adopt")] {
+            let (error, path) = try readEdited { object in
+                var scenario = object["scenario"] as? [String: Any] ?? [:]
+                var weights = scenario[group] as? [String: Any] ?? [:]
+                weights[name] = Int.max
+                scenario[group] = weights
+                object["scenario"] = scenario
+            }
+            assertMalformed(error, path: path, mentioning: "\"scenario.\(group).\(name)\" is invalid: a weight must be from 0 to 1000000")
+        }
+        var configuration = ScenarioConfiguration()
+        configuration.mix[.observe] = Int.max
+        configuration.actions.none = Int.max
+        XCTAssertEqual(configuration.problems, [
+            "the operation mix needs weights from 0 to 1000000 with a positive total",
+            "the handler action mix needs weights from 0 to 1000000 with a positive total",
+        ])
+        try assertControlledRejected(
+            { RunFixtures.setScheduleField("workers", to: "0 0*\(Int.max)", in: &$0) },
+            mentioning: "the schedule is longer than 100000000 steps")
+    }
+
     // MARK: Version 2: controlled runs
 
     func testControlledSeedFileRoundTripsWithItsStrategyLimitsAndSchedule() throws {

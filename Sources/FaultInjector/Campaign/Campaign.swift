@@ -276,12 +276,15 @@ public struct Campaign: Sendable {
             summary.failures[summary.failures.count - 1].seedFile = path
             if let log = round.log, !log.isEmpty {
                 let logPath = String(path.dropLast(".json".count)) + ".log"
-                try Data(log.utf8).write(to: URL(fileURLWithPath: logPath))
+                try AtomicFile.write(Data(log.utf8), to: logPath, replacing: true)
                 summary.failures[summary.failures.count - 1].log = logPath
             }
         } catch {
-            summary.writeErrors.append(
-                "could not write a seed file into \(settings.outputDirectory): \(error.localizedDescription)")
+            let reason = error.localizedDescription
+            if summary.failures[summary.failures.count - 1].seedFile == nil {
+                summary.failures[summary.failures.count - 1].seedFileProblem = "writing it failed: \(reason)"
+            }
+            summary.writeErrors.append("could not write a seed file into \(settings.outputDirectory): \(reason)")
         }
     }
 }

@@ -17,6 +17,9 @@ public struct CampaignSummary: Sendable {
         public internal(set) var seconds = 0.0
         /// The seed file written for the round, if one was.
         public internal(set) var seedFile: String?
+        /// Why no seed file was written when writing one failed (`writing it failed: ...`); `nil` when one was
+        /// written or the campaign's limit of seed files was reached.
+        public internal(set) var seedFileProblem: String?
         /// The standard error of the round's process, written beside the seed file, for a round whose process
         /// crashed, trapped or hung.
         public internal(set) var log: String?

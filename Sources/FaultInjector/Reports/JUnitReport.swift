@@ -65,7 +65,8 @@ public struct JUnitReport: Sendable {
                 if let seedFile = failed.seedFile {
                     lines += ["seed file: \(seedFile)", "replay: guard-stress replay \(seedFile)"]
                 } else {
-                    lines.append("no seed file (the campaign's --max-seed-files limit was reached)")
+                    lines.append(
+                        "no seed file (" + (failed.seedFileProblem ?? "the campaign's --max-seed-files limit was reached") + ")")
                 }
                 if let log = failed.log { lines.append("process log: \(log)") }
                 testCase.failure = Failure(

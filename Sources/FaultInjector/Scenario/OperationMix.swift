@@ -35,6 +35,9 @@ public struct OperationMix: Hashable, Sendable {
         set { weightsByKind[kind] = newValue }
     }
 
+    /// The largest weight a mix (or a handler action mix) may give one kind, from `--mix` or from a file.
+    public static let weightLimit = 1_000_000
+
     /// The weights in drawing order (``OperationKind``'s declaration order).
     var weights: [Int] {
         OperationKind.allCases.map { self[$0] }
@@ -56,8 +59,9 @@ public struct OperationMix: Hashable, Sendable {
                     "unknown operation '\(name)'; the operations are "
                         + OperationKind.allCases.map(\.rawValue).joined(separator: ", "))
             }
-            guard let weight = Int(parts[1]), (0...1_000_000).contains(weight) else {
-                throw MixError("the weight of \(name) must be a whole number from 0 to 1000000, not '\(parts[1])'")
+            guard let weight = Int(parts[1]), (0...Self.weightLimit).contains(weight) else {
+                throw MixError(
+                    "the weight of \(name) must be a whole number from 0 to \(Self.weightLimit), not '\(parts[1])'")
             }
             guard seen.insert(kind).inserted else { throw MixError("\(name) is given twice") }
             self[kind] = weight
@@ -98,8 +102,26 @@ extension OperationMix: Codable {
                 throw DecodingError.dataCorruptedError(
                     forKey: key, in: container, debugDescription: "\(key.stringValue) is not an operation kind")
             }
-            self[kind] = try container.decode(Int.self, forKey: key)
+            self[kind] = try Self.decodeWeight(forKey: key, in: container)
         }
+    }
+
+    /// A weight from a file, held to the bound `--mix` applies (0 to ``weightLimit``), so no sum of weights overflows;
+    /// `absent` (if given) when the file lacks the key.
+    static func decodeWeight<Key: CodingKey>(
+        forKey key: Key, in container: KeyedDecodingContainer<Key>, absent: Int? = nil
+    ) throws -> Int {
+        let weight: Int
+        if let absent {
+            weight = try container.decodeIfPresent(Int.self, forKey: key) ?? absent
+        } else {
+            weight = try container.decode(Int.self, forKey: key)
+        }
+        guard (0...weightLimit).contains(weight) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "a weight must be from 0 to \(weightLimit), not \(weight)")
+        }
+        return weight
     }
 
     /// Writes every kind's weight.
@@ -131,16 +153,17 @@ public struct HandlerActionMix: Codable, Hashable, Sendable {
     /// The default mix.
     public init() {}
 
-    /// Reads the weights; `adopt`, which older files lack, is 0 when absent.
+    /// Reads the weights (each from 0 to ``OperationMix/weightLimit``); `adopt`, which older files lack, is 0 when
+    /// absent.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        none = try container.decode(Int.self, forKey: .none)
-        unobserveSelf = try container.decode(Int.self, forKey: .unobserveSelf)
-        unobserveAll = try container.decode(Int.self, forKey: .unobserveAll)
-        releaseController = try container.decode(Int.self, forKey: .releaseController)
-        mutate = try container.decode(Int.self, forKey: .mutate)
-        observe = try container.decode(Int.self, forKey: .observe)
-        adopt = try container.decodeIfPresent(Int.self, forKey: .adopt) ?? 0
+        none = try OperationMix.decodeWeight(forKey: .none, in: container)
+        unobserveSelf = try OperationMix.decodeWeight(forKey: .unobserveSelf, in: container)
+        unobserveAll = try OperationMix.decodeWeight(forKey: .unobserveAll, in: container)
+        releaseController = try OperationMix.decodeWeight(forKey: .releaseController, in: container)
+        mutate = try OperationMix.decodeWeight(forKey: .mutate, in: container)
+        observe = try OperationMix.decodeWeight(forKey: .observe, in: container)
+        adopt = try OperationMix.decodeWeight(forKey: .adopt, in: container, absent: 0)
     }
 
     /// The weights in drawing order (new actions appended, so older configurations draw what they drew before).

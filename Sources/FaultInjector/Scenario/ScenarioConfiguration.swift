@@ -78,9 +78,12 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         if !(0...10_000_000).contains(operationsPerWorker) {
             problems.append("operationsPerWorker must be between 0 and 10000000 (is \(operationsPerWorker))")
         }
-        if workers * operationsPerWorker > Self.operationLimit {
+        // Decoded numbers may be anything up to `Int.max`: the product is taken with overflow reported.
+        let (operationCount, overflowed) = workers.multipliedReportingOverflow(by: operationsPerWorker)
+        if overflowed || operationCount > Self.operationLimit {
             problems.append(
-                "workers × operationsPerWorker must be at most \(Self.operationLimit) (is \(workers * operationsPerWorker))")
+                "workers × operationsPerWorker must be at most \(Self.operationLimit) (is "
+                    + (overflowed ? "beyond a 64-bit integer" : "\(operationCount)") + ")")
         }
         if !(1...Self.objectLimit).contains(objects) {
             problems.append("objects must be between 1 and \(Self.objectLimit) (is \(objects))")
@@ -91,11 +94,15 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
             problems.append("controllers must be between 1 and 1024 (is \(controllers))")
         }
         if weakHoldingEvery < 0 { problems.append("weakHoldingEvery must not be negative (is \(weakHoldingEvery))") }
-        if mix.weights.contains(where: { $0 < 0 }) || mix.weights.reduce(0, +) <= 0 {
-            problems.append("the operation mix needs non-negative weights with a positive total")
+        // Each weight is checked against its bound before the total is taken, so the total cannot overflow.
+        let weights = 0...OperationMix.weightLimit
+        if !mix.weights.allSatisfy(weights.contains) || mix.weights.reduce(0, +) <= 0 {
+            problems.append(
+                "the operation mix needs weights from 0 to \(OperationMix.weightLimit) with a positive total")
         }
-        if actions.weights.contains(where: { $0 < 0 }) || actions.weights.reduce(0, +) <= 0 {
-            problems.append("the handler action mix needs non-negative weights with a positive total")
+        if !actions.weights.allSatisfy(weights.contains) || actions.weights.reduce(0, +) <= 0 {
+            problems.append(
+                "the handler action mix needs weights from 0 to \(OperationMix.weightLimit) with a positive total")
         }
         if !(0...1).contains(optionProbability) {
             problems.append("optionProbability must be between 0 and 1 (is \(optionProbability))")

@@ -76,7 +76,8 @@ public struct Schedule: Sendable, Hashable {
                 }
                 length = parsed
             }
-            guard workers.count + length <= Self.maximumSteps else {
+            // `length` may be as large as `Int.max`: compare against the room left, which cannot overflow.
+            guard length <= Self.maximumSteps - workers.count else {
                 throw ScheduleFormatError("the schedule is longer than \(Self.maximumSteps) steps")
             }
             workers.append(contentsOf: repeatElement(worker, count: length))

@@ -54,22 +54,33 @@ public enum SeedFileStore {
 
     /// Writes `file` into `directory` (created if needed) as `seed-TARGET-SEED.json` (`seed-TARGET-STRATEGY-SEED.json`
     /// for a controlled run) and returns its path. An existing file is never overwritten: a numeric suffix is added
-    /// instead.
+    /// instead. The file appears whole or not at all (``AtomicFile``): a failed write leaves no empty or cut-short
+    /// file under a seed file's name.
     public static func write(_ file: SeedFile, into directory: String) throws -> String {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let base = baseName(for: file)
-        var path = (directory as NSString).appendingPathComponent(base + ".json")
-        var suffix = 2
-        while FileManager.default.fileExists(atPath: path) {
-            path = (directory as NSString).appendingPathComponent("\(base)-\(suffix).json")
-            suffix += 1
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var data = try encoder.encode(file)
         data.append(0x0A)
-        try data.write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
+        let base = baseName(for: file)
+        var path = (directory as NSString).appendingPathComponent(base + ".json")
+        var suffix = 2
+        while let error = writeFailure(data, to: path) {
+            guard error.fileExists else { throw error }
+            path = (directory as NSString).appendingPathComponent("\(base)-\(suffix).json")
+            suffix += 1
+        }
         return path
+    }
+
+    /// Writes `data` to `path` unless a file is there; `nil` once written, else why not.
+    private static func writeFailure(_ data: Data, to path: String) -> FileWriteError? {
+        do {
+            try AtomicFile.write(data, to: path, replacing: false)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// `seed-TARGET-SEED` (`seed-TARGET-STRATEGY-SEED` for a controlled run): a file's name without extension.

@@ -1,23 +1,23 @@
+import FaultInjector
 import Foundation
 
 /// `--json FILE`: the figures as a JSON list, written where the user asked.
 struct FigureFile {
     let path: String
 
-    /// Checks up front that `path` can be written (so a typo fails before minutes of measuring): creates or empties
-    /// the file. Throws a usage error naming the path and the reason.
+    /// Checks up front that `path` can be written (so a typo fails before minutes of measuring), leaving an existing
+    /// file as it is. Throws a usage error naming the path and the reason.
     init(path: String) throws {
         guard !path.isEmpty else { throw UsageError("--json needs a file name") }
         self.path = path
-        guard let handle = fopen(path, "w") else {
-            throw UsageError("--json cannot write '\(path)': \(String(cString: strerror(errno)))")
+        if let problem = OutputPath.writeProblem(path, createsDirectory: false) {
+            throw UsageError("--json cannot write '\(path)': \(problem)")
         }
-        fclose(handle)
     }
 
-    /// Writes `figures` as a pretty-printed JSON array.
+    /// Writes `figures` as a pretty-printed JSON array, whole or not at all.
     func write(_ figures: [Figure]) throws {
-        try (Self.encode(figures) + Data("\n".utf8)).write(to: URL(fileURLWithPath: path))
+        try AtomicFile.write(Self.encode(figures) + Data("\n".utf8), to: path, replacing: true)
     }
 
     /// The JSON for `figures`: a list of objects with `name`, `value`, `unit`, and `baseline` and `ratio` where the

@@ -25,7 +25,10 @@ enum ExplainCommand {
         let width = try arguments.integer("--width", in: 40...1_000) ?? 120
         let attempts = try arguments.integer("--attempts", in: 1...10_000) ?? 20
         let htmlPath = arguments.string("--html")
-        if let htmlPath, htmlPath.isEmpty { throw UsageError("--html needs a file name") }
+        if let htmlPath {
+            try OutputPath.checkFile(htmlPath, option: "--html")
+            try OutputPath.checkNotInput(htmlPath, option: "--html", input: path)
+        }
         let isolation = try IsolationOptions.isolation(arguments)
         if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
@@ -54,7 +57,7 @@ enum ExplainCommand {
         print(text.text)
         if let htmlPath {
             do {
-                try Data(StoryPage(story: story).html.utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
+                try AtomicFile.write(Data(StoryPage(story: story).html.utf8), to: htmlPath, replacing: true)
                 print("wrote \(htmlPath)")
             } catch {
                 Terminal.printError("guard-stress: could not write \(htmlPath): \(error.localizedDescription)")
@@ -94,7 +97,7 @@ enum ExplainCommand {
             let page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(verdict.signature)</title></head>"
                 + "<body><pre>\(escaped)</pre></body></html>\n"
             do {
-                try Data(page.utf8).write(to: URL(fileURLWithPath: htmlPath), options: .atomic)
+                try AtomicFile.write(Data(page.utf8), to: htmlPath, replacing: true)
                 print("wrote \(htmlPath)")
             } catch {
                 Terminal.printError("guard-stress: could not write \(htmlPath): \(error.localizedDescription)")

@@ -9,7 +9,8 @@ enum IsolationOptions {
     /// Child processes running this executable's hidden round server (the default), or in process with
     /// `--in-process`.
     static func isolation(_ arguments: ParsedArguments) throws -> RoundIsolation {
-        let stallTimeout = try arguments.seconds("--stall-timeout")
+        // Shorter than this, a round's ordinary pauses (a sleep fault, the scheduler) read as a deadlock.
+        let stallTimeout = try arguments.seconds("--stall-timeout", minimum: 0.1)
         let roundsPerProcess = try arguments.integer("--rounds-per-process", in: 1...1_000_000)
         if arguments.has("--in-process") {
             for option in options.sorted() where arguments.string(option) != nil {

@@ -25,10 +25,9 @@ enum MutantsCommand {
         settings.bugs = try bugs(arguments)
         settings.runners = try runners(arguments)
         settings.isolation = try IsolationOptions.isolation(arguments)
-        if let out = arguments.string("--out") {
-            guard !out.isEmpty else { throw UsageError("--out needs a directory") }
-            settings.outputDirectory = out
-        }
+        if let out = arguments.string("--out") { settings.outputDirectory = out }
+        // Checked before the campaign: a file in the way would lose every seed file it writes.
+        try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
         let reports = try ReportFiles(arguments)
         if settings.isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 

@@ -28,7 +28,7 @@ enum ReplayCommand {
             if let name = arguments.string("--target") {
                 if let reason = TargetCatalog.unavailableReason(for: name) { throw UsageError(reason) }
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
-                    throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(name)'")
+                    throw TargetOption.unknown(name)
                 }
                 target = named
             }
@@ -37,7 +37,7 @@ enum ReplayCommand {
             Terminal.printError("guard-stress: \(error)")
             return .badInput
         }
-        let reports = try ReportFiles(arguments)
+        let reports = try ReportFiles(arguments, inputs: [path])
 
         print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
             + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"

@@ -38,6 +38,11 @@ enum RunCommand {
         settings.scenario.objects =
             try arguments.integer("--objects", in: 1...ScenarioConfiguration.objectLimit) ?? settings.scenario.objects
         settings.scenario.controllers = try arguments.integer("--controllers", in: 1...1_024) ?? settings.scenario.controllers
+        let problems = settings.scenario.problems
+        guard problems.isEmpty else {
+            // The same limits a seed file is held to (say, at most 50,000,000 operations drawn up front).
+            throw UsageError("the scenario is unusable: " + problems.joined(separator: "; "))
+        }
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
@@ -46,14 +51,13 @@ enum RunCommand {
         if let target = arguments.string("--target") {
             if let reason = TargetCatalog.unavailableReason(for: target) { throw UsageError(reason) }
             guard TargetCatalog.knownNames.contains(target) else {
-                throw UsageError("--target must be one of \(TargetCatalog.names.joined(separator: ", ")), not '\(target)'")
+                throw TargetOption.unknown(target)
             }
             settings.target = target
         }
-        if let out = arguments.string("--out") {
-            guard !out.isEmpty else { throw UsageError("--out needs a directory") }
-            settings.outputDirectory = out
-        }
+        if let out = arguments.string("--out") { settings.outputDirectory = out }
+        // Checked before the campaign: a file in the way would lose every seed file it writes.
+        try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
         let reports = try ReportFiles(arguments)
         if settings.runner != .chaos, settings.isolation.childProcessSettings == nil {
             // Schedules recorded under random per-process hashing would not replay in another process (child

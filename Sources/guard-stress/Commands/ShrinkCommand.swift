@@ -112,9 +112,10 @@ enum ShrinkCommand {
     private static func outputPath(for input: String, _ arguments: ParsedArguments) throws -> String {
         if let out = arguments.string("--out") {
             guard !out.isEmpty else { throw UsageError("--out needs a file name") }
-            let same = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath()
-                == URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath()
-            if same { throw UsageError("--out names the input file \(input); shrink never overwrites its input") }
+            if OutputPath.sameFile(out, input) {
+                throw UsageError("--out names the input file \(input); shrink never overwrites its input")
+            }
+            try OutputPath.checkFile(out, option: "--out")
             if FileManager.default.fileExists(atPath: out), !arguments.has("--force") {
                 throw UsageError("--out \(out) exists; pass --force to overwrite it")
             }
@@ -135,7 +136,7 @@ enum ShrinkCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var data = try encoder.encode(file)
         data.append(0x0A)
-        try data.write(to: URL(fileURLWithPath: path), options: overwriting ? .atomic : .withoutOverwriting)
+        try AtomicFile.write(data, to: path, replacing: overwriting)
         return path
     }
 

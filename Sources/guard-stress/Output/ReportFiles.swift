@@ -2,7 +2,7 @@ import FaultInjector
 import Foundation
 
 /// `--json FILE` and `--junit FILE`: checked before anything runs (so a bad path is a usage error, not a lost
-/// campaign), written at the end.
+/// campaign), written at the end, each atomically (an existing report is replaced only by a complete new one).
 struct ReportFiles {
     static let options: Set<String> = ["--json", "--junit"]
 
@@ -11,19 +11,23 @@ struct ReportFiles {
     /// Where the JUnit XML goes.
     let junit: String?
 
-    /// Reads the options and makes sure each file can be written (creating it empty, and its directory if needed).
-    init(_ arguments: ParsedArguments) throws {
-        json = try Self.prepare(arguments.string("--json"), option: "--json")
-        junit = try Self.prepare(arguments.string("--junit"), option: "--junit")
-        if let json, json == junit { throw UsageError("--json and --junit need different files (both are \(json))") }
+    /// Reads the options and makes sure each file can be written (creating its directory if needed), without
+    /// changing an existing file. A report may not be written over one of `inputs` (the seed file being read) nor
+    /// over the other report.
+    init(_ arguments: ParsedArguments, inputs: [String] = []) throws {
+        json = try Self.check(arguments.string("--json"), option: "--json", inputs: inputs)
+        junit = try Self.check(arguments.string("--junit"), option: "--junit", inputs: inputs)
+        if let json, let junit, OutputPath.sameFile(json, junit) {
+            throw UsageError("--json and --junit need different files (\(json) and \(junit) are the same file)")
+        }
     }
 
-    /// Writes the reports asked for; a failure is printed and returns `false`.
+    /// Writes the reports asked for, each whole or not at all; a failure is printed and returns `false`.
     func write(json report: @autoclosure () -> StressReport, junit xml: @autoclosure () -> JUnitReport) -> Bool {
         var written = true
         if let json {
             do {
-                try report().encoded().write(to: URL(fileURLWithPath: json))
+                try AtomicFile.write(report().encoded(), to: json, replacing: true)
             } catch {
                 Terminal.printError("guard-stress: cannot write the JSON report \(json): \(error.localizedDescription)")
                 written = false
@@ -31,7 +35,7 @@ struct ReportFiles {
         }
         if let junit {
             do {
-                try Data(xml().xml.utf8).write(to: URL(fileURLWithPath: junit))
+                try AtomicFile.write(Data(xml().xml.utf8), to: junit, replacing: true)
             } catch {
                 Terminal.printError("guard-stress: cannot write the JUnit report \(junit): \(error.localizedDescription)")
                 written = false
@@ -40,18 +44,10 @@ struct ReportFiles {
         return written
     }
 
-    private static func prepare(_ path: String?, option: String) throws -> String? {
+    private static func check(_ path: String?, option: String, inputs: [String]) throws -> String? {
         guard let path else { return nil }
-        guard !path.isEmpty else { throw UsageError("\(option) needs a file name") }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw UsageError("\(option) needs a file, but \(path) is a directory")
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw UsageError("\(option): cannot write \(path)")
-        }
+        try OutputPath.checkFile(path, option: option)
+        for input in inputs { try OutputPath.checkNotInput(path, option: option, input: input) }
         return path
     }
 }

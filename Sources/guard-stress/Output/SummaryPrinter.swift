@@ -71,7 +71,8 @@ enum SummaryPrinter {
     /// `guard-stress: round 4 (seed 123): crash(SIGSEGV): ...; seed file stress-seeds/seed-....json`
     static func failingRound(_ failure: CampaignSummary.FailedRound) -> String {
         let detail = failure.messages.first.map { ": " + ($0.count > 240 ? String($0.prefix(240)) + "…" : $0) } ?? ""
-        let file = failure.seedFile.map { "; seed file \($0)" } ?? "; no seed file (limit reached)"
+        let file = failure.seedFile.map { "; seed file \($0)" }
+            ?? "; no seed file (\(failure.seedFileProblem ?? "--max-seed-files limit reached"))"
         return "guard-stress: round \(failure.round) (seed \(failure.seed)) FAILED \(failure.signature)\(detail)\(file)"
     }
 

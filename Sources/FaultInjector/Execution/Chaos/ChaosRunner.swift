@@ -106,7 +106,7 @@ public struct ChaosRunner: ScenarioRunner {
                 lastProgress = progress
                 lastChange = now
             } else if Double(now - lastChange) / 1e9 > deadlockTimeout {
-                return "no worker finished an operation for \(Int(deadlockTimeout)) s"
+                return "no worker finished an operation for \(String(format: "%g", deadlockTimeout)) s"
             }
         }
         return nil
@@ -118,6 +118,7 @@ public struct ChaosRunner: ScenarioRunner {
             guard index >= 0, index < scenario.operations[worker.index].count else { return nil }
             return "worker \(worker.index) at op \(index) (\(scenario.operations[worker.index][index]))"
         }
+        guard !stuck.isEmpty else { return "\(reason) (no worker was inside an operation)" }
         let shown = stuck.prefix(8).joined(separator: "; ")
         let more = stuck.count > 8 ? "; and \(stuck.count - 8) more" : ""
         return "\(reason): \(stuck.count) worker(s) stuck: \(shown)\(more)"

@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes a whole file or nothing: the bytes go to a temporary file beside the destination, which then takes the
+/// destination's name in one step. A failed write (a full disk, say) removes the temporary file and leaves the
+/// destination as it was, never empty or cut short.
+///
+/// Nothing is synced to the disk: the guarantee is against a failed write or a killed process, not a machine that
+/// loses power.
+public enum AtomicFile {
+    /// Writes `data` to `path`. With `replacing`, an existing file is replaced (a symbolic link is followed, and a
+    /// destination that is not a regular file, like `/dev/null`, is written in place); without it an existing file is
+    /// an error (`EEXIST`) and is left alone.
+    public static func write(_ data: Data, to path: String, replacing: Bool) throws(FileWriteError) {
+        var destination = path
+        var status = stat()
+        if replacing, stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG else { return try writeInPlace(data, to: path) }
+            // Replace the file a link points to, not the link.
+            if let resolved = realpath(path, nil) {
+                destination = String(cString: resolved)
+                free(resolved)
+            }
+        }
+        let temporary = try writeTemporary(data, beside: destination)
+        let placed = replacing ? rename(temporary, destination) : link(temporary, destination)
+        let placeError = errno
+        if !replacing || placed != 0 { unlink(temporary) }
+        guard placed == 0 else { throw FileWriteError(path: path, code: placeError) }
+    }
+
+    /// Writes `data` into a new file named `.NAME.RANDOM.tmp` in `path`'s directory and returns its path.
+    private static func writeTemporary(_ data: Data, beside path: String) throws(FileWriteError) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        var attempts = 0
+        while true {
+            let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let temporary = (directory as NSString).appendingPathComponent(".\(name).\(suffix).tmp")
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor < 0 {
+                attempts += 1
+                if errno == EEXIST, attempts < 100 { continue }
+                throw FileWriteError(path: path, code: errno)
+            }
+            let code = writeAll(data, to: descriptor)
+            let closed = close(descriptor) == 0 ? 0 : errno
+            guard code == 0, closed == 0 else {
+                unlink(temporary)
+                throw FileWriteError(path: path, code: code != 0 ? code : closed)
+            }
+            return temporary
+        }
+    }
+
+    /// Writes `data` over the file at `path` (a device or a pipe, which cannot be replaced).
+    private static func writeInPlace(_ data: Data, to path: String) throws(FileWriteError) {
+        let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileWriteError(path: path, code: errno) }
+        let code = writeAll(data, to: descriptor)
+        let closed = close(descriptor) == 0 ? 0 : errno
+        guard code == 0, closed == 0 else { throw FileWriteError(path: path, code: code != 0 ? code : closed) }
+    }
+
+    /// Writes every byte of `data`; `0`, or the `errno` of the write that failed.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32 {
+        data.withUnsafeBytes { bytes -> Int32 in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return written < 0 ? errno : EIO }
+                offset += written
+            }
+            return 0
+        }
+    }
+}
+
+#if canImport(Glibc)
+/// `write(2)` (`AtomicFile.write` hides the name inside the type).
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+/// `write(2)` (`AtomicFile.write` hides the name inside the type).
+private let systemWrite = Darwin.write
+#endif

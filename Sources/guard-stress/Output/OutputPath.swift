@@ -1,0 +1,86 @@
+import Foundation
+
+/// Checks on the files and directories guard-stress is asked to write, made before anything runs so that a bad
+/// path is a usage error rather than a lost run, and made without touching what is there (an existing report stays
+/// as it is until the new one is written whole).
+enum OutputPath {
+    /// Checks that `option`'s file `path` can be written: it is not a directory, and its directory exists (it is
+    /// created if missing) and is writable. An existing file is left unchanged.
+    static func checkFile(_ path: String, option: String) throws {
+        guard !path.isEmpty else { throw UsageError("\(option) needs a file name") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw UsageError("\(option) needs a file, but \(path) is a directory")
+        }
+        if let problem = writeProblem(path, createsDirectory: true) {
+            throw UsageError("\(option): cannot write \(path): \(problem)")
+        }
+    }
+
+    /// Why the file `path` could not be written (`it is a directory`, ...), or `nil` if it can; with
+    /// `createsDirectory`, a missing directory is created first. Nothing at `path` is changed.
+    static func writeProblem(_ path: String, createsDirectory: Bool) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "it is a directory"
+        }
+        let parent = directory(of: path)
+        if createsDirectory, !FileManager.default.fileExists(atPath: parent) {
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
+            return "its directory \(parent) does not exist"
+        }
+        guard isDirectory.boolValue else { return "\(parent) is not a directory" }
+        guard access(parent, W_OK | X_OK) == 0 else { return "its directory \(parent) is not writable" }
+        return nil
+    }
+
+    /// Checks that `option`'s directory `path` is a writable directory, or could be created as one: the nearest
+    /// part of the path that exists must be a writable directory. Nothing is created (a campaign creates its seed
+    /// file directory only when it has a file to put there).
+    static func checkDirectory(_ path: String, option: String) throws {
+        guard !path.isEmpty else { throw UsageError("\(option) needs a directory") }
+        var existing = path
+        while !FileManager.default.fileExists(atPath: existing) {
+            let parent = directory(of: existing)
+            guard parent != existing else { break }
+            existing = parent
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("\(option) needs a directory, but \(existing) is a file")
+        }
+        guard access(existing, W_OK | X_OK) == 0 else {
+            throw UsageError("\(option): the directory \(existing) is not writable")
+        }
+    }
+
+    /// Whether `first` and `second` name the same file: the same path once made absolute, standardized (`.`, `..`)
+    /// and stripped of symbolic links, or (both existing) the same file on disk (a hard link).
+    static func sameFile(_ first: String, _ second: String) -> Bool {
+        if resolved(first) == resolved(second) { return true }
+        guard let one = try? FileManager.default.attributesOfItem(atPath: first),
+            let other = try? FileManager.default.attributesOfItem(atPath: second),
+            let oneNumber = one[.systemFileNumber] as? NSNumber, let otherNumber = other[.systemFileNumber] as? NSNumber
+        else { return false }
+        return oneNumber == otherNumber && (one[.systemNumber] as? NSNumber) == (other[.systemNumber] as? NSNumber)
+    }
+
+    /// Throws a usage error if `option`'s file `path` is the input file `input`, which it would overwrite.
+    static func checkNotInput(_ path: String, option: String, input: String) throws {
+        guard sameFile(path, input) else { return }
+        throw UsageError("\(option) \(path) names the input file \(input); guard-stress never overwrites its input")
+    }
+
+    /// The absolute, standardized path of `path` with symbolic links resolved (as far as they exist).
+    private static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The directory `path` is in (`.` for a bare name).
+    private static func directory(of path: String) -> String {
+        let parent = (path as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
+}

@@ -1,0 +1,121 @@
+@testable import FaultInjector
+import Foundation
+import XCTest
+
+/// What guard-stress writes: reports, pages and seed files never land on the input, never empty an existing file
+/// before the new one is ready, and a seed file directory that cannot be one is refused before a campaign runs.
+final class OutputFileCommandLineTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory("fi-output-cli")
+    }
+
+    override func tearDown() {
+        directory?.remove()
+        directory = nil
+    }
+
+    private func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> GuardStressProcess.Outcome {
+        try GuardStressProcess.run(arguments, in: directory, timeout: 60, file: file, line: line)
+    }
+
+    // MARK: Reports never overwrite the input
+
+    func testAReportOrPageNamingTheInputSeedFileIsRefused() throws {
+        let seed = try directory.write(RunFixtures.controlledSeedFileData(), to: "victim.json")
+        let original = try Data(contentsOf: URL(fileURLWithPath: seed))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link.json"), withDestinationPath: seed)
+        let checks: [[String]] = [
+            ["replay", "victim.json", "--junit", "victim.json"],
+            ["replay", "victim.json", "--json", "./victim.json"],
+            ["replay", "victim.json", "--json", "link.json"],
+            ["replay", "link.json", "--junit", seed],
+            ["explain", "victim.json", "--html", "victim.json"],
+            ["explain", seed, "--html", "../\((directory.path as NSString).lastPathComponent)/link.json"],
+        ]
+        for arguments in checks {
+            GuardStressProcess.assertUsageError(try run(arguments), mentioning: "names the input file")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: seed)), original, "\(arguments) changed the input")
+        }
+    }
+
+    func testTheTwoReportsMustBeDifferentFilesAfterStandardizing() throws {
+        let safety = ["--ops", "50", "--duration", "1", "--out", directory.file("out")]
+        GuardStressProcess.assertUsageError(
+            try run(["run", "--json", "r.json", "--junit", "./r.json"] + safety), mentioning: "different files")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("r.json")))
+    }
+
+    // MARK: Seed file directories
+
+    func testASeedFileDirectoryThatIsAFileIsRefusedBeforeTheCampaign() throws {
+        try directory.write("keep me\n", to: "afile.txt")
+        GuardStressProcess.assertUsageError(
+            try run(["run", "--target", "raw", "--ops", "200", "--duration", "1", "--out", "afile.txt"]),
+            mentioning: "--out needs a directory, but afile.txt is a file")
+        GuardStressProcess.assertUsageError(
+            try run(["run", "--ops", "50", "--duration", "1", "--out", "afile.txt/seeds"]),
+            mentioning: "--out needs a directory, but afile.txt is a file")
+        GuardStressProcess.assertUsageError(
+            try run(["mutants", "--seeds", "1", "--budget", "0.1", "--filter", "dedup", "--out", "afile.txt"]),
+            mentioning: "--out needs a directory, but afile.txt is a file")
+        XCTAssertEqual(try String(contentsOfFile: directory.file("afile.txt"), encoding: .utf8), "keep me\n")
+    }
+
+    /// A seed file that cannot be written is a failure with its reason, not a quiet "limit reached".
+    func testAFailedSeedFileWriteSaysWhy() throws {
+        try directory.write("in the way\n", to: "plain")
+        var settings = Campaign.Settings()
+        settings.target = "raw"
+        settings.seed = 4
+        settings.scenario = RunFixtures.configuration()
+        settings.operationBudget = 2_000
+        settings.stopAtFirstFailure = true
+        settings.isolation = .inProcess
+        settings.outputDirectory = directory.file("plain/seeds")
+        let summary = Campaign(settings: settings).run()
+        let failure = try XCTUnwrap(summary.failures.first, "the raw runtime should fail")
+        XCTAssertNil(failure.seedFile)
+        XCTAssertTrue(failure.seedFileProblem?.hasPrefix("writing it failed: ") ?? false, "\(String(describing: failure.seedFileProblem))")
+        let junit = JUnitReport(campaign: summary, startedAt: Date()).xml
+        XCTAssertTrue(junit.contains("no seed file (writing it failed: "), junit)
+        XCTAssertFalse(junit.contains("limit was reached"), junit)
+    }
+
+    // MARK: Existing reports survive an interrupted run
+
+    /// The report of an earlier run stays whole until the new one is written: a run killed before its end leaves it
+    /// as it was (it used to be emptied when the run started).
+    func testAnInterruptedRunLeavesAnExistingReportAsItWas() throws {
+        let earlier = "{\"earlier\": true}\n"
+        let report = try directory.write(earlier, to: "report.json")
+        let process = Process()
+        process.executableURL = try GuardStressProcess.executable()
+        process.arguments = ["run", "--in-process", "--duration", "60", "--no-compare", "--json", report, "--out", directory.file("seeds")]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(1_500_000)
+        XCTAssertTrue(process.isRunning, "the campaign should still be running")
+        process.terminate()
+        process.waitUntilExit()
+        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8), earlier)
+        XCTAssertEqual(try directory.contents().filter { $0.hasSuffix(".tmp") }, [], "no temporary file is left")
+    }
+
+    /// An atomic write that may not overwrite leaves the existing file and no temporary file behind.
+    func testAtomicWritesLeaveNoPartialFile() throws {
+        let path = try directory.write("first\n", to: "seed.json")
+        XCTAssertThrowsError(try AtomicFile.write(Data("second\n".utf8), to: path, replacing: false)) { error in
+            XCTAssertEqual((error as? FileWriteError)?.fileExists, true, "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "first\n")
+        try AtomicFile.write(Data("third\n".utf8), to: path, replacing: true)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "third\n")
+        XCTAssertThrowsError(
+            try AtomicFile.write(Data("x".utf8), to: directory.file("missing/seed.json"), replacing: true), "no directory")
+        XCTAssertEqual(try directory.contents(), ["seed.json"])
+    }
+}
