@@ -118,4 +118,34 @@ final class OutputFileCommandLineTests: XCTestCase {
             try AtomicFile.write(Data("x".utf8), to: directory.file("missing/seed.json"), replacing: true), "no directory")
         XCTAssertEqual(try directory.contents(), ["seed.json"])
     }
+
+    // MARK: Names too long for the file system
+
+    /// A name longer than the file system allows is refused before any work: shrink's default output beside a
+    /// long input name, `--out`, `--html`, and a report.
+    func testOutputNamesTooLongForTheFileSystemAreRefusedBeforeAnyWork() throws {
+        let longInput = String(repeating: "a", count: 245) + ".json"
+        try directory.write(RunFixtures.controlledSeedFileData(), to: longInput)
+        let seed = try directory.write(RunFixtures.controlledSeedFileData(), to: "seed.json")
+        let tooLong = String(repeating: "b", count: 260) + ".json"
+        let checks: [[String]] = [
+            ["shrink", longInput],
+            ["shrink", seed, "--out", tooLong],
+            ["shrink", seed, "--out", "new/" + tooLong],
+            ["explain", seed, "--html", tooLong],
+            ["replay", seed, "--json", tooLong],
+        ]
+        for arguments in checks {
+            GuardStressProcess.assertUsageError(try run(arguments), mentioning: "bytes long; the file system allows at most")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("new")), "nothing is created for a bad name")
+    }
+
+    /// A name the file system accepts is written, even when the temporary file beside it would need a longer one.
+    func testAnAtomicWriteUnderTheLongestAllowedNameSucceeds() throws {
+        let name = String(repeating: "c", count: 250) + ".json"
+        try AtomicFile.write(Data("whole\n".utf8), to: directory.file(name), replacing: false)
+        XCTAssertEqual(try String(contentsOfFile: directory.file(name), encoding: .utf8), "whole\n")
+        XCTAssertEqual(try directory.contents(), [name], "no temporary file is left")
+    }
 }

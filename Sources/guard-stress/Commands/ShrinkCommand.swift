@@ -107,8 +107,8 @@ enum ShrinkCommand {
         return .passed
     }
 
-    /// `--out`, or `NAME.shrunk.json` beside the input (with a number added if that exists). An existing file is
-    /// overwritten only with `--force`, and the input never.
+    /// `--out`, or `NAME.shrunk.json` beside the input (with a number added if that exists), checked to be
+    /// writable before any work. An existing file is overwritten only with `--force`, and the input never.
     private static func outputPath(for input: String, _ arguments: ParsedArguments) throws -> String {
         if let out = arguments.string("--out") {
             guard !out.isEmpty else { throw UsageError("--out needs a file name") }
@@ -127,6 +127,10 @@ enum ShrinkCommand {
         while FileManager.default.fileExists(atPath: candidate) {
             candidate = base + ".shrunk-\(suffix).json"
             suffix += 1
+        }
+        // Checked now, not after a shrink that may take minutes.
+        if let problem = OutputPath.writeProblem(candidate, createsDirectory: false) {
+            throw UsageError("shrink cannot write its output \(candidate): \(problem); name another file with --out")
         }
         return candidate
     }

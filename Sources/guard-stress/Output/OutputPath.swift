@@ -17,9 +17,11 @@ enum OutputPath {
         }
     }
 
-    /// Why the file `path` could not be written (`it is a directory`, ...), or `nil` if it can; with
-    /// `createsDirectory`, a missing directory is created first. Nothing at `path` is changed.
+    /// Why the file `path` could not be written (`it is a directory`, a name too long for the file system, ...),
+    /// or `nil` if it can; with `createsDirectory`, a missing directory is created first. Nothing at `path` is
+    /// changed.
     static func writeProblem(_ path: String, createsDirectory: Bool) -> String? {
+        if let problem = PathLength.problem(path) { return problem }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             return "it is a directory"
@@ -29,7 +31,7 @@ enum OutputPath {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) else {
-            return "its directory \(parent) does not exist"
+            return "its directory \(parent) does not exist" + (createsDirectory ? " and could not be created" : "")
         }
         guard isDirectory.boolValue else { return "\(parent) is not a directory" }
         guard access(parent, W_OK | X_OK) == 0 else { return "its directory \(parent) is not writable" }
