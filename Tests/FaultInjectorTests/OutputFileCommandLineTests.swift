@@ -133,6 +133,7 @@ final class OutputFileCommandLineTests: XCTestCase {
             ["shrink", seed, "--out", tooLong],
             ["shrink", seed, "--out", "new/" + tooLong],
             ["explain", seed, "--html", tooLong],
+            ["explain", seed, "--html", "x/" + tooLong],
             ["replay", seed, "--json", tooLong],
         ]
         for arguments in checks {
@@ -147,5 +148,29 @@ final class OutputFileCommandLineTests: XCTestCase {
         try AtomicFile.write(Data("whole\n".utf8), to: directory.file(name), replacing: false)
         XCTAssertEqual(try String(contentsOfFile: directory.file(name), encoding: .utf8), "whole\n")
         XCTAssertEqual(try directory.contents(), [name], "no temporary file is left")
+    }
+
+    // MARK: One-character names
+
+    /// A one-character output name is an ordinary file (Foundation's `deletingLastPathComponent` traps on one).
+    func testOneCharacterOutputNamesAreWritten() throws {
+        let seed = try directory.write(RunFixtures.controlledSeedFileData(), to: "seed.json")
+        let explained = try run(["explain", seed, "--html", "y"])
+        XCTAssertEqual(explained.status, 1, explained.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.file("y")))
+        let replayed = try run(["replay", seed, "--runs", "1", "--json", "j"])
+        XCTAssertEqual(replayed.status, 1, replayed.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.file("j")))
+        let campaign = try run(["run", "--target", "raw", "--ops", "50", "--duration", "1", "--no-compare", "--out", "q"])
+        XCTAssertTrue(campaign.exitedNormally)
+        XCTAssertNotEqual(campaign.status, 2, campaign.stderr)
+    }
+
+    func testParentDirectoryWorksOnTheTextAlone() {
+        let cases: [(String, String)] = [
+            ("y", "."), ("y/", "."), ("a/b", "a"), ("a/b/", "a"), ("a//b", "a"), ("/y", "/"), ("/", "/"),
+            ("./y", "."), ("/a/b/c.json", "/a/b"),
+        ]
+        for (path, parent) in cases { XCTAssertEqual(ParentDirectory.of(path), parent, path) }
     }
 }

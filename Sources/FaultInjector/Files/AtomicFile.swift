@@ -36,7 +36,7 @@ public enum AtomicFile {
     /// Writes `data` into a new file named `.NAME.RANDOM.tmp` in `path`'s directory and returns its path (with `NAME`
     /// cut short if the whole would be longer than the file system allows a name to be).
     private static func writeTemporary(_ data: Data, beside path: String) throws(FileWriteError) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = ParentDirectory.of(path)
         let name = temporaryStem(of: (path as NSString).lastPathComponent, in: directory)
         var attempts = 0
         while true {
@@ -61,7 +61,7 @@ public enum AtomicFile {
     /// `name`, or as much of its start as leaves room in a name `directory` accepts for the temporary file's other
     /// parts (`.`, `.RANDOM.tmp`: at most 14 bytes): a name the file system accepts gets a temporary file it accepts.
     private static func temporaryStem(of name: String, in directory: String) -> String {
-        let limit = pathconf(directory.isEmpty ? "." : directory, Int32(_PC_NAME_MAX))
+        let limit = pathconf(directory, Int32(_PC_NAME_MAX))
         let room = (limit > 0 ? limit : 255) - 14
         guard name.utf8.count > room else { return name }
         var stem = ""

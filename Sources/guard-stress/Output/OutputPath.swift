@@ -1,3 +1,4 @@
+import FaultInjector
 import Foundation
 
 /// Checks on the files and directories guard-stress is asked to write, made before anything runs so that a bad
@@ -82,7 +83,6 @@ enum OutputPath {
 
     /// The directory `path` is in (`.` for a bare name).
     private static func directory(of path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
-        return parent.isEmpty ? "." : parent
+        ParentDirectory.of(path)
     }
 }

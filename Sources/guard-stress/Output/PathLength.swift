@@ -15,31 +15,29 @@ enum PathLength {
         if pathBytes >= Int(PATH_MAX) {
             return "the path is \(pathBytes) bytes long; the system allows at most \(Int(PATH_MAX) - 1)"
         }
-        var directory = ""
-        if path.hasPrefix("/") { directory = "/" }
+        // The limit is asked of the deepest directory on the path that exists (a missing one would be created in it).
+        var directory = path.hasPrefix("/") ? "/" : ""
+        var existing = path.hasPrefix("/") ? "/" : "."
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             let bytes = component.utf8.count
-            let limit = nameLimit(in: directory.isEmpty ? "." : directory)
+            let limit = nameLimit(in: existing)
             if bytes > limit {
                 let shown = component.count > 40
                     ? String(component.prefix(20)) + "…" + String(component.suffix(12)) : String(component)
                 return "the name \(shown) is \(bytes) bytes long; the file system allows at most \(limit)"
             }
-            directory = directory.isEmpty || directory == "/" ? directory + component : directory + "/" + component
+            directory += (directory.isEmpty || directory == "/" ? "" : "/") + component
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
+                existing = directory
+            }
         }
         return nil
     }
 
-    /// The longest file name (in bytes) allowed in `directory`, or in the nearest directory above it that exists
-    /// (255 if the system does not say).
+    /// The longest file name (in bytes) allowed in the existing `directory` (255 if the system does not say).
     private static func nameLimit(in directory: String) -> Int {
-        var existing = directory
-        while !FileManager.default.fileExists(atPath: existing) {
-            let parent = (existing as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != existing else { existing = "."; break }
-            existing = parent
-        }
-        let limit = pathconf(existing, Int32(_PC_NAME_MAX))
+        let limit = pathconf(directory, Int32(_PC_NAME_MAX))
         return limit > 0 ? limit : 255
     }
 }
