@@ -208,7 +208,9 @@ enum HelpText {
 
         Exits 0 when the shrunk file was written and reproduces the failure on every verification replay, 1 when the
         file's failure did not reproduce (nothing is written) or the shrunk file did not reproduce it every time, 2
-        if FILE is missing, truncated, of another version, makes no sense, or records no failure.
+        if FILE is missing, truncated, of another version, makes no sense, records no failure, or records a round that
+        never finished (a .running.json file, failure "unfinished": replay it to get its verdict), or if the output
+        cannot be written (checked before shrinking).
         """
 
     static let explain = """

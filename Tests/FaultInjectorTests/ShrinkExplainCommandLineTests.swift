@@ -162,6 +162,26 @@ final class ShrinkExplainCommandLineTests: XCTestCase {
         XCTAssertEqual(forced.status, 0, forced.stdout + forced.stderr)
     }
 
+    /// A `.running.json` file records a round whose process died before its verdict: no run shows `unfinished`,
+    /// so shrink refuses it up front and says how to get a file it can shrink.
+    func testTheSeedFileOfAnUnfinishedRoundIsRefusedWithAdvice() throws {
+        let file = SeedFile(
+            roundAboutToRun: RunFixtures.scenario, target: "raw", runner: .controlled(ControlledRunner.Settings()),
+            toolVersion: "test")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let path = try directory.write(try encoder.encode(file), to: "seed-raw-pct-1.running.json")
+        let outcome = try run(["shrink", path])
+        XCTAssertEqual(outcome.status, 2, outcome.stdout + outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "", "nothing is run")
+        XCTAssertEqual(outcome.stderrLines.count, 1, outcome.stderr)
+        for phrase in ["a round that never finished", "cannot be shrunk", "guard-stress replay", "seed file written after"] {
+            XCTAssertTrue(outcome.stderr.contains(phrase), "lacks \(phrase): \(outcome.stderr)")
+        }
+        XCTAssertFalse(outcome.stderr.contains("--runs"), outcome.stderr)
+        XCTAssertEqual(try directory.contents().filter { $0.contains("shrunk") }, [])
+    }
+
     func testAFileWhoseFailureDoesNotComeBackExitsOneAndWritesNothing() throws {
         let seed = try directory.write(
             RunFixtures.editedControlledSeedFile { object in

@@ -30,6 +30,10 @@ enum ShrinkCommand {
         let shrinker: Shrinker
         do {
             let file = try SeedFileStore.read(path)
+            if file.failure.signature == SeedFile.unfinishedSignature {
+                Terminal.printError("guard-stress: " + unfinishedRoundAdvice(path))
+                return .badInput
+            }
             shrinker = try Shrinker(file: file, fileName: (path as NSString).lastPathComponent, settings: settings)
         } catch {
             Terminal.printError("guard-stress: \(error)")
@@ -133,6 +137,15 @@ enum ShrinkCommand {
             throw UsageError("shrink cannot write its output \(candidate): \(problem); name another file with --out")
         }
         return candidate
+    }
+
+    /// Why a `.running.json` file (failure `unfinished`) cannot be shrunk, and how to get one that can: no run shows
+    /// the signature `unfinished`, so every candidate would be judged not to fail.
+    private static func unfinishedRoundAdvice(_ path: String) -> String {
+        "\(path) is the seed file of a round that never finished (failure \"\(SeedFile.unfinishedSignature)\": its "
+            + "process died before the round's verdict), which cannot be shrunk, since no run shows that failure; "
+            + "replay it to get its verdict (guard-stress replay \(path)), or shrink the seed file written after a "
+            + "finished round (run without --in-process, so a crash or hang is its round's verdict)"
     }
 
     private static func write(_ file: SeedFile, to path: String, overwriting: Bool) throws -> String {
