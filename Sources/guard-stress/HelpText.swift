@@ -102,7 +102,8 @@ enum HelpText {
                                runnable workers at every step; pct (probabilistic concurrency testing) gives workers
                                random priorities and lowers the running one at depth-1 random steps
           --depth D            pct: the bug depth to aim for, 1 to 100 (default 3)
-          --max-steps N        controlled runner: schedule steps a round may take (default 1000000)
+          --max-steps N        controlled runner: schedule steps a round may take, at least its operations (default
+                               1000000, or 100 per operation for rounds of more than 10000 operations)
           --queues N           worker queues per round (default 64; controlled: 4)
           --ops N              stop after about N operations in all (default: no limit, time decides)
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)

@@ -74,6 +74,10 @@ final class CommandLineTests: XCTestCase {
         assertUsageError(try run(controlled + ["--strategy", "random", "--depth", "3"] + safety), mentioning: "strategy random takes no depth")
         assertUsageError(try run(controlled + ["--depth", "0"] + safety), mentioning: "--depth needs a whole number from 1 to 100")
         assertUsageError(try run(controlled + ["--max-steps", "0"] + safety), mentioning: "--max-steps needs a whole number from 1")
+        // Each operation takes a step, so a limit below a round's operations is always hit: bad usage, not a violation.
+        assertUsageError(
+            try run(controlled + ["--queues", "8", "--max-steps", "199", "--ops", "1000", "--duration", "1", "--out", directory.file("out")]),
+            mentioning: "--max-steps 199 is fewer than the 200 operations of a round")
         XCTAssertEqual(try seedFiles(in: directory.file("out")), [], "no campaign should have run")
     }
 
@@ -311,6 +315,25 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(campaign.stdout.contains("controlled runner, strategy pct depth 2"), campaign.stdout)
         XCTAssertTrue(campaign.stdout.contains("4 workers (one running at a time), 25 operations per worker"), campaign.stdout)
         XCTAssertTrue(campaign.stdout.contains("RESULT: PASS"), campaign.stdout)
+    }
+
+    /// A controlled campaign with large rounds gets a step limit that grows with them (a round's own size must not
+    /// read as a step-limit violation of a correct guard), unless --max-steps says otherwise.
+    func testTheDefaultStepLimitGrowsWithTheRounds() throws {
+        let large = try run([
+            "run", "--runner", "controlled", "--queues", "2", "--ops-per-queue", "6000", "--duration", "0.1", "--seed", "4",
+            "--target", "raw", "--no-compare", "--out", directory.file("large"),
+        ])
+        XCTAssertTrue(large.stdout.contains("step limit 1,200,000"), large.stdout)
+        let small = try run(["run", "--runner", "controlled"] + safety)
+        XCTAssertTrue(small.stdout.contains("step limit 1,000,000"), small.stdout)
+        XCTAssertEqual(
+            ControlledRunner.Settings.defaultStepLimit(
+                for: { var configuration = ScenarioConfiguration.controlledDefault; configuration.workers = 4_096; return configuration }()),
+            10_240_000)
+        var huge = ScenarioConfiguration.controlledDefault
+        huge.workers = Int.max
+        XCTAssertEqual(ControlledRunner.Settings.defaultStepLimit(for: huge), ControlledRunner.Settings.stepLimits.upperBound)
     }
 
     func testReplayOfAControlledFileWithABadStrategyExitsTwo() throws {

@@ -50,14 +50,21 @@ public struct Campaign: Sendable {
         /// The scenario of round `round`, after `operationsDone` operations: its own seed, and fewer operations per
         /// worker when the operation budget is nearly used up.
         public func scenario(forRound round: Int, operationsDone: Int = 0) -> Scenario {
+            Scenario(
+                configuration: configuration(operationsDone: operationsDone),
+                seed: StreamSeeds.seed(run: seed, purpose: .rounds, index: round))
+        }
+
+        /// The configuration of the round after `operationsDone` operations (the first round's is the largest):
+        /// fewer operations per worker when the operation budget is nearly used up.
+        public func configuration(operationsDone: Int = 0) -> ScenarioConfiguration {
             var configuration = scenario
             if let operationBudget {
                 let remaining = max(0, operationBudget - operationsDone)
                 let perWorker = (remaining + configuration.workers - 1) / configuration.workers
                 configuration.operationsPerWorker = min(configuration.operationsPerWorker, max(1, perWorker))
             }
-            return Scenario(
-                configuration: configuration, seed: StreamSeeds.seed(run: seed, purpose: .rounds, index: round))
+            return configuration
         }
     }
 

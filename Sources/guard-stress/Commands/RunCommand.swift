@@ -44,6 +44,7 @@ enum RunCommand {
             throw UsageError("the scenario is unusable: " + problems.joined(separator: "; "))
         }
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
+        settings.runner = try stepLimit(settings.runner, for: settings.configuration(), arguments)
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
@@ -126,6 +127,29 @@ enum RunCommand {
         return profile
     }
 
+    /// The controlled runner's step limit for rounds of `scenario`: `--max-steps`, which must leave at least one
+    /// step per operation (each operation starts at a schedule point, so a smaller limit is always hit: a setting
+    /// that cannot work, not a violation), or by default one that grows with the scenario
+    /// (``ControlledRunner/Settings/defaultStepLimit(for:)``).
+    private static func stepLimit(
+        _ runner: RunnerChoice, for scenario: ScenarioConfiguration, _ arguments: ParsedArguments
+    ) throws -> RunnerChoice {
+        guard var controlled = runner.controlledSettings else { return runner }
+        let operations = scenario.workers * scenario.operationsPerWorker
+        if let maxSteps = try arguments.integer("--max-steps", in: ControlledRunner.Settings.stepLimits) {
+            guard maxSteps >= operations else {
+                throw UsageError(
+                    "--max-steps \(maxSteps) is fewer than the \(operations) operations of a round (queues × ops per "
+                        + "queue), each of which takes at least one step, so every round would hit it; give a larger "
+                        + "--max-steps, or leave it out (the default grows with the scenario)")
+            }
+            controlled.stepLimit = maxSteps
+        } else {
+            controlled.stepLimit = ControlledRunner.Settings.defaultStepLimit(for: scenario)
+        }
+        return .controlled(controlled)
+    }
+
     /// Failing rounds listed as they happen (the summary counts the rest).
     static let failingRoundsShown = 20
 
@@ -133,7 +157,6 @@ enum RunCommand {
     private static func runnerChoice(_ arguments: ParsedArguments) throws -> RunnerChoice {
         let name = arguments.string("--runner") ?? "chaos"
         let depth = try arguments.integer("--depth", in: StrategyChoice.depths)
-        let maxSteps = try arguments.integer("--max-steps", in: ControlledRunner.Settings.stepLimits)
         switch name {
         case "chaos":
             for option in ["--strategy", "--depth", "--max-steps"] where arguments.string(option) != nil {
@@ -149,7 +172,6 @@ enum RunCommand {
             } catch {
                 throw UsageError("--strategy/--depth: \(error)")
             }
-            if let maxSteps { settings.stepLimit = maxSteps }
             return .controlled(settings)
         default:
             throw UsageError("--runner must be one of \(RunnerChoice.names.joined(separator: ", ")), not '\(name)'")

@@ -39,6 +39,22 @@ public struct ControlledRunner: ScenarioRunner {
         /// The step limits a seed file or the command line may ask for.
         public static let stepLimits = 1...100_000_000
 
+        /// The step limit for rounds of `configuration` when none is asked for: the default million, or, for a
+        /// scenario large enough to need more, ``stepsPerOperationAllowed`` per operation (at most the largest of
+        /// ``stepLimits``), so that a round's own size never trips the limit.
+        public static func defaultStepLimit(for configuration: ScenarioConfiguration) -> Int {
+            let (operations, overflowed) = configuration.workers.multipliedReportingOverflow(
+                by: configuration.operationsPerWorker)
+            let (scaled, tooMany) = operations.multipliedReportingOverflow(by: stepsPerOperationAllowed)
+            guard !overflowed, !tooMany else { return stepLimits.upperBound }
+            return min(stepLimits.upperBound, max(Settings().stepLimit, scaled))
+        }
+
+        /// Schedule steps per operation a default step limit leaves room for: runs take about 13 (measured over
+        /// the profiles against the guard, 4 to 512 workers), so this is several times what a round needs and
+        /// still stops a livelock.
+        public static let stepsPerOperationAllowed = 100
+
         /// PCT's expected counted steps for `scenario` when none is given: a measured average of schedule points
         /// with a choice per operation, times the operations.
         public static func estimatedSteps(for scenario: Scenario) -> Int {
