@@ -212,7 +212,7 @@ final class CommandLineTests: XCTestCase {
 
     func testReplayOfSomethingThatIsNotJSON() throws {
         try assertReplayRejects(directory.write("not a seed file at all\n", to: "prose.json"), mentioning: "is not JSON")
-        try assertReplayRejects(directory.write("[1, 2]\n", to: "array.json"), mentioning: "top level must be a JSON object")
+        try assertReplayRejects(directory.write("[1, 2]\n", to: "array.json"), mentioning: "is not a seed file: expected a JSON object, found a list")
     }
 
     func testReplayOfAFileOfAnotherFormatOrVersion() throws {
@@ -226,7 +226,8 @@ final class CommandLineTests: XCTestCase {
 
     func testReplayOfAFileWithMissingOrMistypedFields() throws {
         try assertReplayRejects(editedScenario("missing.json", "workers", nil), mentioning: "\"scenario.workers\" is missing")
-        try assertReplayRejects(editedScenario("type.json", "workers", "many"), mentioning: "\"scenario.workers\" has the wrong type")
+        try assertReplayRejects(editedScenario("type.json", "workers", "many"), mentioning: "\"scenario.workers\" must be a whole number, not a string (\"many\")")
+        try assertReplayRejects(editedScenario("fraction.json", "controllers", 3.5), mentioning: "\"scenario.controllers\" must be a whole number, not 3.5")
     }
 
     func testReplayOfAFileNamingAnUnknownTargetOrRunner() throws {

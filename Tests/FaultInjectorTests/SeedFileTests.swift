@@ -172,7 +172,45 @@ final class SeedFileTests: XCTestCase {
 
     func testJSONThatIsNotAnObject() throws {
         let path = try directory.write("[1, 2, 3]\n", to: "array.json")
-        assertMalformed(readError(path), path: path, mentioning: "top level must be a JSON object")
+        XCTAssertEqual(readError(path), .notAnObject(path: path, found: "a list"))
+        // Valid JSON that is not an object is not "not valid JSON".
+        let null = try directory.write("null\n", to: "null.json")
+        XCTAssertEqual(readError(null), .notAnObject(path: null, found: "null"))
+        XCTAssertEqual(readError(null)?.description, "\(null) is not a seed file: expected a JSON object, found null")
+        let string = try directory.write("\"str\"\n", to: "string.json")
+        XCTAssertEqual(readError(string), .notAnObject(path: string, found: "a string (\"str\")"))
+        let number = try directory.write("3.5\n", to: "number.json")
+        XCTAssertEqual(readError(number), .notAnObject(path: number, found: "a number (3.5)"))
+    }
+
+    func testJSONNestedTooDeeplyIsSaidSo() throws {
+        for (name, text) in [
+            ("deep.json", String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)),
+            ("deep-object.json", String(repeating: "{\"a\":", count: 1_000) + "1" + String(repeating: "}", count: 1_000)),
+        ] {
+            let path = try directory.write(text, to: name)
+            XCTAssertEqual(readError(path), .nestedTooDeeply(path: path, limit: SeedFileStore.maximumNesting))
+            XCTAssertTrue(readError(path)?.description.contains("nested too deeply") ?? false)
+        }
+    }
+
+    /// Every kind of decoding error names the field by its path and says what it must be.
+    func testDecodingErrorsNameTheFieldAndWhatItMustBe() throws {
+        let cases: [((inout [String: Any]) -> Void, String)] = [
+            (scenarioField("controllers", 3.5), "the field \"scenario.controllers\" must be a whole number, not 3.5"),
+            (scenarioField("workers", 1e20), "the field \"scenario.workers\" must be a whole number from"),
+            (scenarioField("workers", "many"), "the field \"scenario.workers\" must be a whole number, not a string (\"many\")"),
+            (scenarioField("workers", NSNull()), "the field \"scenario.workers\" is null; it must be a whole number"),
+            (scenarioField("workers", [1]), "the field \"scenario.workers\" must be a whole number, not a list"),
+            ({ $0["scenario"] = [1, 2] }, "the field \"scenario\" must be an object, not a list"),
+            ({ $0["seed"] = true }, "the field \"seed\" must be a string, not true"),
+            ({ $0["operations"] = [[7]] }, "the field \"operations[0][0]\" must be a string, not a number (7)"),
+        ]
+        for (edit, phrase) in cases {
+            let (error, path) = try readEdited(edit)
+            assertMalformed(error, path: path, mentioning: phrase)
+            XCTAssertFalse(error?.description.contains("not valid JSON") ?? true, "\(String(describing: error))")
+        }
     }
 
     func testWrongFormat() throws {
@@ -210,9 +248,9 @@ final class SeedFileTests: XCTestCase {
 
     func testFieldWithTheWrongType() throws {
         let (error, path) = try readEdited(scenarioField("workers", "many"))
-        assertMalformed(error, path: path, mentioning: "\"scenario.workers\" has the wrong type")
+        assertMalformed(error, path: path, mentioning: "\"scenario.workers\" must be a whole number, not a string")
         let (seedError, seedPath) = try readEdited { $0["seed"] = 5 }
-        assertMalformed(seedError, path: seedPath, mentioning: "\"seed\" has the wrong type")
+        assertMalformed(seedError, path: seedPath, mentioning: "\"seed\" must be a string, not a number (5)")
     }
 
     func testUnknownTarget() throws {
@@ -375,7 +413,7 @@ final class SeedFileTests: XCTestCase {
         try assertControlledRejected({ $0["stepLimit"] = 100_000_001 }, mentioning: "the step limit must be between 1 and 100000000")
         try assertControlledRejected({ $0["stepLimit"] = 10 }, mentioning: "more than the step limit of 10")
         let (wrongType, path) = try readEdited { $0["depth"] = "three" }
-        assertMalformed(wrongType, path: path, mentioning: "\"depth\" has the wrong type")
+        assertMalformed(wrongType, path: path, mentioning: "\"depth\" must be a whole number, not a string (\"three\")")
     }
 
     func testChaosFilesHaveNoScheduleFields() throws {

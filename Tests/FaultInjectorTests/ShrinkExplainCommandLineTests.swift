@@ -76,7 +76,7 @@ final class ShrinkExplainCommandLineTests: XCTestCase {
             (try directory.write("", to: "empty.json"), "is empty"),
             (try directory.write(data.prefix(data.count / 2), to: "half.json"), "is truncated"),
             (try directory.write("not a seed file\n", to: "prose.json"), "is not JSON"),
-            (try directory.write("[1]\n", to: "array.json"), "top level must be a JSON object"),
+            (try directory.write("[1]\n", to: "array.json"), "expected a JSON object, found a list"),
         ]
         func edited(_ name: String, _ phrase: String, _ edit: (inout [String: Any]) -> Void) throws {
             files.append((try directory.write(RunFixtures.editedRawSeedFile(edit), to: name), phrase))

@@ -8,6 +8,10 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncated(path: String)
     /// The file is not JSON at all.
     case notJSON(path: String, reason: String)
+    /// The JSON is not an object (`found`: `null`, `a list`, `a string ("…")`, ...).
+    case notAnObject(path: String, found: String)
+    /// Arrays and objects nest deeper than `limit`, more than a JSON reader follows (a seed file needs a few levels).
+    case nestedTooDeeply(path: String, limit: Int)
     /// The JSON is not a KVOGuard seed file.
     case wrongFormat(path: String, found: String)
     /// The file was written by an incompatible version of the format (`supported` is the newest this build
@@ -31,6 +35,9 @@ public enum SeedFileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty(let path): return "\(path) is empty, not a seed file"
         case .truncated(let path): return "\(path) is truncated: its JSON ends before the seed file is complete"
         case .notJSON(let path, let reason): return "\(path) is not JSON: \(reason)"
+        case .notAnObject(let path, let found): return "\(path) is not a seed file: expected a JSON object, found \(found)"
+        case .nestedTooDeeply(let path, let limit):
+            return "\(path) is not a seed file: its arrays and objects are nested too deeply (more than \(limit) levels)"
         case .wrongFormat(let path, let found):
             return "\(path) is not a KVOGuard seed file (format \"\(found)\", expected \"\(SeedFile.formatName)\")"
         case .unsupportedVersion(let path, let found, let supported):

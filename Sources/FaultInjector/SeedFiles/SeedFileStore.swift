@@ -16,13 +16,15 @@ public enum SeedFileStore {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { throw .empty(path: path) }
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
+            if nestingDepth(data) > maximumNesting { throw .nestedTooDeeply(path: path, limit: maximumNesting) }
             if looksTruncated(data) { throw .truncated(path: path) }
-            throw .notJSON(path: path, reason: "the text is not valid JSON")
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw .notJSON(path: path, reason: "the text is not valid JSON" + (detail.map { " (\($0))" } ?? ""))
         }
         guard let header = object as? [String: Any] else {
-            throw .malformed(path: path, reason: "the top level must be a JSON object")
+            throw .notAnObject(path: path, found: SeedFileDecodingProblem.kind(object))
         }
         guard let format = header["format"] as? String else {
             throw .wrongFormat(path: path, found: String(describing: header["format"] ?? "nothing"))
@@ -41,7 +43,10 @@ public enum SeedFileStore {
         do {
             file = try JSONDecoder().decode(SeedFile.self, from: data)
         } catch let error as DecodingError {
-            throw .malformed(path: path, reason: describe(error))
+            let reason = SeedFileDecodingProblem.describe(error, json: object) { changed in
+                _ = try JSONDecoder().decode(SeedFile.self, from: changed)
+            }
+            throw .malformed(path: path, reason: reason)
         } catch {
             throw .malformed(path: path, reason: "\(error)")
         }
@@ -110,18 +115,29 @@ public enum SeedFileStore {
         return inString || depth > 0
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context, appending key: CodingKey? = nil) -> String {
-            let keys = context.codingPath + (key.map { [$0] } ?? [])
-            return keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    /// The deepest nesting of arrays and objects `JSONSerialization` reads; a seed file needs fewer than 10.
+    static let maximumNesting = 512
+
+    /// How deeply arrays and objects nest in the JSON text `data` (strings skipped).
+    private static func nestingDepth(_ data: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
         }
-        switch error {
-        case .keyNotFound(let key, let context): return "the field \"\(path(context, appending: key))\" is missing"
-        case .typeMismatch(_, let context): return "the field \"\(path(context))\" has the wrong type"
-        case .valueNotFound(_, let context): return "the field \"\(path(context))\" is null"
-        case .dataCorrupted(let context): return "the field \"\(path(context))\" is invalid: \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
+        return deepest
     }
 }
