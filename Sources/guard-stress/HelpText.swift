@@ -105,7 +105,10 @@ enum HelpText {
           --max-steps N        controlled runner: schedule steps a round may take, at least its operations (default
                                1000000, or 100 per operation for rounds of more than 10000 operations)
           --queues N           worker queues per round (default 64; controlled: 4)
-          --ops N              stop after about N operations in all (default: no limit, time decides)
+          --ops N              stop after N operations in all (default: no limit, time decides); the last round is
+                               cut to fit (fewer operations per queue, then fewer queues), so it draws fewer than
+                               --ops-per-queue more than N; operations that observation handlers perform (then
+                               unobserve-self, then adopt, ...) count too, so the total can pass N by a few
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)
           --duration SECONDS   stop starting rounds after this long (default 50)
           --target NAME        system under test (default guard): guard, raw (GuardCore's runtime without the

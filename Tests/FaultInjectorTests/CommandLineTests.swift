@@ -318,6 +318,29 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(campaign.stdout.contains("RESULT: PASS"), campaign.stdout)
     }
 
+    /// --ops N cuts the last round to fit: fewer operations per queue, then fewer queues (it was at least one
+    /// operation on every queue: --ops 1 ran 64 operations, --ops 100 ran 128).
+    func testOpsCutsTheLastRoundToFit() throws {
+        var settings = Campaign.Settings()
+        settings.scenario.workers = 64
+        settings.scenario.operationsPerWorker = 1_000
+        let shapes = [1, 63, 64, 100, 130, 64_000, 1_000_000].map { budget -> [Int] in
+            settings.operationBudget = budget
+            let configuration = settings.configuration()
+            return [configuration.workers, configuration.operationsPerWorker]
+        }
+        XCTAssertEqual(shapes, [[1, 1], [63, 1], [64, 1], [50, 2], [44, 3], [64, 1_000], [64, 1_000]])
+        settings.operationBudget = 100
+        XCTAssertEqual(settings.configuration(operationsDone: 99).workers * settings.configuration(operationsDone: 99).operationsPerWorker, 1)
+
+        let outcome = try run(["run", "--ops", "1", "--seed", "3", "--duration", "5", "--no-compare", "--out", directory.file("out")])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let total = try XCTUnwrap(outcome.stderr.split(separator: "\n").first { $0.contains(" rounds, ") })
+        XCTAssertTrue(total.hasPrefix("guard-stress: 1 rounds, "), String(total))
+        let operations = try XCTUnwrap(Int(total.split(separator: " ")[3].replacingOccurrences(of: ",", with: "")))
+        XCTAssertLessThanOrEqual(operations, 5, "one drawn operation (and what its handlers do): \(total)")
+    }
+
     /// A controlled campaign with large rounds gets a step limit that grows with them (a round's own size must not
     /// read as a step-limit violation of a correct guard), unless --max-steps says otherwise.
     func testTheDefaultStepLimitGrowsWithTheRounds() throws {

@@ -47,22 +47,27 @@ public struct Campaign: Sendable {
         /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard, in this process.
         public init() {}
 
-        /// The scenario of round `round`, after `operationsDone` operations: its own seed, and fewer operations per
-        /// worker when the operation budget is nearly used up.
+        /// The scenario of round `round`, after `operationsDone` operations: its own seed, and cut to fit when the
+        /// operation budget is nearly used up (see ``configuration(operationsDone:)``).
         public func scenario(forRound round: Int, operationsDone: Int = 0) -> Scenario {
             Scenario(
                 configuration: configuration(operationsDone: operationsDone),
                 seed: StreamSeeds.seed(run: seed, purpose: .rounds, index: round))
         }
 
-        /// The configuration of the round after `operationsDone` operations (the first round's is the largest):
-        /// fewer operations per worker when the operation budget is nearly used up.
+        /// The configuration of the round after `operationsDone` operations (the first round's is the largest).
+        /// When the operation budget has less than a whole round left, the round is cut to fit: fewer operations
+        /// per worker (spread evenly, rounded up) and, if that is still more than is left, fewer workers, so a
+        /// round draws at most `operations per worker - 1` operations more than the budget has left (`--ops 1`
+        /// runs one operation on one worker, `--ops 100` on 64 workers runs 50 workers × 2).
         public func configuration(operationsDone: Int = 0) -> ScenarioConfiguration {
             var configuration = scenario
             if let operationBudget {
-                let remaining = max(0, operationBudget - operationsDone)
-                let perWorker = (remaining + configuration.workers - 1) / configuration.workers
-                configuration.operationsPerWorker = min(configuration.operationsPerWorker, max(1, perWorker))
+                let remaining = max(1, operationBudget - operationsDone)
+                let workers = max(1, configuration.workers)
+                let perWorker = max(1, min(configuration.operationsPerWorker, (remaining + workers - 1) / workers))
+                configuration.operationsPerWorker = perWorker
+                configuration.workers = min(workers, (remaining + perWorker - 1) / perWorker)
             }
             return configuration
         }
