@@ -23,8 +23,8 @@ public enum RoundServer {
         guard answers >= 0, dup2(2, 1) >= 0 else { return 1 }
         ParentWatch.exitWhenOrphaned()
         if getenv("SWIFT_DETERMINISTIC_HASHING").map({ String(cString: $0) }) != "1" {
-            FileHandle.standardError.write(
-                Data("round server: SWIFT_DETERMINISTIC_HASHING is not 1; controlled runs may not match other processes\n".utf8))
+            StandardError.write(
+                "round server: SWIFT_DETERMINISTIC_HASHING is not 1; controlled runs may not match other processes\n")
         }
         let encoder = JSONEncoder()
         let hello = RoundServerHello(pid: getpid(), readyAt: MonotonicClock.now)

@@ -13,9 +13,10 @@ public struct StandardErrorSink: DiagnosticSink {
     /// Creates the sink.
     public init() {}
 
-    /// Writes `event.description` as one line.
+    /// Writes `event.description` as one line. Never stops the process: if standard error cannot be written (closed,
+    /// a broken or full pipe), the line is lost.
     public func record(_ event: GuardDiagnostic) {
-        FileHandle.standardError.write(Data((event.description + "\n").utf8))
+        StandardError.write(event.description + "\n")
     }
 }
 

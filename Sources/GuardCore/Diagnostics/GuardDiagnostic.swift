@@ -86,13 +86,38 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// One readable line, e.g. `KVOGuard: double removal: observer ViewModel, object <Person: 0x...>, key path
     /// "age" at App/ViewModel.swift:42 on thread 12 (absorbed; no crash)`.
     public var description: String {
-        var text = "KVOGuard: \(summary): observer \(observerType)"
+        var text = "KVOGuard: \(summary): observer \(Self.oneLine(observerType))"
         if let objectType {
-            text += ", object " + ObjectDescription.describe(typeName: objectType, address: objectAddress ?? 0)
+            let object = ObjectDescription.describe(typeName: Self.oneLine(objectType), address: objectAddress ?? 0)
+            text += ", object " + object
         }
-        if let keyPath { text += ", key path \"\(keyPath)\"" }
-        text += " at \(callSite) on \(thread) (absorbed; no crash)"
+        if let keyPath { text += ", key path \"\(Self.oneLine(keyPath, escapingQuotes: true))\"" }
+        text += " at \(Self.oneLine(callSite.description)) on \(Self.oneLine(thread)) (absorbed; no crash)"
         return text
+    }
+
+    /// `text` with line breaks, other control characters and (inside quotes) quotes and backslashes escaped as in
+    /// Swift string literals, so an event is always one line that no field can forge more of.
+    private static func oneLine(_ text: String, escapingQuotes: Bool = false) -> String {
+        func breaksTheLine(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+        }
+        func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+            breaksTheLine(scalar) || (escapingQuotes && (scalar == "\"" || scalar == "\\"))
+        }
+        guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where breaksTheLine(scalar): escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
+            case _ where needsEscaping(scalar): escaped += "\\" + String(scalar)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     private var summary: String {

@@ -311,6 +311,54 @@ final class GuardDiagnosticsTests: XCTestCase {
         XCTAssertEqual(keeping.counts, [:])
     }
 
+    func testAnEventIsOneLineWhateverItsFieldsHold() {
+        let event = GuardDiagnostic(
+            kind: .removalOfUnregistered, observerType: "Observer\nType", objectType: "Model", objectAddress: 0x10,
+            keyPath: "va\nlue\" at Fake.swift:1\r\u{2028}\\", callSite: .init(file: "Mod/File\nName.swift", line: 7),
+            thread: "evil\nthread")
+        let text = event.description
+        XCTAssertFalse(text.contains("\n") || text.contains("\r") || text.contains("\u{2028}"), text)
+        XCTAssertTrue(text.contains(#"key path "va\nlue\" at Fake.swift:1\r\u{2028}\\""#), text)
+        XCTAssertTrue(text.contains(#"observer Observer\nType"#), text)
+        XCTAssertTrue(text.contains(#" at Mod/File\nName.swift:7 on evil\nthread "#), text)
+        let plain = GuardDiagnostic(
+            kind: .doubleRemoval, observerType: "ViewModel", objectType: nil, objectAddress: nil, keyPath: "age",
+            callSite: .init(file: "App/ViewModel.swift", line: 42), thread: "main")
+        XCTAssertEqual(
+            plain.description,
+            "KVOGuard: double removal ignored: observer ViewModel, key path \"age\" at App/ViewModel.swift:42 on main "
+                + "(absorbed; no crash)")
+    }
+
+    func testStandardErrorSinkNeverStopsTheProcessWhenStandardErrorCannotBeWritten() {
+        let event = GuardDiagnostic(
+            kind: .doubleRemoval, observerType: "ViewModel", objectType: nil, objectAddress: nil, keyPath: "age",
+            callSite: .init(file: "App/ViewModel.swift", line: 42), thread: "main")
+        let saved = dup(STDERR_FILENO)
+        let previousHandler = signal(SIGPIPE, SIG_IGN)
+        defer {
+            dup2(saved, STDERR_FILENO)
+            close(saved)
+            signal(SIGPIPE, previousHandler)
+        }
+        // A pipe nobody reads any more: each write fails with EPIPE.
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        close(ends[0])
+        dup2(ends[1], STDERR_FILENO)
+        close(ends[1])
+        StandardErrorSink().record(event)
+        // Standard error closed: each write fails with EBADF.
+        close(STDERR_FILENO)
+        StandardErrorSink().record(event)
+        RuntimeMonitor.withMisusePolicy(.log) {
+            RuntimeMonitor.resetMisuseRecords()
+            Person().removeObserver(Recorder(), forKeyPath: "age")
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses.map(\.kind), [.notRegistered])
+            RuntimeMonitor.resetMisuseRecords()
+        }
+    }
+
     func testStandardErrorSinkWritesOneLinePerEvent() throws {
         let observer = GuardTestObserver()
         let person = Person()

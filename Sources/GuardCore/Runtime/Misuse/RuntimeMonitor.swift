@@ -99,7 +99,7 @@ public enum RuntimeMonitor {
         case .report:
             break
         case .log:
-            FileHandle.standardError.write(Data(("KVOGuard runtime misuse: " + misuse.description + "\n").utf8))
+            StandardError.write("KVOGuard runtime misuse: " + misuse.description + "\n")
         }
     }
 }
