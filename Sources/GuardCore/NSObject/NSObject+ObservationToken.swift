@@ -36,8 +36,8 @@ extension GuardedNSObjectObserving {
         of keyPath: KeyPath<Self, Value>, bufferingNewest limit: Int = 1, file: String = #fileID, line: UInt = #line
     ) -> ObservedValues<Value> {
         ObservedValues.observing(
-            self, keyPath: keyPath._kvcKeyPathString, description: String(describing: keyPath), limit: limit,
-            backend: NSObjectBackend(), file: file, line: line)
+            self, keyPath: keyPath, name: keyPath._kvcKeyPathString, description: String(describing: keyPath),
+            limit: limit, backend: NSObjectBackend(), file: file, line: line)
     }
 }
 #endif

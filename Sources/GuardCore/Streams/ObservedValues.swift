@@ -1,4 +1,5 @@
-/// A property's values as an asynchronous sequence: the current value first, then the value after each change.
+/// A property's values as an asynchronous sequence: the current value first, then the value after each change (the
+/// whole value, also after a to-many change of an array).
 ///
 /// ```swift
 /// for await age in profile.values(of: \.age) {
@@ -6,8 +7,11 @@
 /// }
 /// ```
 ///
-/// - **Start.** Each iterator observes on its own, from the moment it is made (`for await` makes one), with
-///   `[.initial, .new]` through the guard; two loops over one sequence are two observations.
+/// - **Start.** Each iterator observes on its own, from the moment it is made (`for await` makes one), through the
+///   guard; two loops over one sequence are two observations. The value after a change is read when the change is
+///   announced (on the thread that made it), so the last value a sequence yields is the property's latest, even when
+///   a handler changes the property again from inside a notification; and the value read when the observation began
+///   comes first unless a change made meanwhile already yielded a value, which is at least as new.
 /// - **End.** The sequence ends (after the values still buffered) when the observed object deinitializes; it ends at
 ///   once when the iterating task is cancelled. Dropping the iterator (leaving the loop) ends the observation. The
 ///   object is held weakly, so a running loop never keeps it alive; if it is gone when the iterator is made, or the
@@ -54,20 +58,34 @@ public struct ObservedValues<Value: Sendable>: AsyncSequence, Sendable {
 }
 
 extension ObservedValues {
-    /// The values of the key path named `name` (`nil` if it has none) of `object`, observed through `backend`
-    /// with `[.initial, .new]` each time an iterator is made. The object is held weakly.
+    /// The values at `keyPath` (named `name`, `nil` if it has none) of `object`, observed through `backend` each
+    /// time an iterator is made, each read from the object (see ``ObservedValues``). The object is held weakly.
     static func observing<Object: AnyObject>(
-        _ object: Object, keyPath name: String?, description: String, limit: Int,
+        _ object: Object, keyPath: KeyPath<Object, Value>, name: String?, description: String, limit: Int,
         backend: any KeyValueObservingBackend, file: String, line: UInt
     ) -> ObservedValues<Value> {
         let object = UncheckedWeakReference(object)
+        let keyPath = UncheckedSendableKeyPath(keyPath)
         return ObservedValues(limit: limit) { buffer in
-            guard let object = object.value else { return nil }
-            return ObservationToken(
-                observing: object, keyPath: name, description: description, options: [.initial, .new],
-                backend: backend, file: file, line: line, onObjectDeinit: { buffer.finish() },
-                handler: { _, change in buffer.push(change.newValue(as: Value.self)) })
+            guard let observed = object.value else { return nil }
+            let token = ObservationToken(
+                observing: observed, keyPath: name, description: description, options: [], backend: backend,
+                file: file, line: line, onObjectDeinit: { buffer.finish() },
+                handler: { object, _ in buffer.push(object[keyPath: keyPath.keyPath]) })
+            // The registration exists: a change from now on is pushed too, read after it was made.
+            if token.isActive { buffer.pushInitial(observed[keyPath: keyPath.keyPath]) }
+            return token
         }
+    }
+}
+
+/// A key path carried into a `@Sendable` handler; it names a property of a ``KVOObject`` (a chain of `@Observed` or
+/// stored properties), which reads no user code.
+struct UncheckedSendableKeyPath<Root, Value>: @unchecked Sendable {
+    let keyPath: KeyPath<Root, Value>
+
+    init(_ keyPath: KeyPath<Root, Value>) {
+        self.keyPath = keyPath
     }
 }
 

@@ -1,8 +1,8 @@
 /// The bounded hand-over between an observation's handler (any thread) and the task iterating its values: at most
-/// `limit` values wait; a value arriving when the buffer is full drops the oldest waiting one.
+/// `limit` values wait; a value arriving when the buffer is full drops the oldest waiting one at once.
 ///
-/// Values are the user's (their deinit may set the observed property, which pushes here again): storage that drops
-/// values is moved out under the lock and released after unlocking.
+/// Values are the user's (their deinit may set the observed property, which pushes here again): a value taken out of
+/// the buffer, by the consumer or by a drop, is handed out of the lock and released after unlocking.
 final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     private enum Take {
         case value(Value)
@@ -12,8 +12,10 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
 
     private let lock = Lock()
     private let limit: Int
-    private var waiting: [Value] = []
+    /// Waiting values from `head` on; the slots before `head` are empty.
+    private var waiting: [Value?] = []
     private var head = 0
+    private var hasPushed = false
     private var isFinished = false
     private var consumers: [CheckedContinuation<Value?, Never>] = []
     private var dropped = 0
@@ -23,23 +25,28 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Hands `value` to a waiting consumer, or buffers it (dropping the oldest if full). Ignored once finished, and
-    /// for `nil` (a change whose value is not a `Value`, which a correct backend never sends).
+    /// for `nil` (a value that is not a `Value`, which a correct backend never sends).
     func push(_ value: Value?) {
         guard let value else { return }
-        let (consumer, discarded) = lock.withLock { () -> (CheckedContinuation<Value?, Never>?, [Value]) in
-            guard !isFinished else { return (nil, []) }
-            if !consumers.isEmpty { return (consumers.removeFirst(), []) }
+        let (consumer, droppedValue) = lock.withLock { () -> (CheckedContinuation<Value?, Never>?, Value?) in
+            guard !isFinished else { return (nil, nil) }
+            hasPushed = true
+            if !consumers.isEmpty { return (consumers.removeFirst(), nil) }
             waiting.append(value)
-            if waiting.count - head > limit {
-                head += 1
-                dropped += 1
-            }
-            guard head > 32, head * 2 > waiting.count else { return (nil, []) }
-            return (nil, compact())
+            guard waiting.count - head > limit else { return (nil, nil) }
+            dropped += 1
+            return (nil, takeHead())
         }
-        // The dropped values go here, after unlocking.
-        withExtendedLifetime(discarded) {}
+        // The dropped value goes here, after unlocking.
+        withExtendedLifetime(droppedValue) {}
         consumer?.resume(returning: value)
+    }
+
+    /// Pushes the value read when the observation began, unless a change already pushed one: that change's value
+    /// was read after the observation began too, and may be newer.
+    func pushInitial(_ value: Value?) {
+        let isFirst = lock.withLock { !hasPushed }
+        if isFirst { push(value) }
     }
 
     /// No more values: consumers get what is buffered, then `nil`. Idempotent.
@@ -55,13 +62,14 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
 
     /// Finishes and drops what is buffered.
     func cancel() {
-        let discarded = lock.withLock { () -> [Value] in
+        let discarded = lock.withLock { () -> [Value?] in
             defer {
                 waiting = []
                 head = 0
             }
             return waiting
         }
+        // The buffered values go here, after unlocking.
         withExtendedLifetime(discarded) {}
         finish()
     }
@@ -88,27 +96,27 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     }
 
     private func take(orEnqueue consumer: CheckedContinuation<Value?, Never>?) -> Take {
-        let (take, discarded) = lock.withLock { () -> (Take, [Value]) in
-            if head < waiting.count {
-                let value = waiting[head]
-                head += 1
-                return (.value(value), head == waiting.count ? compact() : [])
-            }
-            if isFinished { return (.finished, []) }
+        lock.withLock {
+            if let value = takeHead() { return .value(value) }
+            if isFinished { return .finished }
             if let consumer { consumers.append(consumer) }
-            return (.wait, [])
+            return .wait
         }
-        // The values taken or dropped before go here, after unlocking.
-        withExtendedLifetime(discarded) {}
-        return take
     }
 
-    /// Lock held. Drops the values before `head` from `waiting` and returns the storage that held them, for the
-    /// caller to release after unlocking (the values still waiting are kept by the new storage too).
-    private func compact() -> [Value] {
-        let old = waiting
-        waiting = Array(old[head...])
-        head = 0
-        return old
+    /// Lock held. Takes the oldest waiting value out of its slot (the caller releases it after unlocking), and lets
+    /// the empty slots go once they are most of the storage.
+    private func takeHead() -> Value? {
+        guard head < waiting.count else { return nil }
+        let value = waiting[head].take()
+        head += 1
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 32, head * 2 > waiting.count {
+            waiting.removeFirst(head)
+            head = 0
+        }
+        return value
     }
 }

@@ -31,8 +31,8 @@ extension KeyValueObservable {
         of keyPath: KeyPath<Self, Value>, bufferingNewest limit: Int = 1, file: String = #fileID, line: UInt = #line
     ) -> ObservedValues<Value> {
         ObservedValues.observing(
-            self, keyPath: keyPathString(for: keyPath), description: String(describing: keyPath), limit: limit,
-            backend: KVORuntimeBackend(), file: file, line: line)
+            self, keyPath: keyPath, name: keyPathString(for: keyPath), description: String(describing: keyPath),
+            limit: limit, backend: KVORuntimeBackend(), file: file, line: line)
     }
 }
 

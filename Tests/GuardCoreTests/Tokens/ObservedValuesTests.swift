@@ -1,5 +1,5 @@
 import Foundation
-import GuardCore
+@testable import GuardCore
 import XCTest
 
 /// `values(of:)`: a property's values as an `AsyncSequence`, on GuardCore's runtime.
@@ -186,6 +186,67 @@ final class ObservedValuesTests: XCTestCase {
         box.payload = Payload()
         XCTAssertTrue(eventually { released.get() == 82 }, "released \(released.get()) of 82")
         XCTAssertEqual(box.observationCount, 0)
+    }
+
+    final class Playlist: KVOObject, @unchecked Sendable {
+        @Observed var songs = [1, 2, 3]
+        @Observed var count = 0
+    }
+
+    func testEveryValueIsTheWholeValueAlsoAfterAToManyChange() async {
+        let playlist = Playlist()
+        var iterator = playlist.values(of: \.songs, bufferingNewest: 10).makeAsyncIterator()
+        playlist.insert([4], at: [3], into: \.songs)
+        playlist.removeElements(at: [0], from: \.songs)
+        playlist.replaceElements(at: [0], with: [9], in: \.songs)
+        playlist.songs = [7]
+        var seen: [[Int]] = []
+        for _ in 0..<5 { seen.append(await iterator.next() ?? []) }
+        XCTAssertEqual(seen, [[1, 2, 3], [1, 2, 3, 4], [2, 3, 4], [9, 3, 4], [7]])
+    }
+
+    func testAChangeMadeInsideAnotherHandlerLeavesTheSequenceOnTheLatestValue() async {
+        let playlist = Playlist()
+        let token = playlist.guardedObserve(\.count, options: [.new]) { playlist, change in
+            if change.newValue == 1 { playlist.count = 2 }
+        }
+        var iterator = playlist.values(of: \.count).makeAsyncIterator()
+        _ = await iterator.next()
+        playlist.count = 1
+        let latest = await iterator.next()
+        XCTAssertEqual(latest, 2, "the nested change is announced first; the outer one reads the latest value too")
+        XCTAssertEqual(playlist.count, 2)
+        token.invalidate()
+    }
+
+    func testTheInitialValueNeverFollowsAValueAChangeAlreadyGave() async {
+        // A change announced between the registration and the initial read's push gave a value at least as new.
+        let buffer = ObservedValuesBuffer<Int>(limit: 4)
+        buffer.push(20)
+        buffer.pushInitial(0)
+        buffer.finish()
+        var seen: [Int] = []
+        while let value = await buffer.next() { seen.append(value) }
+        XCTAssertEqual(seen, [20])
+        let fresh = ObservedValuesBuffer<Int>(limit: 4)
+        fresh.pushInitial(0)
+        fresh.push(1)
+        fresh.finish()
+        var freshSeen: [Int] = []
+        while let value = await fresh.next() { freshSeen.append(value) }
+        XCTAssertEqual(freshSeen, [0, 1])
+    }
+
+    func testADroppedValueIsReleasedWhenItIsDropped() {
+        let box = PayloadBox()
+        let released = TestBox(0)
+        let iterator = box.values(of: \.payload, bufferingNewest: 1).makeAsyncIterator()
+        for _ in 0..<20 {
+            box.payload = Payload { released.mutate { $0 += 1 } }
+        }
+        box.payload = Payload()
+        XCTAssertEqual(released.get(), 20, "only the newest value waits")
+        withExtendedLifetime(iterator) {}
     }
 
     func testNoMisuseReachesTheRuntime() async {
