@@ -21,14 +21,14 @@
 public final class ObservationToken: @unchecked Sendable {
     /// The controller's observer. The controller holds it weakly; the registration's handler holds it, so it lives
     /// exactly as long as the registration and a notification never finds it gone (even one racing the token's
-    /// release on another thread).
-    final class Anchor: Sendable {}
+    /// release on another thread). Diagnostics name it as the observer: `TokenObserver`.
+    final class TokenObserver: Sendable {}
 
     /// What the guard did with the observe call: ``ObserveResult/registered``, or ``ObserveResult/invalid(_:)``
     /// (after emitting its diagnostic event) for a nil object or a key path that cannot be observed; an invalid
     /// token never calls its handler.
     public let result: ObserveResult
-    private let controller: ObservationController<Anchor>
+    private let controller: ObservationController<TokenObserver>
 
     /// Observes `name` (the string form of the key path, `nil` if it has none) on `object` through `backend`.
     /// `onObjectDeinit` runs once if the object deinitializes while observed.
@@ -38,16 +38,16 @@ public final class ObservationToken: @unchecked Sendable {
         onObjectDeinit: (@Sendable () -> Void)? = nil,
         handler: @escaping @Sendable (Object, KeyValueChange) -> Void
     ) {
-        let anchor = Anchor()
+        let tokenObserver = TokenObserver()
         let observedBackend = onObjectDeinit.map { DeinitReportingBackend(base: backend, onObjectDeinit: $0) }
         let controller = ObservationController(
-            observer: anchor, retainsObservedObjects: false, backend: observedBackend ?? backend)
+            observer: tokenObserver, retainsObservedObjects: false, backend: observedBackend ?? backend)
         self.controller = controller
         if let name = controller.resolvedName(name, description: description, of: object, file: file, line: line) {
             self.result = controller.registerTyped(
                 object, keyPath: name, options: options, context: nil, file: file, line: line,
-                handler: { [anchor] _, object, change in
-                    withExtendedLifetime(anchor) { handler(object, change) }
+                handler: { [tokenObserver] _, object, change in
+                    withExtendedLifetime(tokenObserver) { handler(object, change) }
                 })
         } else {
             self.result = .invalid(.unobservableKeyPath)

@@ -137,6 +137,7 @@ final class ObservedValuesTests: XCTestCase {
         let fromUnnamed = await remainingValues(of: unnamed)
         XCTAssertEqual(fromUnnamed, [])
         XCTAssertEqual(sink.events.map(\.invalidArgument), [.unobservableKeyPath])
+        XCTAssertEqual(sink.events.map(\.observerType), ["TokenObserver"], "the token's observer, by a name that says so")
 
         var gone: Counter? = Counter()
         let values = gone!.values(of: \.value)
