@@ -308,6 +308,28 @@ final class WidenedOracleTests: XCTestCase {
         assertPassed(guardOracle.evaluate(strangerLinked.history, facts: RunFacts()))
     }
 
+    /// A handler must get the object its registration observes, not another object the controller observes.
+    func testANotificationHandingTheHandlerAnotherObjectIsMisrouted() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k0, at: 10, returning: 20)
+        let change = builder.mutate(.k0, from: 0, to: 1, at: 30, returning: 40)
+        var clean = builder
+        var delivery = clean.deliver(change, to: observe, at: 35)
+        assertPassed(guardOracle.evaluate(clean.history, facts: RunFacts()))
+
+        var namedRight = builder
+        delivery.object = observe.object
+        namedRight.add(delivery)
+        assertPassed(guardOracle.evaluate(namedRight.history, facts: RunFacts()))
+
+        var wrongObject = builder
+        delivery.object = observe.object + 1
+        wrongObject.add(delivery)
+        assertOnly(
+            .misroutedDelivery, in: guardOracle.evaluate(wrongObject.history, facts: RunFacts()),
+            mentioning: "handed the handler object \(observe.object + 1)")
+    }
+
     func testNotificationsWithAContextNoRegistrationHasAreMisrouted() {
         var facts = RunFacts()
         facts.unroutedNotifications = 2

@@ -43,7 +43,7 @@ final class HarnessRegistration: DeliverySink, @unchecked Sendable {
     }
 
     func deliver(observer: StressObserver?, object: StressObject, change: KeyValueChange) {
-        world.recordDelivery(for: self, observer: observer, change: change)
+        world.recordDelivery(for: self, observer: observer, object: object, change: change)
         guard action != .none, fired.word.exchange(1) == 0 else { return }
         world.performHandlerAction(of: self, object: object)
     }

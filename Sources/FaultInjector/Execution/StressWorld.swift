@@ -168,7 +168,9 @@ final class StressWorld: @unchecked Sendable {
 
     // MARK: Recording notifications
 
-    func recordDelivery(for registration: HarnessRegistration, observer: StressObserver?, change: KeyValueChange) {
+    func recordDelivery(
+        for registration: HarnessRegistration, observer: StressObserver?, object: StressObject, change: KeyValueChange
+    ) {
         let now = clock.now
         let worker = WorkerContext.current
         let record = DeliveryRecord(
@@ -177,7 +179,7 @@ final class StressWorld: @unchecked Sendable {
             isPrior: change.isPrior, hasOld: change.oldValue != nil, hasNew: change.newValue != nil,
             oldValue: StressValue.encode(change.oldValue), newValue: StressValue.encode(change.newValue),
             observer: observer?.id ?? -1, keyPathMatches: change.keyPath == registration.keyPath,
-            indexMask: StressValue.mask(change.indexes))
+            indexMask: StressValue.mask(change.indexes), object: object.id)
         if let worker {
             worker.deliveries.append(record)
             monitor?.record(

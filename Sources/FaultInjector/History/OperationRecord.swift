@@ -135,6 +135,8 @@ public struct DeliveryRecord: Sendable {
     public var keyPathMatches: Bool
     /// The changed positions of a to-many change, as bits (0 for a setting).
     public var indexMask: UInt64 = 0
+    /// The object the system passed to the handler (its id; -1 if not recorded).
+    public var object: Int = -1
 }
 
 /// One diagnostic the system under test reported (for systems that report them), with the operation it names.

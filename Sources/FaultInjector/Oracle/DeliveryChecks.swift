@@ -48,12 +48,17 @@ struct DeliveryChecks {
         if delivery.worker < 0 {
             report.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived on a thread that runs no operation"))
         }
-        report.count("notification names its observer and key path")
+        report.count("notification names its observer, object and key path")
         if delivery.observer < 0 || delivery.observer != observe.observer || !delivery.keyPathMatches {
             report.add(.init(
                 .misroutedDelivery,
                 "a notification for \(describe(observe)) named observer \(delivery.observer) and "
                     + (delivery.keyPathMatches ? "the right key path" : "another key path")))
+        }
+        if delivery.object >= 0, delivery.object != observe.object {
+            report.add(.init(
+                .misroutedDelivery,
+                "a notification for \(describe(observe)) handed the handler object \(delivery.object)"))
         }
         if let gone = history.observerDeinitTimes[observe.observer], gone < delivery.time {
             report.add(.init(.misroutedDelivery, "a notification for \(describe(observe)) came after observer \(observe.observer) was gone"))
