@@ -203,6 +203,27 @@ final class WidenedOracleTests: XCTestCase {
         XCTAssertTrue(guardOracle.evaluate(missing.history, facts: RunFacts()).passed)
     }
 
+    /// A diagnostic names the object of the call it belongs to (recorded by address while the call ran).
+    func testADiagnosticNamingAnotherObjectIsAMismatch() {
+        var builder = HistoryBuilder()
+        var never = builder.unobserve(.k1, at: 10, returning: 20, outcome: .notRegistered)
+        never.objectAddress = 0x1000
+        builder.history.operations[builder.history.operations.count - 1] = never
+        var event = DiagnosticRecord(
+            kind: .removalOfUnregistered, reason: nil, keyPath: "k1", operation: never.id, worker: never.worker,
+            time: 15, objectAddress: 0x1000)
+        var right = builder
+        right.history.diagnostics.append(event)
+        assertPassed(diagnosticsOracle.evaluate(right.history, facts: RunFacts()))
+
+        var wrong = builder
+        event.objectAddress = 0x2000
+        wrong.history.diagnostics.append(event)
+        assertOnly(
+            .diagnosticMismatch, in: diagnosticsOracle.evaluate(wrong.history, facts: RunFacts()),
+            mentioning: "object 0x2000 instead of 0x1000")
+    }
+
     // MARK: Dotted key paths and to-many changes
 
     /// `link.k0` of object 300 hears the links of 300 and the changes of `k0` of the object it links (301), with the

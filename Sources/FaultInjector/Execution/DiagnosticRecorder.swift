@@ -16,7 +16,7 @@ final class DiagnosticRecorder: DiagnosticSink, @unchecked Sendable {
         let worker = WorkerContext.current
         let record = DiagnosticRecord(
             kind: event.kind, reason: event.invalidArgument, keyPath: event.keyPath, operation: operation,
-            worker: worker?.index ?? -1, time: clock.now)
+            worker: worker?.index ?? -1, time: clock.now, objectAddress: event.objectAddress)
         if let worker {
             worker.diagnostics.append(record)
         } else {

@@ -15,6 +15,7 @@ extension StressWorld {
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
+        record.objectAddress = StressObject.address(of: object)
         record.key = key
         record.options = options
         record.action = action
@@ -74,6 +75,7 @@ extension StressWorld {
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
+        record.objectAddress = StressObject.address(of: object)
         record.key = key
         if case .forwarding(let context) = form { record.context = context }
         if case .typed(let typed) = form { record.typedKey = typed }
@@ -105,6 +107,7 @@ extension StressWorld {
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
+        record.objectAddress = StressObject.address(of: object)
         enter(&record, worker: worker)
         let call = call(record)
         let outcome = handle.perform { $0.unobserve(object, call: call) }

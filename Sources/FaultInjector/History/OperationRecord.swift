@@ -62,6 +62,9 @@ public struct OperationRecord: Sendable {
     public var observer: Int = -1
     /// The concrete object's id (-1 where none applies).
     public var object: Int = -1
+    /// Observe and unobserve: the concrete object's address while the call ran, as a diagnostic names it (0 where
+    /// none applies or it was not recorded).
+    public var objectAddress: UInt = 0
     /// The key, for observe, unobserve, mutate, link (`link`), announce (`level`), to-many changes (`items`) and
     /// `isObserving`. A typed observe or unobserve whose key path has no name has none.
     public var key: StressKey?
@@ -153,4 +156,6 @@ public struct DiagnosticRecord: Sendable {
     public var worker: Int
     /// When it was reported.
     public var time: UInt64
+    /// The address of the object the event names, if it names one.
+    public var objectAddress: UInt? = nil
 }

@@ -3,7 +3,7 @@ import GuardCore
 /// Every diagnostic checked against the result it belongs to (for systems that report diagnostics): one
 /// `duplicateObservation` per `.duplicate`, one `doubleRemoval` per `.alreadyRemoved`, one `removalOfUnregistered`
 /// per `.notRegistered`, one `invalidArgument` per `.invalid` (with a reason that fits), none for anything else, each
-/// naming the call's key path and call site. A notification dropped for a gone observer is reported at most once per
+/// naming the call's key path, object and call site. A notification dropped for a gone observer is reported at most once per
 /// registration, and only once the observer may be gone; a chain that stops making sense (`keyPathUnavailable`) is
 /// reported once each time a registration of `link.k0` is re-wired onto an object without the leaf key (so at least
 /// once per such link made while it surely lived, and at most once per such link made while it possibly lived, plus
@@ -40,6 +40,11 @@ struct DiagnosticChecks {
         }
     }
 
+    /// An object address as diagnostics print it, or `none`.
+    private static func hex(_ address: UInt?) -> String {
+        address.map { "0x" + String($0, radix: 16) } ?? "none"
+    }
+
     /// The diagnostic a call's result must come with, if any.
     private func expectedKind(of record: OperationRecord) -> GuardDiagnostic.Kind? {
         switch (record.kind, record.outcome) {
@@ -70,6 +75,9 @@ struct DiagnosticChecks {
         }
         var problems: [String] = []
         if event.kind != expected { problems.append("kind \(event.kind) instead of \(expected)") }
+        if record.objectAddress != 0, event.objectAddress != record.objectAddress {
+            problems.append("object \(Self.hex(event.objectAddress)) instead of \(Self.hex(record.objectAddress))")
+        }
         if let expectedKeyPath = expectedKeyPath(of: record) {
             if event.keyPath != expectedKeyPath {
                 problems.append("key path \(event.keyPath.map { "\"\($0)\"" } ?? "none") instead of \"\(expectedKeyPath)\"")
@@ -115,6 +123,14 @@ struct DiagnosticChecks {
                 "\(events.count) \(first.kind) diagnostic(s) named call site \(registration), which made no registration"))
         }
         let observe = window.observe
+        // The registration's object, or none once a weakly held object is gone.
+        for event in events
+        where observe.objectAddress != 0 && event.objectAddress != nil && event.objectAddress != observe.objectAddress {
+            report.add(.init(
+                .diagnosticMismatch,
+                "a \(event.kind) diagnostic of \(OperationDescription.of(observe)) named object "
+                    + "\(Self.hex(event.objectAddress)) instead of \(Self.hex(observe.objectAddress))"))
+        }
         let gone = events.filter { $0.kind == .observerDeallocated }
         if !gone.isEmpty {
             report.count("a notification for a gone observer is reported once")

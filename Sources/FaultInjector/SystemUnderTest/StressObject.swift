@@ -34,6 +34,11 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     public unowned let owner: StressAnchor
     /// Unique within a process; names the object in histories and reports.
     public let id: Int
+
+    /// `object`'s address, as a diagnostic event names it.
+    static func address(of object: StressObject) -> UInt {
+        UInt(bitPattern: ObjectIdentifier(object))
+    }
     /// The object slot the object was made for, or -1.
     public let home: Int
     private let linkLock = Lock()
