@@ -203,6 +203,30 @@ final class WidenedOracleTests: XCTestCase {
         XCTAssertTrue(guardOracle.evaluate(missing.history, facts: RunFacts()).passed)
     }
 
+    /// A change that reaches a registration after its observer is gone, while the registration surely stays, must
+    /// be reported (a guard that drops it silently hides the mistake).
+    func testAGoneObserverThatAChangeReachedMustBeReported() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k0, at: 10, returning: 20)
+        builder.history.observerDeinitTimes[observe.observer] = 25
+        builder.mutate(.k0, from: 0, to: 1, at: 30, returning: 40)
+        assertOnly(
+            .diagnosticMismatch, in: diagnosticsOracle.evaluate(builder.history, facts: RunFacts()),
+            mentioning: "never reported its gone observer")
+
+        var reported = builder
+        reported.history.diagnostics.append(
+            DiagnosticRecord(
+                kind: .observerDeallocated, reason: nil, keyPath: "k0", operation: observe.id, worker: 0, time: 35))
+        assertPassed(diagnosticsOracle.evaluate(reported.history, facts: RunFacts()))
+
+        var changedBefore = HistoryBuilder()
+        let early = changedBefore.observe(.k0, at: 10, returning: 20)
+        changedBefore.mutate(.k0, from: 0, to: 1, at: 30, returning: 40)
+        changedBefore.history.observerDeinitTimes[early.observer] = 35
+        assertPassed(diagnosticsOracle.evaluate(changedBefore.history, facts: RunFacts()))
+    }
+
     /// A diagnostic names the object of the call it belongs to (recorded by address while the call ran).
     func testADiagnosticNamingAnotherObjectIsAMismatch() {
         var builder = HistoryBuilder()

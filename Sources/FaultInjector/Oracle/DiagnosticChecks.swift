@@ -4,7 +4,8 @@ import GuardCore
 /// `duplicateObservation` per `.duplicate`, one `doubleRemoval` per `.alreadyRemoved`, one `removalOfUnregistered`
 /// per `.notRegistered`, one `invalidArgument` per `.invalid` (with a reason that fits), none for anything else, each
 /// naming the call's key path, object and call site. A notification dropped for a gone observer is reported at most once per
-/// registration, and only once the observer may be gone; a chain that stops making sense (`keyPathUnavailable`) is
+/// registration, only once the observer may be gone, and at least once when a change it hears was made after its
+/// observer was gone while it was surely still registered; a chain that stops making sense (`keyPathUnavailable`) is
 /// reported once each time a registration of `link.k0` is re-wired onto an object without the leaf key (so at least
 /// once per such link made while it surely lived, and at most once per such link made while it possibly lived, plus
 /// once for its own first wiring).
@@ -37,6 +38,33 @@ struct DiagnosticChecks {
         }
         for (id, window) in index.windows where window.observe.key == .linkK0 && byRegistration[id] == nil {
             checkRegistrationEvents([], of: id, into: &report)
+        }
+        for (id, window) in index.windows
+        where byRegistration[id]?.contains(where: { $0.kind == .observerDeallocated }) != true {
+            checkGoneObserverReported(window, into: &report)
+        }
+    }
+
+    /// A registration whose observer was gone when a change it hears began, while it was surely still registered
+    /// (no removal may have ended it, its controller was not ending) and hearing changes, must have reported the gone
+    /// observer.
+    private func checkGoneObserverReported(_ window: RegistrationWindow, into report: inout OracleReport) {
+        let observe = window.observe
+        guard let gone = history.observerDeinitTimes[observe.observer], let key = observe.key else { return }
+        let controllerEnds = history.controllerEndStartTimes[observe.controller] ?? .max
+        let from = max(gone, window.hearsFrom, window.sureStart)
+        for changedKey in key.notifyingKeys {
+            let changes = index.changes[.init(object: observe.object, key: changedKey)] ?? []
+            let unheard = changes.first { change in
+                change.call > from && change.ret < controllerEnds
+                    && window.surelyInTable(from: change.call, to: change.ret, excluding: -1)
+            }
+            guard let unheard else { continue }
+            report.count("a notification for a gone observer is reported once")
+            return report.add(.init(
+                .diagnosticMismatch,
+                "\(OperationDescription.of(observe)) never reported its gone observer, though \(OperationDescription.of(unheard)) "
+                    + "reached it after the observer was gone"))
         }
     }
 
