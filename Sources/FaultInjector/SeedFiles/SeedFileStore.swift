@@ -97,22 +97,8 @@ public enum SeedFileStore {
     private static func looksTruncated(_ data: Data) -> Bool {
         let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return false }
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
-        }
-        return inString || depth > 0
+        let nesting = JSONNesting(of: data)
+        return nesting.endsInString || nesting.depthAtEnd > 0
     }
 
     /// The deepest nesting of arrays and objects `JSONSerialization` reads; a seed file needs fewer than 10.
@@ -120,24 +106,6 @@ public enum SeedFileStore {
 
     /// How deeply arrays and objects nest in the JSON text `data` (strings skipped).
     private static func nestingDepth(_ data: Data) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
-        }
-        return deepest
+        JSONNesting(of: data).deepest
     }
 }
