@@ -22,7 +22,7 @@ import GuardCoreAtomics
 /// two objects' keys depending on each other): then registering a relay's own key path asks for the relay being
 /// started, and announcing a change reaches the announcing relay again. Both end: a thread starts one relay per object
 /// and key path at a time, and a relay ignores what reaches it while it is announcing the beginning of a change on the
-/// same thread (the echo of its own announcement; nothing was stored yet), so each change is announced once.
+/// same thread (the echo of its own announcement; nothing was stored yet), so a relay announces each change once.
 final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private weak var root: KVOObject?
     private let affectingKeyPath: String
