@@ -1,4 +1,5 @@
 import Foundation
+import GuardCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -83,23 +84,6 @@ public enum AtomicFile {
 
     /// Writes every byte of `data`; `0`, or the `errno` of the write that failed.
     private static func writeAll(_ data: Data, to descriptor: Int32) -> Int32 {
-        data.withUnsafeBytes { bytes -> Int32 in
-            var offset = 0
-            while offset < bytes.count {
-                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return written < 0 ? errno : EIO }
-                offset += written
-            }
-            return 0
-        }
+        data.withUnsafeBytes { DescriptorWriter.writeAll($0, to: descriptor) }
     }
 }
-
-#if canImport(Glibc)
-/// `write(2)` (`AtomicFile.write` hides the name inside the type).
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-/// `write(2)` (`AtomicFile.write` hides the name inside the type).
-private let systemWrite = Darwin.write
-#endif
