@@ -95,14 +95,21 @@ final class ControllerCore: @unchecked Sendable {
                     object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
                     callSite: callSite, core: self))
         }
+        var gone: [GuardRegistration] = []
         let reserved = lock.withLock(ownedBy: self) { () -> Bool in
-            guard registrations.update(registration.objectID, { Self.link(registration, into: &$0) }) else { return false }
+            let linked = registrations.update(registration.objectID) { head in
+                takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
+                return Self.link(registration, into: &head)
+            }
+            guard linked else { return false }
             registrationsLayout.publish(registrations.storageLayout)
             registration.sequence = nextSequence
             nextSequence &+= 1
             registrationTotal += 1
             return true
         }
+        // Registrations of a dead object that had this address are released after unlocking.
+        withExtendedLifetime(gone) {}
         guard reserved else {
             emit(.duplicateObservation, object: object, keyPath: keyPath, callSite: callSite)
             return .duplicate
@@ -127,12 +134,17 @@ final class ControllerCore: @unchecked Sendable {
             dropsWithObject: !retainsObjects)
         {
             SchedulePoints.reach(.guardAfterRegister)
-            // Published by the state change: a removal reads the handle only once it sees `active`. A registration
-            // that is its own handle keeps none, so it never keeps itself alive.
-            if handle !== registration { registration.backendHandle = handle }
-            if !registration.state.transition(from: .pending, to: .active) {
-                // As above: an unobserve cancelled the registration while the backend was adding it.
-                registration.backendHandle = nil
+            // Under the lock, like everything else that touches the handle (a removal, a backend reporting the
+            // object's deinit, even one that does so while its add is still running). A registration that is its own
+            // handle keeps none, so it never keeps itself alive.
+            let activated = lock.withLock(ownedBy: self) { () -> Bool in
+                guard registration.state.transition(from: .pending, to: .active) else { return false }
+                if handle !== registration { registration.backendHandle = handle }
+                return true
+            }
+            if !activated {
+                // As above: an unobserve cancelled the registration while the backend was adding it (or the backend
+                // reported the object gone meanwhile).
                 SchedulePoints.reach(.guardBeforeUnregister)
                 backend.removeObservation(handle, from: object)
                 registration.state.set(.removed)
@@ -182,8 +194,13 @@ final class ControllerCore: @unchecked Sendable {
         var retired: GuardRegistration?
         var unregistration = Unregistration.none
         var sweepSurvivors: [AnyObject] = []
+        var gone: [GuardRegistration] = []
         let result = lock.withLock(ownedBy: self) { () -> UnobserveResult? in
-            guard let registration = registrations.update(id, { Self.unlink(keyPath: keyPath, from: &$0) }) else {
+            let unlinked = registrations.update(id) { head in
+                takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
+                return Self.unlink(keyPath: keyPath, from: &head)
+            }
+            guard let registration = unlinked else {
                 // Nothing registered under it: a malformed key path is an invalid argument (checked only now, since
                 // one that was registered is well formed).
                 guard KeyPathSyntax.isWellFormed(keyPath) else { return nil }
@@ -203,8 +220,9 @@ final class ControllerCore: @unchecked Sendable {
             unregister(retired, unregistration, from: object)
         }
         reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
-        // `retired` (the user's handler, maybe the object) and `sweepSurvivors` are released here, after unlocking.
-        withExtendedLifetime(sweepSurvivors) {}
+        // `retired` (the user's handler, maybe the object), `gone` and `sweepSurvivors` are released here, after
+        // unlocking.
+        withExtendedLifetime((gone, sweepSurvivors)) {}
         return result
     }
 
@@ -214,10 +232,20 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
-            guard let newest = registrations.removeValue(for: id) else {
-                return Retirement(result: removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered)
+            var gone: [GuardRegistration] = []
+            let chain = registrations.update(id) { head -> GuardRegistration? in
+                takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
+                defer { head = nil }
+                return head
+            }
+            guard let newest = chain else {
+                let result: UnobserveResult = removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
+                var retirement = Retirement(result: result)
+                retirement.keep(gone)
+                return retirement
             }
             var retirement = Retirement(result: .removed)
+            retirement.keep(gone)
             for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
                 registrationTotal -= 1
                 retirement.retire(registration, object: object)
@@ -290,12 +318,15 @@ final class ControllerCore: @unchecked Sendable {
 
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
         let id = ObjectIdentifier(object)
-        return lock.withLock(ownedBy: self) { Self.find(keyPath: keyPath, from: registrations.value(for: id)) != nil }
+        return lock.withLock(ownedBy: self) {
+            liveChain(from: registrations.value(for: id), of: object).contains { $0.keyPath.isSameKey(as: keyPath) }
+        }
     }
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
-        return lock.withLock(ownedBy: self) { Self.chain(from: registrations.value(for: id)).map(\.keyPath) }.sorted()
+        return lock.withLock(ownedBy: self) { liveChain(from: registrations.value(for: id), of: object).map(\.keyPath) }
+            .sorted()
     }
 
     var sink: (any DiagnosticSink)? {
@@ -481,6 +512,30 @@ final class ControllerCore: @unchecked Sendable {
             current = registration.nextOnSameObject
         }
         return all
+    }
+
+    /// Lock held. With weakly held objects, takes out of the chain at `head` (the chain of `object`'s address) the
+    /// registrations of an object that is gone but whose backend has not dropped them yet (a backend may learn of a
+    /// deinit late), so that a new object at the same address never inherits them: they are retired without a
+    /// removal (there is no object to remove them from) and appended to `gone`, for the caller to release after
+    /// unlocking. Loading a registration's weakly held object here gives either `nil` or `object` itself, which the
+    /// caller keeps alive, so no deinit can start under the lock.
+    private func takeRegistrationsOfGoneObject(
+        from head: inout GuardRegistration?, notAbout object: AnyObject, into gone: inout [GuardRegistration]
+    ) {
+        guard !retainsObjects, head != nil else { return }
+        while let registration = Self.unlink(from: &head, where: { $0.object !== object }) {
+            registration.state.set(.removed)
+            registrationTotal -= 1
+            gone.append(registration)
+        }
+    }
+
+    /// Lock held. The registrations in the chain at `head` that are about `object`: with weakly held objects, those
+    /// of a gone object at the same address are left out (see ``takeRegistrationsOfGoneObject(from:notAbout:into:)``).
+    private func liveChain(from head: GuardRegistration?, of object: AnyObject) -> [GuardRegistration] {
+        let all = Self.chain(from: head)
+        return retainsObjects ? all : all.filter { $0.object === object }
     }
 
     /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to

@@ -26,9 +26,9 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
     // would only cost time.
-    /// Another backend's handle while the registration is active there: written by the observing thread before it
-    /// moves the state from `pending` to `active` (which publishes it), and taken out under the controller's lock by
-    /// whoever retires the active registration. `nil` when the registration is its own handle.
+    /// Another backend's handle while the registration is active there: written under the controller's lock by the
+    /// observing thread as it moves the state from `pending` to `active`, and taken out under that lock by whoever
+    /// retires the active registration. `nil` when the registration is its own handle.
     @exclusivity(unchecked) var backendHandle: (any BackendHandle)?
     /// The order in which the controller made its registrations; written once under its lock.
     @exclusivity(unchecked) var sequence: UInt64 = 0
@@ -95,8 +95,21 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     // MARK: Receiving (from any backend)
 
+    /// A backend's notification. The handler is given the object this registration observes (typed as its caller
+    /// declared it), never another one a backend names: a backend that passes a different object does not make the
+    /// handler see an object of the wrong type. Nothing is delivered once a weakly held object is gone.
     @usableFromInline
     func receive(_ change: KeyValueChange, of object: AnyObject) {
+        if object === strongObject {
+            notify(change, of: object)
+        } else if let observed = self.object {
+            notify(change, of: observed)
+        }
+    }
+
+    /// Calls the handler for `change` of `object`, the observed object, unless the registration stopped delivering
+    /// or its observer is gone (reported once).
+    private func notify(_ change: KeyValueChange, of object: AnyObject) {
         guard state.delivers else { return }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
@@ -126,7 +139,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     override func deliver(_ change: KeyValueChange, from object: KVOObject) {
         guard isActive else { return }
         SchedulePoints.reach(.runtimeBeforeCallback)
-        receive(change, of: object)
+        // GuardCore's runtime delivers from the observed object's own table: `object` is the observed object.
+        notify(change, of: object)
     }
 
     override func announceObjectDeinit() {
