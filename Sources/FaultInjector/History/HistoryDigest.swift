@@ -24,7 +24,7 @@ extension History {
         for diagnostic in diagnostics {
             hash.add(diagnostic.kind.rawValue)
             hash.add(diagnostic.reason?.rawValue ?? "")
-            hash.add(diagnostic.keyPath ?? "")
+            hash.add(Self.withoutAddresses(diagnostic.keyPath ?? ""))
             hash.add(diagnostic.operation, diagnostic.worker, Int(truncatingIfNeeded: diagnostic.time))
         }
         for (id, time) in observerDeinitTimes.sorted(by: { $0.key < $1.key }) { hash.add(id, Int(truncatingIfNeeded: time)) }
@@ -35,6 +35,28 @@ extension History {
         let value = hash.value
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// `text` with every hexadecimal address (`0x` and its digits) replaced by `0x?`. A Swift key path without names
+    /// is rendered with the addresses of its accessors (`\Model.<computed 0x000055e18588cea0 (Int)>`), and those
+    /// move with every process (address space layout randomization): the key path a diagnostic names must not make
+    /// a replay in another process look different from its recording.
+    static func withoutAddresses(_ text: String) -> String {
+        let characters = Array(text)
+        var result = ""
+        var index = 0
+        while index < characters.count {
+            guard characters[index] == "0", index + 1 < characters.count, characters[index + 1] == "x" else {
+                result.append(characters[index])
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end < characters.count, characters[end].isHexDigit { end += 1 }
+            result += end > index + 2 ? "0x?" : "0x"
+            index = end
+        }
+        return result
     }
 }
 
