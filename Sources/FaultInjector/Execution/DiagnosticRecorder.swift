@@ -5,12 +5,15 @@ import GuardCore
 final class DiagnosticRecorder: DiagnosticSink, @unchecked Sendable {
     private let clock: RunClock
     private let strays = Protected([DiagnosticRecord]())
+    /// Told as each event arrives, before it is recorded: a sink is user code (set once, before the run starts).
+    var startsUserCode: (@Sendable () -> Void)?
 
     init(clock: RunClock) {
         self.clock = clock
     }
 
     func record(_ event: GuardDiagnostic) {
+        startsUserCode?()
         let operation =
             event.callSite.file == StressCall.file ? Int(truncatingIfNeeded: event.callSite.line) : -1
         let worker = WorkerContext.current

@@ -74,11 +74,13 @@ extension StressWorld {
             worker: worker.index)
         record.call = clock.now
         worker.frames.append(record.id)
+        if let held = ControlledHook.locksHeldByCallingWorker() { worker.locksHeldAtCall.append(held) }
     }
 
     /// Stamps the return time, leaves the frame and appends the record.
     func leave(_ record: inout OperationRecord, worker: WorkerContext) {
         worker.frames.removeLast()
+        if !worker.locksHeldAtCall.isEmpty { worker.locksHeldAtCall.removeLast() }
         record.ret = clock.now
         worker.operations.append(record)
         monitor?.record(.ended(operation: record.id, outcome: record.outcome), worker: worker.index)

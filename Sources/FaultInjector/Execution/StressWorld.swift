@@ -21,6 +21,8 @@ final class StressWorld: @unchecked Sendable {
     let diagnostics: DiagnosticRecorder
     /// The keys the system under test can observe (operations on others are skipped).
     let observableKeys: Set<StressKey>
+    /// The identities of the world's own slot and mutation locks, which are never the system's.
+    private(set) var worldLocks: Set<ObjectIdentifier> = []
 
     private struct Facts {
         var observerDeinitTimes: [Int: UInt64] = [:]
@@ -50,6 +52,8 @@ final class StressWorld: @unchecked Sendable {
             let weakly = configuration.holdsWeakly(controller: index)
             return ControllerSlot(index: index, holdsWeakly: weakly, observer: makeObserver(holdsWeakly: weakly))
         }
+        worldLocks = Set(lockNames.keys)
+        diagnostics.startsUserCode = { [weak self] in self?.noteUserCode("a diagnostic sink") }
     }
 
     // MARK: Instances
@@ -84,6 +88,7 @@ final class StressWorld: @unchecked Sendable {
         let observer = StressObserver(
             id: makeID(),
             onDeinit: { [weak self] id in
+                self?.noteUserCode("the deinit of observer #\(id)")
                 let now = clock.now
                 self?.facts.withValue { $0.observerDeinitTimes[id] = now }
             },
@@ -171,6 +176,7 @@ final class StressWorld: @unchecked Sendable {
     func recordDelivery(
         for registration: HarnessRegistration, observer: StressObserver?, object: StressObject, change: KeyValueChange
     ) {
+        noteUserCode("the handler of registration #\(registration.id)")
         let now = clock.now
         let worker = WorkerContext.current
         let record = DeliveryRecord(

@@ -14,6 +14,11 @@ final class WorkerContext: @unchecked Sendable {
     var frames: [Int] = []
     /// Object slots whose mutation lock this thread holds, in acquisition order.
     var heldObjectSlots: [Int] = []
+    /// For each frame, the locks the thread held as it called the system (controlled runs only): the locks held
+    /// beyond these while user code runs inside that call are the system's (see ``StressWorld/noteUserCode(_:)``).
+    var locksHeldAtCall: [Set<ObjectIdentifier>] = []
+    /// User code the system called while holding one of its locks (controlled runs only).
+    var callsUnderLock: [String] = []
     var faults: FaultInjection
     private var nextLocalID = 0
     private var nextSequence = 0

@@ -11,6 +11,9 @@ public struct RunFacts: Sendable {
     public var liveObservancesAfterTeardown = 0
     /// Notifications that reached an observer's own `observeValue` with a context no registration was made with.
     public var unroutedNotifications = 0
+    /// User code (a handler, a diagnostic sink, an observer's deinit) that the system called while holding one of its
+    /// locks, one line each; only a controlled run can tell (see ``ControlledRunner``).
+    public var userCodeUnderLock: [String] = []
     /// Set when workers were blocked for good (a deadlock, a self-deadlock, a worker blocked outside the
     /// scheduler's control, or no progress for the chaos runner's timeout): who was blocked where. The run was
     /// abandoned and its history is incomplete.

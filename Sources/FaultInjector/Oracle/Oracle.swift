@@ -8,13 +8,17 @@ import GuardCore
 /// delivered to the removed registration (a removal nested in the observe, or one ordered after it, ends it too);
 /// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
 /// once; prior before its change; refused arguments are `.invalid`; every diagnostic matches its call's result; no
-/// deadlock; a controlled run ends within its step limit; nothing leaked.
+/// deadlock; a controlled run ends within its step limit; no handler, diagnostic sink or observer deinit runs under a
+/// lock of the system (controlled runs); nothing leaked.
 ///
 /// It judges a ``RunRecording`` after the run, never during it: runners only execute and record.
 ///
 /// Rules that only the guard promises (exact results, linearizability, nothing delivered after removal) are
 /// checked only for systems that promise guard semantics, and diagnostics only for systems that report them.
 public struct Oracle: Sendable {
+    /// How many calls of user code under a lock a report names one by one.
+    static let userCodeUnderLockExamples = 5
+
     /// Whether to check the guard-only promises.
     public let checksGuardSemantics: Bool
     /// Whether to check every diagnostic against its call's result.
@@ -67,6 +71,16 @@ public struct Oracle: Sendable {
                 .misroutedDelivery,
                 "\(facts.unroutedNotifications) notifications reached an observer's observeValue with a context no "
                     + "registration was made with"))
+        }
+        if facts.stepLimit != nil { report.count("user code never called under the system's locks") }
+        for call in facts.userCodeUnderLock.prefix(Self.userCodeUnderLockExamples) {
+            report.add(.init(.calledUnderLock, call))
+        }
+        if facts.userCodeUnderLock.count > Self.userCodeUnderLockExamples {
+            report.add(.init(
+                .calledUnderLock,
+                "\(facts.userCodeUnderLock.count - Self.userCodeUnderLockExamples) more calls of user code under the "
+                    + "system's locks"))
         }
         guard facts.deadlock == nil else { return report }
         let index = HistoryIndex(history, guardSemantics: checksGuardSemantics)

@@ -26,6 +26,8 @@ public struct Violation: Sendable, Hashable, Codable {
         case unexpectedResult = "unexpected-result"
         /// A diagnostic was missing, extra, of the wrong kind, or named the wrong key path or call site.
         case diagnosticMismatch = "diagnostic-mismatch"
+        /// User code (a handler, a diagnostic sink, an observer's deinit) ran while the system held one of its locks.
+        case calledUnderLock = "called-under-lock"
         /// Workers stopped making progress (or a round's process stopped answering and was killed).
         case deadlock
         /// The process running the round died of a signal other than a trap (`crash(SIGSEGV)`), or exited without

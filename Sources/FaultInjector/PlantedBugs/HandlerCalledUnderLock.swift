@@ -3,12 +3,13 @@ import GuardCore
 /// **Planted bug `bug-handler-under-lock`: the handler runs while the controller's lock is held.** The delivery
 /// looks the registration up and calls the handler inside the same critical section, so a handler that calls back
 /// into its controller (unobserve inside the callback, unobserve-all, observe) takes the lock its own thread holds:
-/// a self-deadlock. The lock is a plain mutex the controlled runner sees (``PlantedLock``), so the controlled runner
-/// reports the deadlock at the acquire, and a chaos round hangs (a `deadlock` verdict in a child process).
+/// a self-deadlock. The lock is a plain mutex the controlled runner sees (``PlantedLock``), so a controlled run sees
+/// the handler start while the lock is held (`called-under-lock`, even when no handler calls back in) and reports a
+/// deadlock at the acquire; a chaos round hangs (a `deadlock` verdict in a child process).
 ///
 /// Mirrors DESIGN.md section 5 race 5 (the singleton "calls blocks while holding" its semaphore) and GNUstep's KVO
 /// (section 6: observers called under a lock); it breaks section 3's "handlers run outside every internal lock".
-/// The oracle sees `deadlock`.
+/// The oracle sees `called-under-lock` (controlled runs) or `deadlock`.
 final class HandlerCalledUnderLockController: BaselineController, @unchecked Sendable {
     override class func deliver(
         _ change: KeyValueChange, of object: StressObject, through bridge: PlantedBridge, in table: PlantedTable

@@ -42,6 +42,13 @@ final class ControlledHook: ScheduleHook {
         return body()
     }
 
+    /// The locks the calling thread holds as a worker of a controlled run, or `nil` on any other thread (a chaos
+    /// run's worker included: only a scheduler knows who holds which lock).
+    static func locksHeldByCallingWorker() -> Set<ObjectIdentifier>? {
+        guard let binding else { return nil }
+        return binding.scheduler!.locksHeld(by: binding.worker)
+    }
+
     @inline(__always)
     private static var binding: Binding? {
         guard let binding = bindings.valueIfCreated, binding.scheduler != nil else { return nil }

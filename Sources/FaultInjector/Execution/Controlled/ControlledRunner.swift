@@ -178,6 +178,7 @@ public struct ControlledRunner: ScenarioRunner {
         facts.stepLimit = settings.stepLimit
         facts.stepLimitExceeded = scheduling.stepLimitReport
         facts.unroutedNotifications = world.unroutedNotifications
+        facts.userCodeUnderLock = workers.flatMap(\.callsUnderLock)
         return RunRecording(
             scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
             history: history, facts: facts, operationsPerformed: history.operations.count,

@@ -175,6 +175,13 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         decide(worker, at: .release)
     }
 
+    /// The locks worker `worker` holds now (every lock that announces itself to GuardCore's schedule points).
+    func locksHeld(by worker: Int) -> Set<ObjectIdentifier> {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return Set(held.filter { $0.value.owner == worker }.keys)
+    }
+
     // MARK: ExecutionMonitor
 
     func record(_ kind: TraceEvent.Kind, worker: Int) {
