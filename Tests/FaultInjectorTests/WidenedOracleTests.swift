@@ -98,6 +98,15 @@ final class WidenedOracleTests: XCTestCase {
             mentioning: "alreadyRemoved")
     }
 
+    func testAnObservedKeyPathsAnswerMustBeSortedWithEachKeyPathOnce() {
+        let sorted = StressWorld.keyMask(["k0", "sum"])
+        XCTAssertEqual(UInt64(sorted), StressKey.k0.bit | StressKey.sum.bit)
+        XCTAssertEqual(UInt64(StressWorld.keyMask(["sum", "k0"])), UInt64(sorted) | StressWorld.unsortedKeyPathsBit)
+        XCTAssertEqual(UInt64(StressWorld.keyMask(["k0", "k0"])), StressKey.k0.bit | StressWorld.unsortedKeyPathsBit)
+        XCTAssertEqual(StressWorld.keyMask([]), 0)
+        XCTAssertEqual(UInt64(StressWorld.keyMask(["k0"])), StressKey.k0.bit)
+    }
+
     func testQueriesAreCheckedAgainstTheLinearizedState() {
         var builder = HistoryBuilder()
         builder.observe(.k0, at: 10, returning: 20)
@@ -119,6 +128,13 @@ final class WidenedOracleTests: XCTestCase {
         assertOnly(
             .nonLinearizable, in: guardOracle.evaluate(unknownName.history, facts: RunFacts()),
             mentioning: "a key path no operation observes")
+
+        var unsorted = builder
+        unsorted.query(
+            .observedKeyPaths, answer: StressWorld.keyMask(["sum", "k0"]), at: 40, returning: 41)
+        assertOnly(
+            .nonLinearizable, in: guardOracle.evaluate(unsorted.history, facts: RunFacts()),
+            mentioning: "not sorted, or a key path twice")
 
         var miscounted = builder
         miscounted.query(.countRegistrations, answer: 3, at: 40, returning: 41)

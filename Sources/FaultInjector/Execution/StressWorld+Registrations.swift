@@ -168,15 +168,21 @@ extension StressWorld {
         leave(&record, worker: worker)
     }
 
-    /// Key path names as ``StressKey`` bits; a name that is no stress key sets ``unknownKeyPathBit``.
+    /// Key path names as ``StressKey`` bits; a name that is no stress key sets ``unknownKeyPathBit``, and a list that
+    /// is not sorted or names a key path twice sets ``unsortedKeyPathsBit`` (`observedKeyPaths` promises a sorted
+    /// list of the registrations' key paths, each once). Either bit makes the answer one no order of the calls can
+    /// explain.
     static func keyMask(_ keyPaths: [String]) -> Int {
         var mask: UInt64 = 0
         for keyPath in keyPaths {
             mask |= StressKey(name: keyPath)?.bit ?? unknownKeyPathBit
         }
+        if zip(keyPaths, keyPaths.dropFirst()).contains(where: { !($0 < $1) }) { mask |= unsortedKeyPathsBit }
         return Int(bitPattern: UInt(mask))
     }
 
     /// Set in an `observedKeyPaths` answer that named a key path no operation observes.
     static let unknownKeyPathBit: UInt64 = 1 << 62
+    /// Set in an `observedKeyPaths` answer that was not sorted, or named a key path twice.
+    static let unsortedKeyPathsBit: UInt64 = 1 << 61
 }

@@ -30,7 +30,8 @@ enum OperationDescription {
         case .observedKeyPaths:
             let mask = UInt64(bitPattern: Int64(record.answer))
             var names = StressKey.allCases.filter { mask & $0.bit != 0 }.map(\.name)
-            if mask & ~StressKey.allCases.reduce(0, { $0 | $1.bit }) != 0 { names.append("(a key path no operation observes)") }
+            if mask & StressWorld.unknownKeyPathBit != 0 { names.append("(a key path no operation observes)") }
+            if mask & StressWorld.unsortedKeyPathsBit != 0 { names.append("(not sorted, or a key path twice)") }
             return "[" + names.joined(separator: ", ") + "]"
         default: return String(record.answer)
         }
