@@ -24,17 +24,21 @@ extension StressWorld {
         let registration = HarnessRegistration(
             id: record.id, controllerSlot: c, handle: handle, objectSlot: o, keyPath: keyPath, key: key, form: form,
             action: action, world: self)
-        // Reading the value for `.initial` + `.new` must not race with a change of it; naming a typed key path may
-        // read the object's properties too.
+        // The value `.initial` + `.new` reads: `link`'s, kept behind a lock, may race its changes (the oracle
+        // judges it against them); any other key's is a plain stored property (or made of several), read with the
+        // object locked, as a correct program must, and so is everything a typed key path names (naming it may read
+        // the object's properties).
         let readsValue = options.contains(.initial) && options.contains(.new) && key != nil
+        let racesRead = readsValue && configuration.racesInitialValue && record.typedKey == nil && key == .link
+        if racesRead { record.newValue = StressValue.racedRead }
         var locked: [Int] = []
-        if readsValue || record.typedKey != nil {
+        if (readsValue && !racesRead) || record.typedKey != nil {
             guard let taken = lockForReading(key ?? .k0, of: object, worker: worker) else {
                 return skip(&record, worker: worker)
             }
             locked = taken
         }
-        if readsValue, let key { record.newValue = object.value(of: key) }
+        if readsValue, !racesRead, let key { record.newValue = object.value(of: key) }
         enter(&record, worker: worker)
         let call = call(record)
         let observingOptions = options.observingOptions

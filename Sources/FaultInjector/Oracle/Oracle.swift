@@ -85,6 +85,7 @@ public struct Oracle: Sendable {
         guard facts.deadlock == nil else { return report }
         let index = HistoryIndex(history, guardSemantics: checksGuardSemantics)
         DeliveryChecks(index: index, history: history).run(into: &report)
+        InitialValueChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
         if checksGuardSemantics {
             ResultChecks(index: index).run(into: &report)
             LinearizabilityChecks(index: index).run(into: &report)

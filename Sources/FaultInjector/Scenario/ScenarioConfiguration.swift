@@ -22,6 +22,13 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public var optionProbability = 0.5
     /// Injected pauses.
     public var faults = FaultProfile()
+    /// Whether an observe with `.initial` + `.new` of `link` (a key kept behind a lock, so reading it while another
+    /// thread sets it is no data race) lets links of the object race the initial value's read (the world holds no
+    /// lock of the object while it observes): the oracle then accepts any value the key had during the call, and
+    /// requires a change that completed after the observe began to be in that value or delivered. Other keys are
+    /// plain stored properties (or made of several), always read with the object's mutation lock held. New
+    /// configurations race; a file written before this existed did not (read as `false`, so it replays as it ran).
+    public var racesInitialValue = true
 
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
     public init() {}
@@ -48,10 +55,11 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, mix, actions
-        case optionProbability, faults
+        case optionProbability, faults, racesInitialValue
     }
 
-    /// Reads a configuration; `keys`, which older files lack, defaults to ``StressKey/classic`` (what they drew from).
+    /// Reads a configuration; `keys`, which older files lack, defaults to ``StressKey/classic`` (what they drew from),
+    /// and `racesInitialValue` to `false` (how they ran).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         workers = try container.decode(Int.self, forKey: .workers)
@@ -64,6 +72,7 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         actions = try container.decode(HandlerActionMix.self, forKey: .actions)
         optionProbability = try container.decode(Double.self, forKey: .optionProbability)
         faults = try container.decode(FaultProfile.self, forKey: .faults)
+        racesInitialValue = try container.decodeIfPresent(Bool.self, forKey: .racesInitialValue) ?? false
     }
 
     /// Whether controller slot `index` holds its objects weakly.

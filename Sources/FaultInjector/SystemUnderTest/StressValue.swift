@@ -6,6 +6,10 @@ import GuardCore
 public enum StressValue {
     /// A nil value (distinct from an absent one, which a notification record marks separately).
     public static let nilValue = Int.min
+    /// The value an observe record carries for an `.initial` + `.new` read that raced changes of its key (see
+    /// ``ScenarioConfiguration/racesInitialValue``): not known in advance, so the oracle judges the value delivered
+    /// against the changes around it.
+    public static let racedRead = Int.min + 1
 
     /// The fingerprint of an array of integers (order matters); values are unique per mutation, so two different
     /// arrays the harness builds practically never share one.
