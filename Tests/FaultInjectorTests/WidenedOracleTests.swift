@@ -192,6 +192,31 @@ final class WidenedOracleTests: XCTestCase {
             .diagnosticMismatch, in: diagnosticsOracle.evaluate(missing.history, facts: RunFacts()),
             mentioning: "reported duplicate with 0 diagnostics instead of one duplicateObservation")
 
+        var named = builder
+        named.history.diagnostics = named.history.diagnostics.map { event in
+            var event = event
+            event.observerType = "StressObserver"
+            event.objectType = event.objectAddress == nil ? nil : "StressObject"
+            return event
+        }
+        assertPassed(diagnosticsOracle.evaluate(named.history, facts: RunFacts()))
+        var swapped = named
+        swapped.history.diagnostics[0].observerType = "StressObject"
+        assertOnly(
+            .diagnosticMismatch, in: diagnosticsOracle.evaluate(swapped.history, facts: RunFacts()),
+            mentioning: "observer type StressObject instead of StressObserver")
+        var elsewhere = named
+        elsewhere.history.diagnostics[1].namesReportingThread = false
+        assertOnly(
+            .diagnosticMismatch, in: diagnosticsOracle.evaluate(elsewhere.history, facts: RunFacts()),
+            mentioning: "a thread other than the one that reported it")
+        var otherObject = named
+        otherObject.history.diagnostics[2].objectAddress = 0x1000
+        otherObject.history.diagnostics[2].objectType = "StressStranger"
+        assertOnly(
+            .diagnosticMismatch, in: diagnosticsOracle.evaluate(otherObject.history, facts: RunFacts()),
+            mentioning: "object type StressStranger instead of StressObject")
+
         var wrongKeyPath = HistoryBuilder()
         wrongKeyPath.observe(.k0, at: 10, returning: 20)
         let second = wrongKeyPath.observe(.k0, at: 30, returning: 40, outcome: .duplicate)

@@ -19,7 +19,9 @@ final class DiagnosticRecorder: DiagnosticSink, @unchecked Sendable {
         let worker = WorkerContext.current
         let record = DiagnosticRecord(
             kind: event.kind, reason: event.invalidArgument, keyPath: event.keyPath, operation: operation,
-            worker: worker?.index ?? -1, time: clock.now, objectAddress: event.objectAddress)
+            worker: worker?.index ?? -1, time: clock.now, objectAddress: event.objectAddress,
+            observerType: event.observerType, objectType: event.objectType,
+            namesReportingThread: event.thread == CurrentThread.description)
         if let worker {
             worker.diagnostics.append(record)
         } else {

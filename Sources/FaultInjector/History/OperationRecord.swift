@@ -158,4 +158,10 @@ public struct DiagnosticRecord: Sendable {
     public var time: UInt64
     /// The address of the object the event names, if it names one.
     public var objectAddress: UInt? = nil
+    /// The observer's type the event names (`nil`: not recorded).
+    public var observerType: String? = nil
+    /// The object's type the event names, if it names an object.
+    public var objectType: String? = nil
+    /// Whether the thread the event names is the thread that reported it.
+    public var namesReportingThread = true
 }

@@ -16,10 +16,16 @@ struct DiagnosticChecks {
     /// The rule, as the checks count it.
     static let rule = "one diagnostic per absorbed mistake, naming its call site"
 
+    /// How the world's observers and objects are named: every controller observes for a ``StressObserver``, and
+    /// every operation names a ``StressObject``.
+    static let observerType = ObjectDescription.typeName(StressObserver.self)
+    static let objectType = ObjectDescription.typeName(StressObject.self)
+
     func run(into report: inout OracleReport) {
         var byOperation: [Int: [DiagnosticRecord]] = [:]
         var byRegistration: [Int: [DiagnosticRecord]] = [:]
         for event in history.diagnostics {
+            checkNames(of: event, into: &report)
             switch event.kind {
             case .observerDeallocated, .keyPathUnavailable: byRegistration[event.operation, default: []].append(event)
             default: byOperation[event.operation, default: []].append(event)
@@ -43,6 +49,25 @@ struct DiagnosticChecks {
         where byRegistration[id]?.contains(where: { $0.kind == .observerDeallocated }) != true {
             checkGoneObserverReported(window, into: &report)
         }
+    }
+
+    /// Every event names the observer's type, the object's type (when it names an object) and the thread that
+    /// reported it.
+    private func checkNames(of event: DiagnosticRecord, into report: inout OracleReport) {
+        guard let observerType = event.observerType else { return }
+        report.count("a diagnostic names its observer's and object's types and its thread")
+        var problems: [String] = []
+        if observerType != Self.observerType { problems.append("observer type \(observerType) instead of \(Self.observerType)") }
+        if event.objectAddress != nil, event.objectType != Self.objectType {
+            problems.append("object type \(event.objectType ?? "none") instead of \(Self.objectType)")
+        } else if event.objectAddress == nil, let objectType = event.objectType {
+            problems.append("object type \(objectType) without an object")
+        }
+        if !event.namesReportingThread { problems.append("a thread other than the one that reported it") }
+        guard !problems.isEmpty else { return }
+        report.add(.init(
+            .diagnosticMismatch,
+            "a \(event.kind) diagnostic (call site \(event.operation)) named " + problems.joined(separator: ", ")))
     }
 
     /// A registration whose observer was gone when a change it hears began, while it was surely still registered
