@@ -6,13 +6,20 @@ import XCTest
 /// late (a backend for plain Swift objects can often only find dead objects later), name an object of its own in
 /// a notification, or report a deinit while its `addObserver` is still running. The guard's promises hold anyway.
 final class GuardUntrustedBackendTests: XCTestCase {
-    func testANewObjectAtAGoneObjectsAddressIsNotTakenForIt() {
+    private let owner = UntrustedOwner()
+
+    /// A controller holding its objects weakly, in front of a backend that reports deinits only when told.
+    private func controllerOverALateBackend() -> (UntrustedBackend, CountingSink, ObservationController<UntrustedOwner>) {
         let backend = UntrustedBackend()
         backend.reportsDeinitsLate = true
         let sink = CountingSink()
-        let owner = UntrustedOwner()
         let controller = ObservationController(
             observer: owner, retainsObservedObjects: false, backend: backend, diagnosticSink: sink)
+        return (backend, sink, controller)
+    }
+
+    func testANewObjectAtAGoneObjectsAddressIsNotTakenForIt() {
+        let (backend, sink, controller) = controllerOverALateBackend()
 
         var first: UntrustedThing? = UntrustedThing(backend)
         let firstAddress = ObjectIdentifier(first!)
@@ -40,12 +47,7 @@ final class GuardUntrustedBackendTests: XCTestCase {
     }
 
     func testTheGoneObjectsRegistrationsLeaveWhenTheBackendReportsTheDeinitLate() {
-        let backend = UntrustedBackend()
-        backend.reportsDeinitsLate = true
-        let sink = CountingSink()
-        let owner = UntrustedOwner()
-        let controller = ObservationController(
-            observer: owner, retainsObservedObjects: false, backend: backend, diagnosticSink: sink)
+        let (backend, sink, controller) = controllerOverALateBackend()
         var thing: UntrustedThing? = UntrustedThing(backend)
         XCTAssertEqual(controller.observe(object: thing, keyPath: "name") { _, _, _ in }, .registered)
         XCTAssertEqual(controller.observe(object: thing, keyPath: "title") { _, _, _ in }, .registered)
@@ -58,7 +60,6 @@ final class GuardUntrustedBackendTests: XCTestCase {
 
     func testAHandlerIsGivenTheObservedObjectWhateverObjectTheBackendNames() {
         let backend = UntrustedBackend()
-        let owner = UntrustedOwner()
         let controller = ObservationController(observer: owner, backend: backend, diagnosticSink: CountingSink())
         let thing = UntrustedThing(backend)
         let seen = LockedList<String>()
@@ -74,7 +75,6 @@ final class GuardUntrustedBackendTests: XCTestCase {
 
     func testATypedHandlerNeverGetsAnObjectOfAnotherType() {
         let backend = UntrustedBackend()
-        let owner = UntrustedOwner()
         let controller = ObservationController(
             observer: owner, retainsObservedObjects: false, backend: backend, diagnosticSink: CountingSink())
         var model: UntrustedModel? = UntrustedModel()
