@@ -32,6 +32,12 @@ extension History {
         for (id, time) in controllerEndTimes.sorted(by: { $0.key < $1.key }) { hash.add(id, Int(truncatingIfNeeded: time)) }
         for (controller, observer) in controllerObservers.sorted(by: { $0.key < $1.key }) { hash.add(controller, observer) }
         for controller in weakControllers.sorted() { hash.add(controller) }
+        // Added after seed files recorded digests: hashed only when present, so a history without them keeps its digest.
+        if !objectDeinitTimes.isEmpty || !releasedObjectsAliveAtEnd.isEmpty {
+            hash.add(objectDeinitTimes.count, releasedObjectsAliveAtEnd.count)
+            for (id, time) in objectDeinitTimes.sorted(by: { $0.key < $1.key }) { hash.add(id, Int(truncatingIfNeeded: time)) }
+            for id in releasedObjectsAliveAtEnd.sorted() { hash.add(id) }
+        }
         let value = hash.value
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
