@@ -69,7 +69,7 @@ final class StressWorld: @unchecked Sendable {
 
     /// A new object for object slot `home`.
     func makeObject(home: Int) -> StressObject {
-        let object = StressObject(id: makeID(), home: home)
+        let object = StressObject(id: makeID(), home: home) { WorkerContext.current?.noteObjectDeinit($0) }
         track("object", object)
         return object
     }
@@ -139,6 +139,13 @@ final class StressWorld: @unchecked Sendable {
         for slot in objectSlots { _ = slot.replace(with: nil) }
     }
 
+    /// Ids of the stress objects still alive that are in no object slot (released or adopted during the run).
+    private func releasedObjectsAlive() -> Set<Int> {
+        let inSlots = Set(objectSlots.compactMap { $0.object?.id })
+        let alive = tracked.withValue { tracked in tracked.compactMap { ($0.reference.object as? StressObject)?.id } }
+        return Set(alive).subtracting(inSlots)
+    }
+
     /// Instances still alive, by kind (call after ``releaseEverything()``).
     func survivors() -> [String: Int] {
         tracked.withValue { tracked in
@@ -160,8 +167,17 @@ final class StressWorld: @unchecked Sendable {
         unrouted.word.loadInt(ordering: .relaxed)
     }
 
-    /// Lifetime facts merged into `history`.
-    func addFacts(to history: inout History) {
+    /// Lifetime facts merged into `history` (whose operations must be in place): `objectDeinits` (the workers')
+    /// become ``History/objectDeinitTimes``, and the objects out of their slots that are still alive
+    /// ``History/releasedObjectsAliveAtEnd``. Call once the workers finished, before ``releaseEverything()``.
+    func addFacts(to history: inout History, objectDeinits: [ObjectDeinitRecord]) {
+        var returns: [Int: UInt64] = [:]
+        for record in history.operations { returns[record.id] = record.ret }
+        for deinitRecord in objectDeinits {
+            guard let end = returns[deinitRecord.operation] else { continue }
+            history.objectDeinitTimes[deinitRecord.object] = end
+        }
+        history.releasedObjectsAliveAtEnd = releasedObjectsAlive()
         facts.withValue { facts in
             history.observerDeinitTimes = facts.observerDeinitTimes
             history.controllerEndStartTimes = facts.controllerEndTimes.mapValues(\.started)

@@ -12,6 +12,8 @@ final class WorkerContext: @unchecked Sendable {
     var diagnostics: [DiagnosticRecord] = []
     /// Operation ids from outermost to innermost.
     var frames: [Int] = []
+    /// Stress objects that began to deinitialize on this thread inside an operation, in order.
+    var objectDeinits: [ObjectDeinitRecord] = []
     /// Object slots whose mutation lock this thread holds, in acquisition order.
     var heldObjectSlots: [Int] = []
     /// For each frame, the locks the thread held as it called the system (controlled runs only): the locks held
@@ -39,6 +41,14 @@ final class WorkerContext: @unchecked Sendable {
     func makeSequence() -> Int {
         nextSequence += 1
         return nextSequence
+    }
+
+    /// Notes that object `object` began to deinitialize on this thread, if inside an operation (a deinit between
+    /// operations has no operation whose return surely follows it, and is not noted). Takes no lock and reads no clock,
+    /// so it adds no schedule point and no tick.
+    func noteObjectDeinit(_ object: Int) {
+        guard let operation = frames.last else { return }
+        objectDeinits.append(ObjectDeinitRecord(object: object, operation: operation))
     }
 
     /// The worker of the calling thread, if it is one.

@@ -8,6 +8,13 @@ public struct History: Sendable {
     public var diagnostics: [DiagnosticRecord]
     /// When each observer deinitialized (monotonic ns), by observer id.
     public var observerDeinitTimes: [Int: UInt64]
+    /// When each stress object had surely finished deinitializing (monotonic ns), by object id: the return of the
+    /// innermost operation its deinit ran inside (GuardCore's runtime drops a weakly held object's registrations
+    /// during that deinit, before it finishes). Objects whose deinit ran outside every operation are absent.
+    public var objectDeinitTimes: [Int: UInt64]
+    /// Ids of the stress objects that had left their slot (released or adopted) and were still alive when every
+    /// worker had finished, before the world released its controllers and slots.
+    public var releasedObjectsAliveAtEnd: Set<Int>
     /// When each controller handle started releasing its controller (monotonic ns), by controller id.
     public var controllerEndStartTimes: [Int: UInt64]
     /// When each controller handle finished releasing its controller (monotonic ns), by controller id.
@@ -23,6 +30,8 @@ public struct History: Sendable {
         deliveries = []
         diagnostics = []
         observerDeinitTimes = [:]
+        objectDeinitTimes = [:]
+        releasedObjectsAliveAtEnd = []
         controllerEndStartTimes = [:]
         controllerEndTimes = [:]
         controllerObservers = [:]

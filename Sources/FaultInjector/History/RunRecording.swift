@@ -9,6 +9,9 @@ public struct RunRecording: Sendable {
     public let promisesGuardSemantics: Bool
     /// Whether the system under test reports its diagnostics (the oracle checks them only then).
     public let reportsDiagnostics: Bool
+    /// Whether the system under test drops weakly held registrations inside their object's deinit (the oracle then
+    /// ends them surely when the deinit finished).
+    public var dropsWeakRegistrationsInObjectDeinit = false
     /// The recorded history (empty if the run was abandoned).
     public var history: History
     /// What the history does not show.

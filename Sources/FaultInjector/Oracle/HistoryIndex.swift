@@ -51,6 +51,8 @@ struct HistoryIndex {
     private(set) var spansByRoot: [Int: [LinkSpan]] = [:]
     /// When each object was taken out of its slot (released or adopted): from then on it may be gone.
     private(set) var leftSlot: [Int: UInt64] = [:]
+    /// Objects taken out of their slot by a handler's adopt action (the handler's sink keeps them), by id.
+    private(set) var adopted: Set<Int> = []
     /// When each `.initial` notification arrived, by registration.
     private(set) var initialTimes: [Int: UInt64] = [:]
     /// Operations that dropped the slot's reference to an observer, by observer id. The observer may be gone any
@@ -63,9 +65,12 @@ struct HistoryIndex {
     /// release-controller). Keying removals by controller alone reported false missing deliveries for raw targets.
     private var controllersSharingObserver: [Int: [Int]] = [:]
     private let guardSemantics: Bool
+    /// Whether a weakly held registration surely ended when its object finished deinitializing (guard semantics).
+    private let endsWeakRegistrationsAtObjectDeinit: Bool
 
-    init(_ history: History, guardSemantics: Bool) {
+    init(_ history: History, guardSemantics: Bool, endsWeakRegistrationsAtObjectDeinit: Bool = false) {
         self.guardSemantics = guardSemantics
+        self.endsWeakRegistrationsAtObjectDeinit = guardSemantics && endsWeakRegistrationsAtObjectDeinit
         if !guardSemantics {
             var byObserver: [Int: [Int]] = [:]
             for (controller, observer) in history.controllerObservers { byObserver[observer, default: []].append(controller) }
@@ -101,6 +106,7 @@ struct HistoryIndex {
                 if record.observer >= 0 { observerReleases[record.observer, default: []].append(record) }
             case .releaseObject, .adoptObject:
                 if record.object >= 0 { leftSlot[record.object] = min(leftSlot[record.object] ?? .max, record.call) }
+                if record.kind == .adoptObject, record.object >= 0 { adopted.insert(record.object) }
             case .releaseController, .countRegistrations, .isObserving, .observedKeyPaths:
                 break
             }
@@ -222,6 +228,11 @@ struct HistoryIndex {
         if history.weakControllers.contains(observe.controller), let left = leftSlot[observe.object] {
             window.noteMayEnd(at: left, by: -1)
         }
+        if endsWeakRegistrationsAtObjectDeinit, history.weakControllers.contains(observe.controller),
+            let gone = history.objectDeinitTimes[observe.object]
+        {
+            window.noteObjectGone(at: gone)
+        }
         for release in observerReleases[observe.observer] ?? [] {
             window.mayEnd = min(window.mayEnd, release.call)
         }
@@ -275,8 +286,8 @@ struct HistoryIndex {
 /// It possibly existed from its observe's call (`mayStart`) and surely from its return (`sureStart`). It possibly
 /// ended at the first call that could have removed it, when its controller began to go away, when the slot let go of
 /// its observer, or (held weakly) when its object left its slot (`mayEnd`). It surely ended when a removal that the
-/// linearization orders after it returned, when its controller finished going away, or when its observer was gone
-/// (`sureEnd`). Releasing a controller ends nothing by itself: an operation still holding it keeps it working.
+/// linearization orders after it returned, when its controller finished going away, when its observer was gone, or
+/// (held weakly, guard semantics) when its object had finished deinitializing (`sureEnd`). Releasing a controller ends nothing by itself: an operation still holding it keeps it working.
 ///
 /// A change that begins after `hearsFrom` must be heard while the registration is live: that is `sureStart`, or, for
 /// the guard with `.initial`, the instant the initial notification arrived (its value was read just before, with the
@@ -307,6 +318,19 @@ struct RegistrationWindow {
     mutating func noteMayEnd(at time: UInt64, by operation: Int) {
         mayEnd = min(mayEnd, time)
         removalMayEnds.add(time, operation)
+    }
+
+    /// Notes that the weakly held object had surely finished deinitializing at `time` (guard semantics: the backend
+    /// drops the registration during the deinit, so it is out of the table and hears nothing more by then). While the
+    /// deinit runs, before `time`, the registration may still be counted, announce a broken chain or hear a change
+    /// already under way; the window allows all of that, as it ends only at `time`. Counts as a may end too, which
+    /// the object's leaving its slot always comes before anyway.
+    mutating func noteObjectGone(at time: UInt64) {
+        mayEnd = min(mayEnd, time)
+        removalMayEnds.add(time, -1)
+        sureEnd = min(sureEnd, time)
+        tableSureEnd = min(tableSureEnd, time)
+        removalSureEnds.add(time, -1)
     }
 
     mutating func noteSureEnd(at time: UInt64, by operation: Int) {

@@ -9,7 +9,8 @@ import GuardCore
 /// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
 /// once; prior before its change; refused arguments are `.invalid`; every diagnostic matches its call's result; no
 /// deadlock; a controlled run ends within its step limit; no handler, diagnostic sink or observer deinit runs under a
-/// lock of the system (controlled runs); nothing leaked.
+/// lock of the system (controlled runs); nothing leaked, neither after the teardown nor (for objects nothing could
+/// still hold, ``ReleasedObjectChecks``) while the controllers lived.
 ///
 /// It judges a ``RunRecording`` after the run, never during it: runners only execute and record.
 ///
@@ -23,19 +24,26 @@ public struct Oracle: Sendable {
     public let checksGuardSemantics: Bool
     /// Whether to check every diagnostic against its call's result.
     public let checksDiagnostics: Bool
+    /// Whether (with guard semantics) a weakly held registration surely ended when its object finished
+    /// deinitializing (``History/objectDeinitTimes``).
+    public let endsWeakRegistrationsAtObjectDeinit: Bool
 
     /// Creates an oracle.
-    public init(checksGuardSemantics: Bool, checksDiagnostics: Bool = false) {
+    public init(
+        checksGuardSemantics: Bool, checksDiagnostics: Bool = false, endsWeakRegistrationsAtObjectDeinit: Bool = false
+    ) {
         self.checksGuardSemantics = checksGuardSemantics
         self.checksDiagnostics = checksDiagnostics
+        self.endsWeakRegistrationsAtObjectDeinit = endsWeakRegistrationsAtObjectDeinit
     }
 
     /// The oracle for `recording`'s system under test (guard semantics checked if it promises them, diagnostics if
-    /// it reports them).
+    /// it reports them, weak registrations ended by their object's deinit if it drops them there).
     public init(for recording: RunRecording) {
         self.init(
             checksGuardSemantics: recording.promisesGuardSemantics,
-            checksDiagnostics: recording.promisesGuardSemantics && recording.reportsDiagnostics)
+            checksDiagnostics: recording.promisesGuardSemantics && recording.reportsDiagnostics,
+            endsWeakRegistrationsAtObjectDeinit: recording.dropsWeakRegistrationsInObjectDeinit)
     }
 
     /// The verdict on a run's history and facts.
@@ -83,9 +91,12 @@ public struct Oracle: Sendable {
                     + "system's locks"))
         }
         guard facts.deadlock == nil else { return report }
-        let index = HistoryIndex(history, guardSemantics: checksGuardSemantics)
+        let index = HistoryIndex(
+            history, guardSemantics: checksGuardSemantics,
+            endsWeakRegistrationsAtObjectDeinit: endsWeakRegistrationsAtObjectDeinit)
         DeliveryChecks(index: index, history: history).run(into: &report)
         InitialValueChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
+        ReleasedObjectChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
         if checksGuardSemantics {
             ResultChecks(index: index).run(into: &report)
             LinearizabilityChecks(index: index).run(into: &report)

@@ -12,6 +12,9 @@ public struct GuardTarget: SystemUnderTest {
     public let diagnostics: any DiagnosticSink
     /// The backend behind every controller; `nil` for the controller's default (``AutomaticBackend``).
     public let backend: (any KeyValueObservingBackend)?
+    /// With the default backend, GuardCore's runtime drops a weakly held object's registrations inside its deinit; a
+    /// backend of the caller's may learn of the deinit later, so nothing is promised then.
+    public var dropsWeakRegistrationsInObjectDeinit: Bool { backend == nil }
 
     /// Creates the target; diagnostics of every controller also go to `diagnostics`. A `backend` (for example one
     /// that audits the guard's calls) stands behind every controller instead of the default.

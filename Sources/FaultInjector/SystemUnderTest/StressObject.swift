@@ -43,14 +43,27 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     public let home: Int
     private let linkLock = Lock()
     private var storedLink: KVOObject?
+    private let onDeinit: (@Sendable (Int) -> Void)?
 
     /// Creates an object with all keys at zero and no link, made for object slot `home`.
-    public init(id: Int, home: Int = -1) {
+    public convenience init(id: Int, home: Int = -1) {
+        self.init(id: id, home: home, onDeinit: nil)
+    }
+
+    /// Creates an object like ``init(id:home:)`` whose deinit calls `onDeinit` with its id first thing, on the
+    /// deallocating thread, before GuardCore's runtime drops the object's registrations (which happens later in the
+    /// same deinit, in `KVOObject`'s part of it).
+    init(id: Int, home: Int, onDeinit: (@Sendable (Int) -> Void)?) {
         self.id = id
         self.home = home
         self.owner = StressAnchor.shared
+        self.onDeinit = onDeinit
         super.init()
         delegate = StressAnchor.shared
+    }
+
+    deinit {
+        onDeinit?(id)
     }
 
     /// `k0 + k1`.

@@ -17,6 +17,12 @@ public protocol SystemUnderTest: Sendable {
     /// the call site of the call it belongs to (``StressCall``). The oracle checks each one against its call's result
     /// only then. `false` unless a conforming type says otherwise.
     var reportsDiagnostics: Bool { get }
+    /// Whether a controller holding objects weakly drops a stress object's registrations before that object's deinit
+    /// finishes (GuardCore's runtime does, inside the object's own deinit). The oracle then takes the end of the
+    /// deinit as a sure end of such a registration (counts after it must leave it out). `false` unless a conforming
+    /// type says otherwise: a system observing stand-ins for the stress objects (twins) drops them when the stand-in
+    /// goes, which may be later.
+    var dropsWeakRegistrationsInObjectDeinit: Bool { get }
     /// The keys its controllers can observe on a stress object; operations that observe, unobserve or query another
     /// key are skipped (and recorded as skipped). Every key unless a conforming type says otherwise.
     var observableKeys: Set<StressKey> { get }
@@ -30,6 +36,8 @@ public protocol SystemUnderTest: Sendable {
 extension SystemUnderTest {
     /// Systems report no diagnostics unless they say so.
     public var reportsDiagnostics: Bool { false }
+    /// Systems make no promise about when weakly held registrations go unless they say so.
+    public var dropsWeakRegistrationsInObjectDeinit: Bool { false }
     /// Every key.
     public var observableKeys: Set<StressKey> { Set(StressKey.allCases) }
 }

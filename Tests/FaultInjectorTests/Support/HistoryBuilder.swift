@@ -113,6 +113,17 @@ struct HistoryBuilder {
         return append(record)
     }
 
+    /// `object` taken out of its slot: released (`.releaseObject`), or adopted by a handler (`.adoptObject`).
+    @discardableResult
+    mutating func takeOutOfSlot(
+        _ kind: OperationRecord.Kind = .releaseObject, object: Int = object, at call: UInt64, returning ret: UInt64,
+        worker: Int = 0
+    ) -> OperationRecord {
+        var record = operation(kind, .k0, object: object, at: call, returning: ret, worker: worker)
+        record.key = nil
+        return append(record)
+    }
+
     /// A link of `root` to `target` (an object id, or nil), changing `link.k0` from `oldLeaf` to `newLeaf`.
     @discardableResult
     mutating func link(

@@ -82,17 +82,19 @@ public struct ChaosRunner: ScenarioRunner {
         history.deliveries = (workers.flatMap(\.deliveries) + world.deliveriesOffWorkers).sorted { $0.time < $1.time }
         history.diagnostics = (workers.flatMap(\.diagnostics) + world.diagnostics.recordedOffWorkers)
             .sorted { $0.time < $1.time }
-        world.addFacts(to: &history)
+        world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
         var facts = baseline.facts(after: world)
         facts.unroutedNotifications = world.unroutedNotifications
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
-        return RunRecording(
+        var recording = RunRecording(
             scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
             history: history, facts: facts,
             operationsPerformed: history.operations.count, deliveries: history.deliveries.count,
             faultsInjected: workers.reduce(0) { $0 + $1.faults.injected }, seconds: seconds, abandoned: false,
             reportsDiagnostics: target.reportsDiagnostics)
+        recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
+        return recording
     }
 
     /// Waits for the workers; returns `nil` when they finished, or a reason when they stopped making progress.

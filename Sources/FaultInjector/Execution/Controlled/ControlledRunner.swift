@@ -172,17 +172,19 @@ public struct ControlledRunner: ScenarioRunner {
         history.deliveries = (workers.flatMap(\.deliveries) + world.deliveriesOffWorkers).sorted { $0.time < $1.time }
         history.diagnostics = (workers.flatMap(\.diagnostics) + world.diagnostics.recordedOffWorkers)
             .sorted { $0.time < $1.time }
-        world.addFacts(to: &history)
+        world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
         var facts = baseline.facts(after: world)
         facts.stepLimit = settings.stepLimit
         facts.stepLimitExceeded = scheduling.stepLimitReport
         facts.unroutedNotifications = world.unroutedNotifications
         facts.userCodeUnderLock = workers.flatMap(\.callsUnderLock)
-        return RunRecording(
+        var recording = RunRecording(
             scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
             history: history, facts: facts, operationsPerformed: history.operations.count,
             deliveries: history.deliveries.count, faultsInjected: 0, seconds: seconds, abandoned: false,
             controlled: execution, reportsDiagnostics: target.reportsDiagnostics)
+        recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
+        return recording
     }
 }
