@@ -319,7 +319,9 @@ final class ControllerCore: @unchecked Sendable {
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
         let id = ObjectIdentifier(object)
         return lock.withLock(ownedBy: self) {
-            liveChain(from: registrations.value(for: id), of: object).contains { $0.keyPath.isSameKey(as: keyPath) }
+            // A gone object's registration at this address is never `object`'s (see `liveChain(from:of:)`).
+            guard let registration = Self.find(keyPath: keyPath, from: registrations.value(for: id)) else { return false }
+            return retainsObjects || registration.object === object
         }
     }
 
