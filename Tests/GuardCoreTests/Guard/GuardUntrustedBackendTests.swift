@@ -41,7 +41,10 @@ final class GuardUntrustedBackendTests: XCTestCase {
         XCTAssertEqual(controller.observe(object: second, keyPath: "name") { _, _, _ in }, .registered)
         XCTAssertEqual(controller.observedKeyPaths(of: second), ["name"])
         XCTAssertEqual(sink.events.map(\.kind), [.removalOfUnregistered, .removalOfUnregistered])
-        XCTAssertEqual(controller.registrationCount, 1, "the gone object's registration no longer counts")
+        // At the reused address the gone object's registration was taken out; elsewhere nothing touched it, and it
+        // counts until the backend reports the deinit.
+        let reused = ObjectIdentifier(second) == firstAddress
+        XCTAssertEqual(controller.registrationCount, reused ? 1 : 2)
         XCTAssertEqual(controller.unobserve(second, keyPath: "name"), .removed)
         XCTAssertEqual(backend.removedHandles, [2], "only the new object's registration is removed from it")
     }
