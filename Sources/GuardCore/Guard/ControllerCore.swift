@@ -274,6 +274,11 @@ final class ControllerCore: @unchecked Sendable {
                     removed.remember(
                         registration.keyPath, of: registration.objectID, object: object,
                         keepingSurvivorsIn: &retirement.survivors)
+                } else if let table = registration.tableOfDeinitializingObject {
+                    // Its object is running its deinit, where it may still unobserve itself: a double removal then.
+                    removed.remember(
+                        registration.keyPath, of: registration.objectID, deinitializingObjectTable: table,
+                        keepingSurvivorsIn: &retirement.survivors)
                 }
                 retirement.retire(registration, object: object)
             }

@@ -105,6 +105,13 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         return table.toOpaque() == Unmanaged.passUnretained(weakObjectTable).toOpaque()
     }
 
+    /// The observation table of a weakly held ``KVOObject`` that reads as gone but is still running its deinit (see
+    /// ``isAbout(_:)``); `nil` otherwise.
+    var tableOfDeinitializingObject: ObservationTable? {
+        guard let weakObjectTable, weakObject == nil, !weakObjectTable.objectIsDeinitialized else { return nil }
+        return weakObjectTable
+    }
+
     /// Calls the user's handler.
     func invokeHandler(observer: AnyObject, object: AnyObject, change: KeyValueChange) {
         preconditionFailure("GuardRegistration is abstract")

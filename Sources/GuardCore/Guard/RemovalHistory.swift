@@ -26,11 +26,22 @@ struct RemovalHistory {
             self.keyPath = keyPath
         }
 
+        /// An entry about the ``KVOObject`` whose observation table is `table`.
+        init(table: ObservationTable, keyPath: String) {
+            self.table = table
+            self.keyPath = keyPath
+        }
+
         /// Whether this entry is about `object` (and not about a dead object that had its address).
         func isAbout(_ object: AnyObject) -> Bool {
             guard let table else { return self.object === object }
             guard let current = (object as? KVOObject)?.existingTableReference else { return false }
             return current.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
+        }
+
+        /// Whether this entry is about the ``KVOObject`` whose observation table is `table`.
+        func isAbout(table: ObservationTable) -> Bool {
+            self.table === table
         }
 
         /// Whether the object this entry is about still lives. A weakly held object can only be asked by taking a
@@ -66,6 +77,24 @@ struct RemovalHistory {
                 return false
             }
             entry = Entry(object: object, keyPath: keyPath)
+            return true
+        }
+        if isNew, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
+    }
+
+    /// Records that `keyPath` was removed from the ``KVOObject`` whose identity is `id` and whose observation table
+    /// is `table`, while that object runs its deinit (its weak references read `nil` already, but it may still ask
+    /// about its removals there).
+    mutating func remember(
+        _ keyPath: String, of id: ObjectIdentifier, deinitializingObjectTable table: ObservationTable,
+        keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
+        let isNew = entries.update(id) { entry -> Bool in
+            if entry?.isAbout(table: table) == true {
+                entry?.add(keyPath)
+                return false
+            }
+            entry = Entry(table: table, keyPath: keyPath)
             return true
         }
         if isNew, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }

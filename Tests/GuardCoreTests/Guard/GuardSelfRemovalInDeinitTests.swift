@@ -95,6 +95,22 @@ final class GuardSelfRemovalInDeinitTests: XCTestCase {
         XCTAssertEqual(controller.registrationCount, 0)
     }
 
+    func testRemovingItselfAfterUnobserveAllInItsDeinitIsADoubleRemoval() {
+        // unobserveAll (here in the deinit itself; in a program, on another thread while the deinit runs) removes the
+        // deinitializing object's registrations: removing them again is a double removal.
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeController(for: observer, retainsObservedObjects: false)
+        let recorded = releaseObservedModel(controller) { controller, model in
+            [
+                "\(controller.unobserveAll())", "\(controller.unobserve(model))",
+                "\(controller.unobserve(model, keyPath: "value"))",
+            ]
+        }
+        XCTAssertEqual(recorded, ["2", "alreadyRemoved", "alreadyRemoved"])
+        XCTAssertEqual(sink.records.map(\.kind), [.doubleRemoval, .doubleRemoval])
+        XCTAssertEqual(controller.registrationCount, 0)
+    }
+
     func testObservingItselfInItsDeinitIsADuplicateOfItsLiveRegistration() {
         let observer = GuardTestObserver()
         let (sink, controller) = makeController(for: observer, retainsObservedObjects: false)
