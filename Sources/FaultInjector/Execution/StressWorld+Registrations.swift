@@ -73,9 +73,10 @@ extension StressWorld {
 
     func unobserve(
         handle: ControllerHandle, object: StressObject, key: StressKey?, form: HarnessRegistration.Form, index: Int,
-        worker: WorkerContext
+        worker: WorkerContext, inObjectDeinit: Bool = false
     ) {
         var record = begin(.unobserve, index: index, worker: worker)
+        record.inObjectDeinit = inObjectDeinit
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id
@@ -104,10 +105,18 @@ extension StressWorld {
     }
 
     func unobserveObject(controllerSlot c: Int, objectSlot o: Int, index: Int, worker: WorkerContext) {
-        var record = begin(.unobserveObject, index: index, worker: worker)
         guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+            var record = begin(.unobserveObject, index: index, worker: worker)
             return skip(&record, worker: worker)
         }
+        unobserveObject(handle: handle, object: object, index: index, worker: worker)
+    }
+
+    func unobserveObject(
+        handle: ControllerHandle, object: StressObject, index: Int, worker: WorkerContext, inObjectDeinit: Bool = false
+    ) {
+        var record = begin(.unobserveObject, index: index, worker: worker)
+        record.inObjectDeinit = inObjectDeinit
         record.controller = handle.id
         record.observer = handle.observerID
         record.object = object.id

@@ -69,7 +69,10 @@ final class StressWorld: @unchecked Sendable {
 
     /// A new object for object slot `home`.
     func makeObject(home: Int) -> StressObject {
-        let object = StressObject(id: makeID(), home: home) { WorkerContext.current?.noteObjectDeinit($0) }
+        let object = StressObject(id: makeID(), home: home) { [weak self] object in
+            WorkerContext.current?.noteObjectDeinit(object.id)
+            self?.performDeinitAction(of: object)
+        }
         track("object", object)
         return object
     }

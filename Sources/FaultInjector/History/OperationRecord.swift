@@ -105,6 +105,9 @@ public struct OperationRecord: Sendable {
     public var action: HandlerAction = .none
     /// Release operations: the id of the instance that replaced the released one.
     public var replacement: Int = -1
+    /// Unobserve: the object removed its own registrations from inside its deinit (a nested operation of the
+    /// operation that dropped the last reference to it; ``ScenarioConfiguration/unobservesInDeinit``).
+    public var inObjectDeinit = false
 }
 
 /// One notification as the harness received it.

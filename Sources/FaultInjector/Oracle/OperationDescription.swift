@@ -5,6 +5,8 @@ enum OperationDescription {
         let place: String
         if record.index >= 0 {
             place = "worker \(record.worker) op \(record.index)"
+        } else if record.inObjectDeinit {
+            place = "worker \(record.worker), in the object's deinit inside #\(record.parent)"
         } else {
             place = "worker \(record.worker), inside #\(record.parent)"
         }

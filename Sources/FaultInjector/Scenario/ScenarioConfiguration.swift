@@ -29,6 +29,11 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     /// plain stored properties (or made of several), always read with the object's mutation lock held. New
     /// configurations race; a file written before this existed did not (read as `false`, so it replays as it ran).
     public var racesInitialValue = true
+    /// Whether stress objects remove their own registrations in their deinit (the FBKVOController-era habit), through
+    /// a controller chosen by the object's id, when the deinit runs inside a worker's operation: a nested unobserve of
+    /// one key, or of the whole object. New configurations do; a file written before this existed did not (read as
+    /// `false`, so it replays as it ran).
+    public var unobservesInDeinit = true
 
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
     public init() {}
@@ -55,11 +60,11 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, mix, actions
-        case optionProbability, faults, racesInitialValue
+        case optionProbability, faults, racesInitialValue, unobservesInDeinit
     }
 
     /// Reads a configuration; `keys`, which older files lack, defaults to ``StressKey/classic`` (what they drew from),
-    /// and `racesInitialValue` to `false` (how they ran).
+    /// and `racesInitialValue` and `unobservesInDeinit` to `false` (how they ran).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         workers = try container.decode(Int.self, forKey: .workers)
@@ -73,6 +78,7 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         optionProbability = try container.decode(Double.self, forKey: .optionProbability)
         faults = try container.decode(FaultProfile.self, forKey: .faults)
         racesInitialValue = try container.decodeIfPresent(Bool.self, forKey: .racesInitialValue) ?? false
+        unobservesInDeinit = try container.decodeIfPresent(Bool.self, forKey: .unobservesInDeinit) ?? false
     }
 
     /// Whether controller slot `index` holds its objects weakly.

@@ -15,6 +15,9 @@ public struct GuardTarget: SystemUnderTest {
     /// With the default backend, GuardCore's runtime drops a weakly held object's registrations inside its deinit; a
     /// backend of the caller's may learn of the deinit later, so nothing is promised then.
     public var dropsWeakRegistrationsInObjectDeinit: Bool { backend == nil }
+    /// A ``KVOObject``'s registrations are its own until its deinit ends, whatever the backend (the guard recognizes
+    /// the object by its observation table).
+    public let answersRemovalsInObjectDeinit = true
 
     /// Creates the target; diagnostics of every controller also go to `diagnostics`. A `backend` (for example one
     /// that audits the guard's calls) stands behind every controller instead of the default.

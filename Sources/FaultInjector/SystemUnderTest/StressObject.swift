@@ -43,17 +43,17 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     public let home: Int
     private let linkLock = Lock()
     private var storedLink: KVOObject?
-    private let onDeinit: (@Sendable (Int) -> Void)?
+    private let onDeinit: (@Sendable (StressObject) -> Void)?
 
     /// Creates an object with all keys at zero and no link, made for object slot `home`.
     public convenience init(id: Int, home: Int = -1) {
         self.init(id: id, home: home, onDeinit: nil)
     }
 
-    /// Creates an object like ``init(id:home:)`` whose deinit calls `onDeinit` with its id first thing, on the
+    /// Creates an object like ``init(id:home:)`` whose deinit calls `onDeinit` with the object first thing, on the
     /// deallocating thread, before GuardCore's runtime drops the object's registrations (which happens later in the
-    /// same deinit, in `KVOObject`'s part of it).
-    init(id: Int, home: Int, onDeinit: (@Sendable (Int) -> Void)?) {
+    /// same deinit, in `KVOObject`'s part of it). `onDeinit` must not keep the object.
+    init(id: Int, home: Int, onDeinit: (@Sendable (StressObject) -> Void)?) {
         self.id = id
         self.home = home
         self.owner = StressAnchor.shared
@@ -63,7 +63,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     }
 
     deinit {
-        onDeinit?(id)
+        onDeinit?(self)
     }
 
     /// `k0 + k1`.

@@ -23,6 +23,12 @@ public protocol SystemUnderTest: Sendable {
     /// type says otherwise: a system observing stand-ins for the stress objects (twins) drops them when the stand-in
     /// goes, which may be later.
     var dropsWeakRegistrationsInObjectDeinit: Bool { get }
+    /// Whether a stress object may remove its own registrations from inside its deinit through a controller holding
+    /// it weakly and get the answers a live object gets (the guard: a ``KVOObject``'s registrations are its own until
+    /// its deinit ends). The harness makes such removals (``ScenarioConfiguration/unobservesInDeinit``) only for a
+    /// system that says so; the oracle judges their answers like any other removal's (a weakly held registration
+    /// lives until its object's deinit drops it). `false` unless a conforming type says otherwise.
+    var answersRemovalsInObjectDeinit: Bool { get }
     /// The keys its controllers can observe on a stress object; operations that observe, unobserve or query another
     /// key are skipped (and recorded as skipped). Every key unless a conforming type says otherwise.
     var observableKeys: Set<StressKey> { get }
@@ -38,6 +44,8 @@ extension SystemUnderTest {
     public var reportsDiagnostics: Bool { false }
     /// Systems make no promise about when weakly held registrations go unless they say so.
     public var dropsWeakRegistrationsInObjectDeinit: Bool { false }
+    /// Objects remove nothing in their deinit unless the system says it answers such removals.
+    public var answersRemovalsInObjectDeinit: Bool { false }
     /// Every key.
     public var observableKeys: Set<StressKey> { Set(StressKey.allCases) }
 }

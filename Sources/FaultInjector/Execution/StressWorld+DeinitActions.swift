@@ -1,0 +1,51 @@
+/// What a stress object does in its own deinit (``ScenarioConfiguration/unobservesInDeinit``): the habit of objects
+/// that remove their own registrations as they go, which the guard must answer as for a live object (its
+/// registrations are its own until that deinit ends). Only for systems that promise those answers
+/// (``SystemUnderTest/answersRemovalsInObjectDeinit``).
+extension StressWorld {
+    /// Which removal an object makes in its deinit, chosen by its id so a controlled run replays it.
+    enum DeinitAction: Equatable {
+        /// Unobserve `key` through controller slot `controller`.
+        case unobserve(controller: Int, key: StressKey)
+        /// Unobserve the whole object through controller slot `controller`.
+        case unobserveObject(controller: Int)
+    }
+
+    /// The removal object `id` makes in its deinit, if any: a quarter of the objects make none; the others use a
+    /// slot that holds its objects weakly (where the object can have live registrations when it goes) for two of
+    /// three removals, and any slot for the third.
+    func deinitAction(ofObject id: Int) -> DeinitAction? {
+        let keys = configuration.keys.filter(observableKeys.contains)
+        guard configuration.unobservesInDeinit, target.answersRemovalsInObjectDeinit, !controllerSlots.isEmpty,
+            !keys.isEmpty
+        else { return nil }
+        let weakSlots = controllerSlots.filter(\.holdsWeakly).map(\.index)
+        let pick = id / 4
+        let weakSlot = weakSlots.isEmpty ? pick % controllerSlots.count : weakSlots[pick % weakSlots.count]
+        let key = keys[(pick / max(1, controllerSlots.count)) % keys.count]
+        switch id % 4 {
+        case 0: return .unobserve(controller: weakSlot, key: key)
+        case 1: return .unobserveObject(controller: weakSlot)
+        case 2: return .unobserve(controller: pick % controllerSlots.count, key: key)
+        default: return nil
+        }
+    }
+
+    /// Runs `object`'s deinit removal as a nested operation of the worker whose operation dropped the last reference
+    /// to it. A deinit outside a worker's operation (the end of the run) removes nothing.
+    func performDeinitAction(of object: StressObject) {
+        guard let worker = WorkerContext.current, !worker.frames.isEmpty, worker.frames.count < Self.maximumNesting,
+            let action = deinitAction(ofObject: object.id)
+        else { return }
+        switch action {
+        case .unobserve(let c, let key):
+            guard let handle = controllerSlots[c].observer?.controller else { return }
+            unobserve(
+                handle: handle, object: object, key: key, form: .handler, index: -1, worker: worker,
+                inObjectDeinit: true)
+        case .unobserveObject(let c):
+            guard let handle = controllerSlots[c].observer?.controller else { return }
+            unobserveObject(handle: handle, object: object, index: -1, worker: worker, inObjectDeinit: true)
+        }
+    }
+}
