@@ -141,13 +141,17 @@ struct StoryBuilder {
         return label
     }
 
-    /// A worker's own operation in its text form; a handler action as what the handler did and whose it was.
+    /// A worker's own operation in its text form; a handler action as what the handler did and whose it was; a
+    /// removal an object made in its own deinit as such.
     private func operationText(
         id: Int, index: Int, kind: OperationRecord.Kind, worker: Int, state: State, records: [Int: OperationRecord]
     ) -> String {
         let operations = result.scenario.operations
         if index >= 0, worker >= 0, worker < operations.count, index < operations[worker].count {
             return operations[worker][index].description
+        }
+        if let record = records[id], record.inObjectDeinit {
+            return "\(kind) in its object's own deinit"
         }
         guard let registration = state.lastDelivery[worker], let label = state.labels[registration] else {
             return "\(kind) (a handler action)"
