@@ -143,10 +143,14 @@ enum HelpText {
         (default 3) with the file's runner and reports how often the oracle was violated and how often with the
         file's own signature. The chaos runner replays operations, not thread interleavings, so a race comes back
         with a rate. A controlled file replays exactly: every run follows the recorded schedule step for step and
-        must record the same history, and the replay says so; if a run stops matching, it names the step where the
-        schedule diverged. --target replays the same operations against another system (guard, raw, token, or
-        nsobject on Apple platforms); a recorded schedule belongs to its own target, so then the file's strategy and
-        seed regenerate one.
+        must record the history whose digest the file records, and the replay says so ("exact replay: ..."); if a
+        run stops matching, it names the step where the schedule diverged. Exactness is claimed only when both were
+        compared: a controlled file without its recorded schedule (the strategy and seed regenerate one) or without
+        the schedule's history digest says "exactness NOT CHECKED" and why, as does a replay with --target (the JSON
+        report then has "exactnessNotChecked" and no "exactRuns"); the exit code still says whether the failure
+        reproduced. --target replays the same operations against another system (guard, raw, token, or nsobject on
+        Apple platforms); a recorded schedule belongs to its own target, so then the file's strategy and seed
+        regenerate one.
         Each run happens in a child process (with SWIFT_DETERMINISTIC_HASHING=1), so a run that crashes, traps or
         hangs is reported as crash(SIGSEGV), trap or deadlock and the next run starts fresh; with --in-process
         guard-stress runs them itself and restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set. A

@@ -90,6 +90,13 @@ enum ReplayCommand {
                 print("  NOT EXACT: \(compared - exact) of \(compared) runs did not match the recording")
             }
             for mismatch in outcome.mismatches.prefix(5) { print("    \(mismatch)") }
+        } else if let reason = outcome.exactnessNotChecked {
+            // Never worded like the exact-replay line: CI greps for that one.
+            print("  exactness NOT CHECKED: \(reason)")
+            if !outcome.mismatches.isEmpty {
+                print("  and \(outcome.mismatches.count) of \(outcome.runs - outcome.crashedRuns) runs diverged from the recorded schedule")
+            }
+            for mismatch in outcome.mismatches.prefix(5) { print("    \(mismatch)") }
         }
         if let report = outcome.lastViolation {
             print(SummaryPrinter.oracle(report).joined(separator: "\n"))
