@@ -109,7 +109,7 @@ final class BenchCommandLineTests: XCTestCase {
         assertUsageError(try run(["--quick=yes"]), "unknown option '--quick=yes'")
         assertUsageError(try run(["--filter"]), "--filter needs a value")
         assertUsageError(try run(["--filter", ""]), "--filter needs a figure name")
-        assertUsageError(try run(["--filter", "no-such-figure"]), "--filter selects no figure")
+        assertUsageError(try run(["--filter", "no-such-figure"]), "--filter 'no-such-figure' selects no figure")
         assertUsageError(try run(["--json"]), "--json needs a value")
         assertUsageError(try run(["--json", ""]), "--json needs a file name")
         assertUsageError(try run(["--json", directory.file("missing/dir/out.json")]), "--json cannot write")

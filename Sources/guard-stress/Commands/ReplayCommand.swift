@@ -7,7 +7,7 @@ enum ReplayCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
             words, options: Set(["--runs", "--target"]).union(IsolationOptions.options).union(ReportFiles.options),
-            flags: Set(["--help", "-h"]).union(IsolationOptions.flags))
+            flags: Set(["--help", "-h"]).union(IsolationOptions.flags).union(ReportFiles.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.replay)
             return .passed
