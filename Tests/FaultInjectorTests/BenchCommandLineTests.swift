@@ -116,12 +116,27 @@ final class BenchCommandLineTests: XCTestCase {
         assertUsageError(try run(["fast"]), "bench takes no positional arguments (got 'fast')")
     }
 
+    /// A filter that is not a valid regular expression and no figure name contains says so, instead of a bare "selects
+    /// no figure"; one that is a substring of a name still selects by substring.
+    func testAnInvalidRegularExpressionThatSelectsNothingSaysSo() throws {
+        GuardStressProcess.assertUsageError(try run(["--filter", "(["]), mentioning: "'([' selects no figure")
+        let invalid = try run(["--list", "--filter", "(["])
+        XCTAssertTrue(invalid.stderr.contains("it is not a valid regular expression"), invalid.stderr)
+        let valid = try run(["--list", "--filter", "zz.*qq"])
+        XCTAssertFalse(valid.stderr.contains("not a valid regular expression"), valid.stderr)
+        XCTAssertTrue(valid.stderr.contains("matches it as a regular expression"), valid.stderr)
+        let substring = try run(["--list", "--filter", "notify.raw.1-observer"])
+        XCTAssertEqual(substring.status, 0, substring.stderr)
+        XCTAssertTrue(listedNames(substring).contains("notify.raw.1-observer"), substring.stdout)
+    }
+
     // MARK: Measuring
 
     /// A quick run of two cheap figures: the table lists them, and the JSON is a list of figures with `name`,
     /// `value` and `unit`, plus `baseline` and `ratio` (value ÷ the baseline's value) for the one that has a baseline.
     func testQuickRunWritesTheTableAndTheJSONList() throws {
-        let path = directory.file("figures.json")
+        // An earlier figure list at the path is replaced (re-running a CI step); any other file would be refused.
+        let path = try directory.write(#"[{"name": "notify.raw.1-observer", "unit": "ns", "value": 1}]"# + "\n", to: "figures.json")
         let outcome = try run(["--quick", "--filter", #"^notify\.raw\.1-observer$"#, "--json", path])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("KVOGuard bench:"), outcome.stdout)

@@ -65,9 +65,12 @@ struct ReportFiles {
         _ path: String?, option: String, kind: ReportKind, force: Bool, inputs: [String], seedDirectory: String?
     ) throws -> ReportDestination? {
         guard let path else { return nil }
+        // Before checkFile, which creates the report's directory: it may be the seed file directory itself.
+        if let seedDirectory, !path.isEmpty {
+            try OutputPath.checkNotSeedFile(path, option: option, seedDirectory: seedDirectory)
+        }
         try OutputPath.checkFile(path, option: option)
         for input in inputs { try OutputPath.checkNotInput(path, option: option, input: input) }
-        if let seedDirectory { try OutputPath.checkNotSeedFile(path, option: option, seedDirectory: seedDirectory) }
         return try OutputPath.checkReport(path, option: option, kind: kind, force: force)
     }
 }
