@@ -91,7 +91,10 @@ enum OutputPath {
     static func checkNotSeedFile(_ path: String, option: String, seedDirectory: String) throws {
         let report = resolved(path)
         let seeds = resolved(seedDirectory)
-        if report == seeds || seeds.hasPrefix(report + "/") {
+        var isDirectory: ObjCBool = false
+        let existingDirectory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        // An existing directory is refused by checkFile, with the plainer reason that it is a directory.
+        if !existingDirectory, report == seeds || seeds.hasPrefix(report + "/") {
             throw UsageError("\(option) \(path) names the seed file directory --out \(seedDirectory) (or a directory it is in)")
         }
         let name = report.split(separator: "/").last.map(String.init) ?? report
