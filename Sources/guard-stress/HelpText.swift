@@ -37,6 +37,11 @@ enum HelpText {
         --in-process runs them in guard-stress itself. --json FILE and --junit FILE write the summary for machines
         (a versioned JSON schema; JUnit XML, one test case per round or run).
 
+        No output destroys a file: a report (--json, --junit, bench --json, explain --html) replaces only an earlier
+        report of the same kind or an empty file; any other file at its path (a seed file, a binary, a source file)
+        is a usage error before anything runs, unless --force. If such a file appears while the command runs, it is
+        kept and the report is written beside it (NAME.2.EXT), saying where.
+
         EXIT CODES
           run, replay, explain
             0  the oracle held
@@ -127,6 +132,8 @@ enum HelpText {
                                seeds, rounds, operations, violations by kind, crash signals, failing rounds with
                                their signatures and seed files)
           --junit FILE         write JUnit XML: one test case per round, a <failure> per failing round
+                               (neither report may be inside --out named seed-..., where the seed files go)
+          --force              let --json and --junit replace a file that is not an earlier report of theirs
           --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
           --stall-timeout SECONDS
                                chaos rounds: no finished operation for this long is a deadlock (default 3,
@@ -143,10 +150,14 @@ enum HelpText {
         (default 3) with the file's runner and reports how often the oracle was violated and how often with the
         file's own signature. The chaos runner replays operations, not thread interleavings, so a race comes back
         with a rate. A controlled file replays exactly: every run follows the recorded schedule step for step and
-        must record the same history, and the replay says so; if a run stops matching, it names the step where the
-        schedule diverged. --target replays the same operations against another system (guard, raw, token, or
-        nsobject on Apple platforms); a recorded schedule belongs to its own target, so then the file's strategy and
-        seed regenerate one.
+        must record the history whose digest the file records, and the replay says so ("exact replay: ..."); if a
+        run stops matching, it names the step where the schedule diverged. Exactness is claimed only when both were
+        compared: a controlled file without its recorded schedule (the strategy and seed regenerate one) or without
+        the schedule's history digest says "exactness NOT CHECKED" and why, as does a replay with --target (the JSON
+        report then has "exactnessNotChecked" and no "exactRuns"); the exit code still says whether the failure
+        reproduced. --target replays the same operations against another system (guard, raw, token, or nsobject on
+        Apple platforms); a recorded schedule belongs to its own target, so then the file's strategy and seed
+        regenerate one.
         Each run happens in a child process (with SWIFT_DETERMINISTIC_HASHING=1), so a run that crashes, traps or
         hangs is reported as crash(SIGSEGV), trap or deadlock and the next run starts fresh; with --in-process
         guard-stress runs them itself and restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set. A
@@ -158,6 +169,8 @@ enum HelpText {
           --target NAME        replay against another system (guard, raw, token, or nsobject on Apple platforms)
           --json FILE          write the outcome as JSON (schema "kvoguard-stress-report" version 1, command replay)
           --junit FILE         write JUnit XML: one test case per run, a <failure> per run that violated the oracle
+          --force              let --json and --junit replace a file that is not an earlier report of theirs (never
+                               FILE itself)
           --in-process         run in guard-stress itself
           --stall-timeout SECONDS
                                chaos runs: no finished operation for this long is a deadlock (default 3)
@@ -218,7 +231,7 @@ enum HelpText {
         """
 
     static let explain = """
-        guard-stress explain FILE [--html OUT.html] [--full] [--width N] [--attempts N] [--in-process]
+        guard-stress explain FILE [--html OUT.html] [--force] [--full] [--width N] [--attempts N] [--in-process]
 
         Replays the seed file FILE once and prints the run as a story: one column per worker, one row per step in
         which something happened (steps with only locks and schedule points are left out; long quiet stretches are
@@ -237,7 +250,9 @@ enum HelpText {
         OPTIONS
           --html OUT.html   also write the story as one self-contained web page (inline CSS and SVG, no script, no
                             network): swimlanes per worker, registrations as bars over their lifetimes, notifications
-                            as marks, the violations highlighted
+                            as marks, the violations highlighted; it replaces only an earlier explain page (or an
+                            empty file)
+          --force           let --html replace any other file (never FILE itself)
           --full            print every row (a long story otherwise keeps its start, the rows around each violation
                             and its end)
           --width N         the width the table aims for (default 120)
@@ -254,7 +269,7 @@ enum HelpText {
         """
 
     static let bench = """
-        guard-stress bench [--quick] [--filter NAME] [--json FILE] [--list]
+        guard-stress bench [--quick] [--filter NAME] [--json FILE] [--force] [--list]
 
         Measures what KVOGuard costs and prints a table. Each figure is the median of several repetitions after a
         warm-up, measured in this process beside the baseline named with it (alternating with it, round by round);
@@ -268,9 +283,12 @@ enum HelpText {
         OPTIONS
           --quick          a short run (a few seconds) with fewer repetitions and shorter loops, for CI; same figures
           --filter NAME    only the figures whose name contains NAME or matches it as a regular expression (their
-                           baselines are measured too)
+                           baselines are measured too); a NAME that is not a valid regular expression selects by
+                           substring only, and a filter that selects nothing is a usage error saying which
           --json FILE      also write the figures to FILE as a JSON list of {"name", "value", "unit"} plus
-                           "baseline" and "ratio" where the figure has a baseline
+                           "baseline" and "ratio" where the figure has a baseline; it replaces only an earlier such
+                           list (or an empty file)
+          --force          let --json replace any other file
           --list           list the figures (with --filter: the selected ones) and what each measures; measure nothing
 
         FIGURES
@@ -340,6 +358,7 @@ enum HelpText {
           --out DIR             where seed files go (default mutant-seeds, one directory per mutant and runner)
           --json FILE           the kill matrix as JSON (the report's "mutants" section)
           --junit FILE          JUnit XML, one test case per mutant × runner (and per guard row)
+          --force               let --json and --junit replace a file that is not an earlier report of theirs
           --in-process          run rounds in guard-stress itself (a crashing or hanging mutant then ends it)
           --stall-timeout S, --rounds-per-process N   as for run
 

@@ -109,11 +109,25 @@ final class BenchCommandLineTests: XCTestCase {
         assertUsageError(try run(["--quick=yes"]), "unknown option '--quick=yes'")
         assertUsageError(try run(["--filter"]), "--filter needs a value")
         assertUsageError(try run(["--filter", ""]), "--filter needs a figure name")
-        assertUsageError(try run(["--filter", "no-such-figure"]), "--filter selects no figure")
+        assertUsageError(try run(["--filter", "no-such-figure"]), "--filter 'no-such-figure' selects no figure")
         assertUsageError(try run(["--json"]), "--json needs a value")
         assertUsageError(try run(["--json", ""]), "--json needs a file name")
         assertUsageError(try run(["--json", directory.file("missing/dir/out.json")]), "--json cannot write")
         assertUsageError(try run(["fast"]), "bench takes no positional arguments (got 'fast')")
+    }
+
+    /// A filter that is not a valid regular expression and no figure name contains says so, instead of a bare "selects
+    /// no figure"; one that is a substring of a name still selects by substring.
+    func testAnInvalidRegularExpressionThatSelectsNothingSaysSo() throws {
+        GuardStressProcess.assertUsageError(try run(["--filter", "(["]), mentioning: "'([' selects no figure")
+        let invalid = try run(["--list", "--filter", "(["])
+        XCTAssertTrue(invalid.stderr.contains("it is not a valid regular expression"), invalid.stderr)
+        let valid = try run(["--list", "--filter", "zz.*qq"])
+        XCTAssertFalse(valid.stderr.contains("not a valid regular expression"), valid.stderr)
+        XCTAssertTrue(valid.stderr.contains("matches it as a regular expression"), valid.stderr)
+        let substring = try run(["--list", "--filter", "notify.raw.1-observer"])
+        XCTAssertEqual(substring.status, 0, substring.stderr)
+        XCTAssertTrue(listedNames(substring).contains("notify.raw.1-observer"), substring.stdout)
     }
 
     // MARK: Measuring
@@ -121,7 +135,8 @@ final class BenchCommandLineTests: XCTestCase {
     /// A quick run of two cheap figures: the table lists them, and the JSON is a list of figures with `name`,
     /// `value` and `unit`, plus `baseline` and `ratio` (value ÷ the baseline's value) for the one that has a baseline.
     func testQuickRunWritesTheTableAndTheJSONList() throws {
-        let path = directory.file("figures.json")
+        // An earlier figure list at the path is replaced (re-running a CI step); any other file would be refused.
+        let path = try directory.write(#"[{"name": "notify.raw.1-observer", "unit": "ns", "value": 1}]"# + "\n", to: "figures.json")
         let outcome = try run(["--quick", "--filter", #"^notify\.raw\.1-observer$"#, "--json", path])
         XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
         XCTAssertTrue(outcome.stdout.contains("KVOGuard bench:"), outcome.stdout)

@@ -80,9 +80,11 @@ final class ControlledReplayTests: XCTestCase {
         let replayer = try Replayer(file: SeedFileStore.read(path))
         XCTAssertFalse(replayer.followsRecordedSchedule)
         let outcome = try replayer.replay(runs: 3)
-        XCTAssertEqual(outcome.exactRuns, 3)
         XCTAssertEqual(outcome.lastResult?.history.digest, digest, "the strategy and seed regenerate the same run")
         XCTAssertEqual(outcome.sameSignatureRuns, 3)
+        // ... but with nothing recorded to compare, no run is called exact.
+        XCTAssertNil(outcome.exactRuns)
+        XCTAssertTrue(outcome.exactnessNotChecked?.contains("no recorded schedule") ?? false, "\(String(describing: outcome.exactnessNotChecked))")
     }
 
     func testReplayingAgainstAnotherTargetUsesTheStrategyInsteadOfTheRecordedSchedule() throws {
@@ -95,6 +97,8 @@ final class ControlledReplayTests: XCTestCase {
         let outcome = try replayer.replay(runs: 1)
         XCTAssertEqual(outcome.violatedRuns, 0, "the guard passes the raw run's operations: \(outcome.signatures)")
         XCTAssertEqual(outcome.mismatches, [], "no recorded schedule to diverge from")
+        XCTAssertNil(outcome.exactRuns, "another target's run is never called exact")
+        XCTAssertTrue(outcome.exactnessNotChecked?.contains("is not the file's (raw)") ?? false, "\(String(describing: outcome.exactnessNotChecked))")
     }
 
     func testADeadlockSeedFileReproducesItsDeadlockEveryTime() throws {

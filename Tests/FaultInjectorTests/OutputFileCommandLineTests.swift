@@ -88,7 +88,7 @@ final class OutputFileCommandLineTests: XCTestCase {
     /// The report of an earlier run stays whole until the new one is written: a run killed before its end leaves it
     /// as it was (it used to be emptied when the run started).
     func testAnInterruptedRunLeavesAnExistingReportAsItWas() throws {
-        let earlier = "{\"earlier\": true}\n"
+        let earlier = "{\"earlier\": true, \"format\": \"kvoguard-stress-report\"}\n"
         let report = try directory.write(earlier, to: "report.json")
         let process = Process()
         process.executableURL = try GuardStressProcess.executable()

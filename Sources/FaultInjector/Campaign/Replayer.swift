@@ -5,8 +5,10 @@ import GuardCore
 ///
 /// A chaos file replays operations, not interleavings, so a race reproduces with a rate; misuse that follows from
 /// the operations alone (removing what was never added) reproduces every time. A controlled file replays exactly:
-/// each run follows the recorded schedule step for step (or, without one, the file's strategy and seed regenerate
-/// it) and must record the same history; the first step where a run stops matching is reported as a divergence.
+/// each run follows the recorded schedule step for step and must record the same history; the first step where a
+/// run stops matching is reported as a divergence. A run counts as exact only when both were compared: when the
+/// file has no recorded schedule (the strategy and seed regenerate one), no history digest, or is replayed against
+/// another target, nothing recorded can be compared, and ``exactnessNotChecked`` says why.
 public struct Replayer: Sendable {
     /// The outcome of a replay.
     public struct Outcome: Sendable {
@@ -23,9 +25,13 @@ public struct Replayer: Sendable {
         /// The last run, judged (its recording holds the schedule and, if asked for, the trace). `nil` when the
         /// runs were made in child processes.
         public let lastResult: RunResult?
-        /// For a controlled file: runs that matched the recording exactly (followed the recorded schedule without
-        /// divergence and, when the file has the history's digest, recorded the same history). `nil` for chaos.
+        /// For a controlled file whose exactness could be checked: runs that followed the recorded schedule without
+        /// divergence and recorded the history whose digest the file records. `nil` for chaos, and when
+        /// ``exactnessNotChecked`` says why nothing recorded could be compared.
         public let exactRuns: Int?
+        /// For a controlled file: why its runs could not be checked for exactness (no recorded schedule, no history
+        /// digest, or another target than the file's), or `nil` when they were checked (and always for chaos).
+        public let exactnessNotChecked: String?
         /// Why runs did not match (a divergence, or a different history), one line per such run.
         public let mismatches: [String]
         /// Each run's verdict, in order.
@@ -82,11 +88,32 @@ public struct Replayer: Sendable {
 
     private var isControlled: Bool { file.runner == RunnerChoice.controlled(.init()).name }
 
+    /// For a controlled file: why its runs cannot be checked for exactness, naming what the file or the replay
+    /// lacks; `nil` when they can (a recorded schedule with its history digest, replayed against the file's own
+    /// target), and always for chaos, which never claims exactness.
+    public var exactnessNotChecked: String? {
+        guard isControlled else { return nil }
+        guard replaysRecordedTarget else {
+            return "the replay's target \(target.name) is not the file's (\(file.target)), and a recorded schedule "
+                + "belongs to its own target: the runs follow a schedule regenerated from the strategy and seed, "
+                + "with nothing recorded to compare them with"
+        }
+        guard let schedule = file.schedule else {
+            return "the file has no recorded schedule (its \"schedule\" is missing): the runs follow one regenerated "
+                + "from the strategy and seed, with nothing recorded to compare them with"
+        }
+        guard schedule.historyDigest != nil else {
+            return "the file's schedule has no history digest (its \"schedule.historyDigest\" is missing): the runs "
+                + "followed the recorded schedule, but their histories could not be compared with the recorded one"
+        }
+        return nil
+    }
+
     /// Runs the scenario `runs` times in this process.
     public func replay(runs: Int) throws(SeedFileError) -> Outcome {
         let scenario = try file.makeScenario()
         let runner = try makeRunner()
-        var tally = Tally(file: file, controlled: isControlled)
+        var tally = Tally(file: file, controlled: isControlled, exactnessNotChecked: exactnessNotChecked)
         var lastResult: RunResult?
         for run in 0..<max(1, runs) {
             let (result, mismatch) = runOnce(scenario, with: runner)
@@ -109,7 +136,7 @@ public struct Replayer: Sendable {
         let request = RoundRequest(
             file: file, target: replaysRecordedTarget ? nil : target.name, stallTimeout: settings.stallTimeout,
             seedFile: .never)
-        var tally = Tally(file: file, controlled: isControlled)
+        var tally = Tally(file: file, controlled: isControlled, exactnessNotChecked: exactnessNotChecked)
         for run in 0..<max(1, runs) {
             switch host.run(request, operations: scenario.operationCount) {
             case .answered(let answer):
@@ -127,7 +154,8 @@ public struct Replayer: Sendable {
     }
 
     /// One run of `scenario` with `runner`, judged, and for a controlled file why it did not match the recording
-    /// (`nil` if it matched, and always for chaos).
+    /// (`nil` if nothing showed it did not, and always for chaos; whether it was compared at all is
+    /// ``exactnessNotChecked``'s to say).
     func runOnce(_ scenario: Scenario, with runner: any ScenarioRunner) -> (RunResult, mismatch: String?) {
         let result = runner.runAndEvaluate(scenario, against: target)
         guard isControlled else { return (result, nil) }
@@ -148,6 +176,7 @@ public struct Replayer: Sendable {
     private struct Tally {
         let file: SeedFile
         let controlled: Bool
+        let exactnessNotChecked: String?
         var violated = 0
         var same = 0
         var exact = 0
@@ -156,9 +185,10 @@ public struct Replayer: Sendable {
         var verdicts: [RoundVerdict] = []
         var last: OracleReport?
 
-        init(file: SeedFile, controlled: Bool) {
+        init(file: SeedFile, controlled: Bool, exactnessNotChecked: String?) {
             self.file = file
             self.controlled = controlled
+            self.exactnessNotChecked = exactnessNotChecked
         }
 
         mutating func add(_ verdict: RoundVerdict, mismatch: String?, crashed runCrashed: Bool = false) {
@@ -171,7 +201,9 @@ public struct Replayer: Sendable {
             if runCrashed {
                 crashed += 1
             } else if controlled {
-                if let mismatch { mismatches.append(mismatch) } else { exact += 1 }
+                // A run with nothing recorded to compare it with is never counted exact; a divergence from a
+                // recorded schedule is still a mismatch.
+                if let mismatch { mismatches.append(mismatch) } else if exactnessNotChecked == nil { exact += 1 }
             }
         }
 
@@ -179,7 +211,8 @@ public struct Replayer: Sendable {
             Outcome(
                 runs: verdicts.count, violatedRuns: violated, sameSignatureRuns: same,
                 signatures: verdicts.map(\.signature), lastViolation: last, lastResult: lastResult,
-                exactRuns: controlled ? exact : nil, mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed,
+                exactRuns: controlled && exactnessNotChecked == nil ? exact : nil,
+                exactnessNotChecked: controlled ? exactnessNotChecked : nil, mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed,
                 isolation: isolation)
         }
     }

@@ -38,9 +38,12 @@ public struct Explainer: Sendable {
             let provenance: String
             if let mismatch = outcome.mismatches.first {
                 provenance = "NOT an exact replay of the recorded run: \(mismatch)"
-            } else if replayer.followsRecordedSchedule {
+            } else if outcome.exactRuns == 1 {
                 provenance = "an exact replay of the recorded schedule: \(result.recording.controlled?.steps ?? 0) steps, "
                     + "the same history (digest \(result.history.digest))"
+            } else if replayer.followsRecordedSchedule {
+                provenance = "the recorded schedule, followed step for step (\(result.recording.controlled?.steps ?? 0) "
+                    + "steps); the file records no history digest, so whether the history is the recorded one was not checked"
             } else {
                 provenance = "the schedule regenerated from the file's strategy and seed (\(result.recording.controlled?.steps ?? 0) steps)"
             }

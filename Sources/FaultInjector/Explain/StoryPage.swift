@@ -20,6 +20,7 @@ public struct StoryPage: Sendable {
             <html lang="en">
             <head>
             <meta charset="utf-8"/>
+            \(ReportKind.pageGeneratorTag)
             <title>\(escape(header.title)): \(escape(header.signature.isEmpty ? "no failure" : header.signature))</title>
             <style>\(Self.css)</style>
             </head>

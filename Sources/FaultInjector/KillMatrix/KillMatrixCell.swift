@@ -10,8 +10,10 @@ public struct KillMatrixCell: Sendable {
         /// Runs that failed at all.
         public var reproducedRuns = 0
         /// Controlled files: runs that followed the recorded schedule and recorded the same history (`nil` for
-        /// chaos).
+        /// chaos, and when ``exactnessNotChecked`` says why nothing could be compared).
         public var exactRuns: Int?
+        /// Controlled files whose runs could not be compared with a recording: why (``Replayer/Outcome``).
+        public var exactnessNotChecked: String?
         /// Runs whose process died, so they could not be compared with the recording.
         public var crashedRuns = 0
         /// Why the replay could not run, if it could not.
@@ -22,6 +24,7 @@ public struct KillMatrixCell: Sendable {
             sameSignatureRuns = outcome.sameSignatureRuns
             reproducedRuns = outcome.violatedRuns
             exactRuns = outcome.exactRuns
+            exactnessNotChecked = outcome.exactnessNotChecked
             crashedRuns = outcome.crashedRuns
         }
 
@@ -30,10 +33,12 @@ public struct KillMatrixCell: Sendable {
         }
 
         /// Whether it replays: every run failed with the recorded signature, and (controlled) every run that
-        /// finished matched the recording exactly; a chaos file needs only to reproduce at least once.
+        /// finished matched the recording exactly (a controlled file with nothing recorded to compare: every run
+        /// with the signature, never called exact); a chaos file needs only to reproduce at least once.
         public var replays: Bool {
             guard error == nil, runs > 0 else { return false }
             if let exactRuns { return sameSignatureRuns == runs && exactRuns == runs - crashedRuns }
+            if exactnessNotChecked != nil { return sameSignatureRuns == runs }
             return reproducedRuns > 0
         }
     }

@@ -34,8 +34,11 @@ extension StressReport {
         public var replayRuns: Int?
         /// Replay runs with the recorded signature.
         public var replaySameSignatureRuns: Int?
-        /// Controlled files: replay runs that matched the recording exactly.
+        /// Controlled files: replay runs that matched the recording exactly (`null` when
+        /// ``replayExactnessNotChecked`` says why nothing could be compared).
         public var replayExactRuns: Int?
+        /// Controlled files whose replay could not be compared with a recording: why.
+        public var replayExactnessNotChecked: String?
         /// Why a campaign or the replay could not run, if one could not.
         public var error: String?
     }
@@ -109,6 +112,7 @@ extension StressReport.MutantCell {
         replayRuns = cell.replay?.runs
         replaySameSignatureRuns = cell.replay?.sameSignatureRuns
         replayExactRuns = cell.replay?.exactRuns
+        replayExactnessNotChecked = cell.replay?.exactnessNotChecked
         error = cell.harnessError ?? cell.replay?.error
     }
 }

@@ -147,8 +147,13 @@ public struct StressReport: Codable, Sendable {
         public var reproducedRuns: Int
         /// Runs with the recorded signature.
         public var sameSignatureRuns: Int
-        /// Controlled files: runs that matched the recording exactly (`null` for chaos).
+        /// Controlled files: runs that followed the recorded schedule and recorded the history whose digest the file
+        /// records (`null` for chaos, and when ``exactnessNotChecked`` says why nothing could be compared).
         public var exactRuns: Int?
+        /// Controlled files whose runs could not be checked for exactness: why (the file has no recorded schedule or
+        /// no history digest, or the replay's target is not the file's). Absent when exactness was checked, and for
+        /// chaos files, which never claim it.
+        public var exactnessNotChecked: String?
         /// Runs whose process died before they could be compared with the recording.
         public var crashedRuns: Int
         /// Why runs did not match the recording.
@@ -239,7 +244,8 @@ public struct StressReport: Codable, Sendable {
         replay = Replay(
             seedFile: path, seed: file.seed, recordedTarget: file.target, recordedSignature: file.failure.signature,
             runs: outcome.runs, reproducedRuns: outcome.violatedRuns, sameSignatureRuns: outcome.sameSignatureRuns,
-            exactRuns: outcome.exactRuns, crashedRuns: outcome.crashedRuns, mismatches: outcome.mismatches,
+            exactRuns: outcome.exactRuns, exactnessNotChecked: outcome.exactnessNotChecked,
+            crashedRuns: outcome.crashedRuns, mismatches: outcome.mismatches,
             runResults: outcome.verdicts.enumerated().map { index, verdict in
                 ReplayRun(
                     run: index + 1, signature: verdict.signature, seconds: verdict.seconds,

@@ -33,10 +33,13 @@ public struct ShrinkOutcome: Sendable {
     public let verification: Replayer.Outcome?
 
     /// Whether the verification replays all reproduced the signature (and, for a controlled file, every replay whose
-    /// process did not die matched the recording exactly: a crashed one's history never came back to compare).
+    /// process did not die matched the recording exactly: a crashed one's history never came back to compare; a
+    /// controlled file with nothing recorded to compare a finished replay with is not verified).
     public var verified: Bool {
         guard let verification else { return true }
-        let exact = verification.exactRuns.map { $0 == verification.runs - verification.crashedRuns } ?? true
+        let compared = verification.runs - verification.crashedRuns
+        let exact = verification.exactRuns.map { $0 == compared }
+            ?? (verification.exactnessNotChecked == nil || compared == 0)
         return exact && verification.sameSignatureRuns == verification.runs
     }
 }

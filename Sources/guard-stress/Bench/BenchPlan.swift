@@ -10,7 +10,7 @@ struct BenchPlan {
         let all = groups.flatMap(\.figures)
         var wanted = Set(all.map(\.name).filter { filter?.matches($0) ?? true })
         guard !wanted.isEmpty else {
-            throw UsageError("--filter selects no figure; 'guard-stress bench --list' lists them")
+            throw UsageError(filter?.selectsNothing ?? "no figure to measure")
         }
         let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
         var pending = Array(wanted)

@@ -1,23 +1,28 @@
 import FaultInjector
 import Foundation
 
-/// `--json FILE`: the figures as a JSON list, written where the user asked.
+/// `--json FILE`: the figures as a JSON list, written where the user asked, replacing only an earlier figure list
+/// (or an empty file) unless `--force`.
 struct FigureFile {
-    let path: String
+    let destination: ReportDestination
 
-    /// Checks up front that `path` can be written (so a typo fails before minutes of measuring), leaving an existing
-    /// file as it is. Throws a usage error naming the path and the reason.
-    init(path: String) throws {
+    var path: String { destination.path }
+
+    /// Checks up front that `path` can be written (so a typo fails before minutes of measuring) and that nothing but
+    /// an earlier figure list (or an empty file) is there, unless `force`, leaving an existing file as it is. Throws
+    /// a usage error naming the path and the reason.
+    init(path: String, force: Bool) throws {
         guard !path.isEmpty else { throw UsageError("--json needs a file name") }
-        self.path = path
         if let problem = OutputPath.writeProblem(path, createsDirectory: false) {
             throw UsageError("--json cannot write '\(path)': \(problem)")
         }
+        destination = try OutputPath.checkReport(path, option: "--json", kind: .benchFigures, force: force)
     }
 
-    /// Writes `figures` as a pretty-printed JSON array, whole or not at all.
-    func write(_ figures: [Figure]) throws {
-        try AtomicFile.write(Self.encode(figures) + Data("\n".utf8), to: path, replacing: true)
+    /// Writes `figures` as a pretty-printed JSON array, whole or not at all; returns where (beside ``path`` if a
+    /// file that is not a figure list appeared there while measuring).
+    func write(_ figures: [Figure]) throws -> String {
+        try destination.write(Self.encode(figures) + Data("\n".utf8))
     }
 
     /// The JSON for `figures`: a list of objects with `name`, `value`, `unit`, and `baseline` and `ratio` where the

@@ -5,7 +5,7 @@ import Foundation
 enum BenchCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
-            words, options: ["--json", "--filter"], flags: ["--quick", "--list", "--help", "-h"])
+            words, options: ["--json", "--filter"], flags: ["--quick", "--list", "--force", "--help", "-h"])
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.bench)
             return .passed
@@ -19,7 +19,7 @@ enum BenchCommand {
             print(list(plan))
             return .passed
         }
-        let file = try arguments.string("--json").map(FigureFile.init(path:))
+        let file = try arguments.string("--json").map { try FigureFile(path: $0, force: arguments.has("--force")) }
         let scale = BenchScale(isQuick: arguments.has("--quick"))
 
         #if DEBUG
@@ -39,7 +39,7 @@ enum BenchCommand {
         print(BenchTable.render(outcome.sections, heading: heading(scale: scale, seconds: seconds)))
         if let file {
             do {
-                try file.write(outcome.figures)
+                ReportFiles.tell(try file.write(outcome.figures), file.destination, what: "figure list")
             } catch {
                 Terminal.printError("guard-stress: --json could not write '\(file.path)': \(error)")
                 return .badInput

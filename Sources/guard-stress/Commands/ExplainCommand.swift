@@ -12,7 +12,7 @@ enum ExplainCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
             words, options: Set(["--html", "--width", "--attempts"]).union(IsolationOptions.options),
-            flags: Set(["--full", "--help", "-h"]).union(IsolationOptions.flags))
+            flags: Set(["--full", "--force", "--help", "-h"]).union(IsolationOptions.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.explain)
             return .passed
@@ -24,10 +24,11 @@ enum ExplainCommand {
         let path = arguments.positionals[0]
         let width = try arguments.integer("--width", in: 40...1_000) ?? 120
         let attempts = try arguments.integer("--attempts", in: 1...10_000) ?? 20
-        let htmlPath = arguments.string("--html")
-        if let htmlPath {
+        var page: ReportDestination?
+        if let htmlPath = arguments.string("--html") {
             try OutputPath.checkFile(htmlPath, option: "--html")
             try OutputPath.checkNotInput(htmlPath, option: "--html", input: path)
+            page = try OutputPath.checkReport(htmlPath, option: "--html", kind: .storyPage, force: arguments.has("--force"))
         }
         let isolation = try IsolationOptions.isolation(arguments)
         if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
@@ -38,7 +39,7 @@ enum ExplainCommand {
             if let settings = isolation.childProcessSettings,
                 let death = try processDeath(of: file, isolatedBy: settings)
             {
-                return try tellDeath(death, of: file, path: path, htmlPath: htmlPath)
+                return try tellDeath(death, of: file, path: path, page: page)
             }
             DeterministicHashing.ensure()
             var explainer = try Explainer(file: file, fileName: (path as NSString).lastPathComponent)
@@ -55,15 +56,7 @@ enum ExplainCommand {
         text.width = width
         if arguments.has("--full") { text.maximumRows = nil }
         print(text.text)
-        if let htmlPath {
-            do {
-                try AtomicFile.write(Data(StoryPage(story: story).html.utf8), to: htmlPath, replacing: true)
-                print("wrote \(htmlPath)")
-            } catch {
-                Terminal.printError("guard-stress: could not write \(htmlPath): \(error.localizedDescription)")
-                return .badInput
-            }
-        }
+        if let page, !write(Data(StoryPage(story: story).html.utf8), to: page) { return .badInput }
         return story.header.signature.isEmpty ? .passed : .violated
     }
 
@@ -76,7 +69,7 @@ enum ExplainCommand {
     }
 
     /// The story of a run whose process died: the verdict, each worker's operations, and what the process said.
-    private static func tellDeath(_ verdict: RoundVerdict, of file: SeedFile, path: String, htmlPath: String?) throws -> ExitCode {
+    private static func tellDeath(_ verdict: RoundVerdict, of file: SeedFile, path: String, page: ReportDestination?) throws -> ExitCode {
         let scenario = try file.makeScenario()
         var lines = [
             "\((path as NSString).lastPathComponent): target \(file.target), runner \(ShrinkCommand.runnerText(file)), seed \(file.seed)",
@@ -91,19 +84,27 @@ enum ExplainCommand {
         lines.append(contentsOf: verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" })
         let text = lines.joined(separator: "\n")
         print(text)
-        if let htmlPath {
+        if let page {
             let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;")
-            let page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>\(verdict.signature)</title></head>"
-                + "<body><pre>\(escaped)</pre></body></html>\n"
-            do {
-                try AtomicFile.write(Data(page.utf8), to: htmlPath, replacing: true)
-                print("wrote \(htmlPath)")
-            } catch {
-                Terminal.printError("guard-stress: could not write \(htmlPath): \(error.localizedDescription)")
-                return .badInput
-            }
+            let html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"/>\(ReportKind.pageGeneratorTag)"
+                + "<title>\(verdict.signature)</title></head><body><pre>\(escaped)</pre></body></html>\n"
+            guard write(Data(html.utf8), to: page) else { return .badInput }
         }
         return .violated
+    }
+
+    /// Writes `html` to `page` (beside it, saying so, if a file that is not a page of ours appeared there
+    /// meanwhile); `false` after printing why it could not.
+    private static func write(_ html: Data, to page: ReportDestination) -> Bool {
+        do {
+            let written = try page.write(html)
+            ReportFiles.tell(written, page, what: "page")
+            print("wrote \(written)")
+            return true
+        } catch {
+            Terminal.printError("guard-stress: could not write \(page.path): \(error.localizedDescription)")
+            return false
+        }
     }
 }

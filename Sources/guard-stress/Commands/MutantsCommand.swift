@@ -8,7 +8,7 @@ enum MutantsCommand {
             words,
             options: Set(["--seeds", "--seed", "--budget", "--filter", "--runner", "--replays", "--out"])
                 .union(IsolationOptions.options).union(ReportFiles.options),
-            flags: Set(["--no-guard", "--help", "-h"]).union(IsolationOptions.flags))
+            flags: Set(["--no-guard", "--help", "-h"]).union(IsolationOptions.flags).union(ReportFiles.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.mutants)
             return .passed
@@ -28,7 +28,7 @@ enum MutantsCommand {
         if let out = arguments.string("--out") { settings.outputDirectory = out }
         // Checked before the campaign: a file in the way would lose every seed file it writes.
         try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
-        let reports = try ReportFiles(arguments)
+        let reports = try ReportFiles(arguments, seedDirectory: settings.outputDirectory)
         if settings.isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
         Terminal.printError(

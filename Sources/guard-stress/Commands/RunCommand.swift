@@ -11,7 +11,8 @@ enum RunCommand {
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
                 "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps", "--profile", "--mix",
             ]).union(IsolationOptions.options).union(ReportFiles.options),
-            flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags))
+            flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags)
+                .union(ReportFiles.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.run)
             return .passed
@@ -59,7 +60,7 @@ enum RunCommand {
         if let out = arguments.string("--out") { settings.outputDirectory = out }
         // Checked before the campaign: a file in the way would lose every seed file it writes.
         try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
-        let reports = try ReportFiles(arguments)
+        let reports = try ReportFiles(arguments, seedDirectory: settings.outputDirectory)
         if settings.runner != .chaos, settings.isolation.childProcessSettings == nil {
             // Schedules recorded under random per-process hashing would not replay in another process (child
             // processes always run with deterministic hashing).

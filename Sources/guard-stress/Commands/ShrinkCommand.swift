@@ -96,6 +96,7 @@ enum ShrinkCommand {
                 + "\(verification.sameSignatureRuns)/\(verification.runs)"
             let compared = verification.runs - verification.crashedRuns
             if let exact = verification.exactRuns, compared > 0 { line += ", exactly in \(exact)/\(compared)" }
+            if let reason = verification.exactnessNotChecked, compared > 0 { line += "; exactness NOT CHECKED: \(reason)" }
             if verification.crashedRuns > 0 {
                 line += "; \(verification.crashedRuns) \(verification.crashedRuns == 1 ? "run's process" : "runs' processes") "
                     + "died (a crash has no history to compare with the recording)"

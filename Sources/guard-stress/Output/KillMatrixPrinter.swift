@@ -44,12 +44,15 @@ enum KillMatrixPrinter {
             cell.caught ? kinds(cell) : (cell.harnessError.map { "error: \($0)" } ?? "-"))
     }
 
-    /// `exact 3/3`, `2/3`, `no (reason)`, `-`.
+    /// `exact 3/3`, `3/3 unchecked` (controlled, nothing recorded to compare), `2/3`, `NO 1/3`, `error`, `-`.
     private static func replayText(_ replay: KillMatrixCell.Replay?) -> String {
         guard let replay else { return "-" }
         if replay.error != nil { return "error" }
         if let exact = replay.exactRuns {
             return replay.replays ? "exact \(exact)/\(replay.runs)" : "NO \(replay.sameSignatureRuns)/\(replay.runs)"
+        }
+        if replay.exactnessNotChecked != nil {
+            return (replay.replays ? "" : "NO ") + "\(replay.sameSignatureRuns)/\(replay.runs) unchecked"
         }
         return "\(replay.reproducedRuns)/\(replay.runs)"
     }

@@ -70,6 +70,40 @@ enum OutputPath {
         return oneNumber == otherNumber && (one[.systemNumber] as? NSNumber) == (other[.systemNumber] as? NSNumber)
     }
 
+    /// Checks that a report of `kind` written to `option`'s file `path` destroys nothing: `path` can be written
+    /// (``checkFile(_:option:)``) and holds nothing, an empty file, or an earlier report of the same kind; any other
+    /// file (a seed file, a binary, a source file) is a usage error unless `force`. Returns the destination to write.
+    static func checkReport(_ path: String, option: String, kind: ReportKind, force: Bool) throws -> ReportDestination {
+        try checkFile(path, option: option)
+        let destination = ReportDestination(path: path, kind: kind, force: force)
+        if let conflict = destination.conflict {
+            throw UsageError(
+                "\(option) \(path) is \(conflict); a report replaces only an earlier report of the same kind or an empty "
+                    + "file (pass --force to replace it anyway)")
+        }
+        return destination
+    }
+
+    /// Throws a usage error if `option`'s file `path` would collide with what a campaign writes into its seed file
+    /// directory `seedDirectory` (`--out`): the directory itself, a directory it is in, or a name inside it (at any
+    /// depth) that starts with `seed-`, as the campaign's seed files (`.json`, `.running.json`) and crash logs do. A
+    /// report written there could replace a seed file the campaign wrote, or keep one from being written.
+    static func checkNotSeedFile(_ path: String, option: String, seedDirectory: String) throws {
+        let report = resolved(path)
+        let seeds = resolved(seedDirectory)
+        var isDirectory: ObjCBool = false
+        let existingDirectory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        // An existing directory is refused by checkFile, with the plainer reason that it is a directory.
+        if !existingDirectory, report == seeds || seeds.hasPrefix(report + "/") {
+            throw UsageError("\(option) \(path) names the seed file directory --out \(seedDirectory) (or a directory it is in)")
+        }
+        let name = report.split(separator: "/").last.map(String.init) ?? report
+        guard name.hasPrefix("seed-"), report.hasPrefix(seeds == "/" ? "/" : seeds + "/") else { return }
+        throw UsageError(
+            "\(option) \(path) is inside the seed file directory --out \(seedDirectory) and named like the seed files "
+                + "the campaign writes there (seed-...); name a report outside it, or not starting with seed-")
+    }
+
     /// Throws a usage error if `option`'s file `path` is the input file `input`, which it would overwrite.
     static func checkNotInput(_ path: String, option: String, input: String) throws {
         guard sameFile(path, input) else { return }
