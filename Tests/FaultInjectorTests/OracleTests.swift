@@ -146,6 +146,20 @@ final class OracleTests: XCTestCase {
         XCTAssertTrue(rawOracle.evaluate(base.history, facts: RunFacts()).passed)
     }
 
+    /// `unobserveAll` has no outcome to name: the message ends with its return, not with "returned none".
+    func testDeliveryOfAChangeMadeAfterUnobserveAllReturned() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k0, at: 10, returning: 20)
+        builder.unobserveAll(at: 50, returning: 60, removed: 1)
+        let change = builder.mutate(.k0, from: 0, to: 1, at: 70, returning: 80)
+        builder.deliver(change, to: observe, at: 75)
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
+        assertOnly(.deliveryOutsideRegistration, in: report, mentioning: "unobserveAll")
+        let message = report.violations.first?.message ?? ""
+        XCTAssertTrue(message.hasSuffix("returned"), message)
+        XCTAssertFalse(message.contains("none"), message)
+    }
+
     func testDeliveryToADuplicateRegistration() {
         var base = Base()
         let duplicate = base.builder.observe(.k0, at: 22, returning: 25, outcome: .duplicate)

@@ -118,7 +118,7 @@ struct DeliveryChecks {
                 report.add(.init(
                     .deliveryOutsideRegistration,
                     "\(Self.removalRule), but \(describe(observe)) heard about \(describe(change)), made after "
-                        + "\(describe(removal)) returned \(removal.outcome)"))
+                        + "\(describe(removal)) returned" + (removal.outcome == .none ? "" : " \(removal.outcome)")))
             } else {
                 report.add(.init(
                     .deliveryOutsideRegistration,

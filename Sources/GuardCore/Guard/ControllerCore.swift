@@ -321,7 +321,7 @@ final class ControllerCore: @unchecked Sendable {
         return lock.withLock(ownedBy: self) {
             // A gone object's registration at this address is never `object`'s (see `liveChain(from:of:)`).
             guard let registration = Self.find(keyPath: keyPath, from: registrations.value(for: id)) else { return false }
-            return retainsObjects || registration.object === object
+            return retainsObjects || registration.isAbout(object)
         }
     }
 
@@ -521,12 +521,13 @@ final class ControllerCore: @unchecked Sendable {
     /// deinit late), so that a new object at the same address never inherits them: they are retired without a
     /// removal (there is no object to remove them from) and appended to `gone`, for the caller to release after
     /// unlocking. Loading a registration's weakly held object here gives either `nil` or `object` itself, which the
-    /// caller keeps alive, so no deinit can start under the lock.
+    /// caller keeps alive, so no deinit can start under the lock. A weakly held ``KVOObject`` that is running its own
+    /// deinit is not gone (see ``GuardRegistration/isAbout(_:)``): it may unobserve itself there.
     private func takeRegistrationsOfGoneObject(
         from head: inout GuardRegistration?, notAbout object: AnyObject, into gone: inout [GuardRegistration]
     ) {
         guard !retainsObjects, head != nil else { return }
-        while let registration = Self.unlink(from: &head, where: { $0.object !== object }) {
+        while let registration = Self.unlink(from: &head, where: { !$0.isAbout(object) }) {
             registration.state.set(.removed)
             registrationTotal -= 1
             gone.append(registration)
@@ -537,7 +538,7 @@ final class ControllerCore: @unchecked Sendable {
     /// of a gone object at the same address are left out (see ``takeRegistrationsOfGoneObject(from:notAbout:into:)``).
     private func liveChain(from head: GuardRegistration?, of object: AnyObject) -> [GuardRegistration] {
         let all = Self.chain(from: head)
-        return retainsObjects ? all : all.filter { $0.object === object }
+        return retainsObjects ? all : all.filter { $0.isAbout(object) }
     }
 
     /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to

@@ -23,6 +23,10 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// object.
     private let strongObject: AnyObject?
     private weak var weakObject: AnyObject?
+    /// A weakly held ``KVOObject``'s observation table, which belongs to that object for good: it recognizes the
+    /// object while its deinit runs (its weak references already read `nil` then, and it may unobserve itself there),
+    /// and never takes a new object at its address for it (see ``isAbout(_:)``).
+    private let weakObjectTable: ObservationTable?
 
     // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
     // would only cost time.
@@ -74,6 +78,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.callSite = setup.callSite
         self.core = setup.core
         self.strongObject = setup.retainsObject ? setup.object : nil
+        self.weakObjectTable = setup.retainsObject ? nil : (setup.object as? KVOObject)?.table
         super.init(
             info: setup.info, options: setup.options, context: setup.context, dropsWithObject: !setup.retainsObject,
             isGuarded: true)
@@ -86,6 +91,18 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The observed object while it lives.
     var object: AnyObject? {
         strongObject ?? weakObject
+    }
+
+    /// Whether this registration is about `object`, which the caller keeps alive. Only the chain at `object`'s
+    /// address needs asking: a weakly held object's registration can outlive it there until its backend drops it,
+    /// and a new object may get that address. A weakly held ``KVOObject`` is recognized by its observation table,
+    /// also while its own deinit runs; any other weakly held object only while its weak reference still reads it
+    /// (from the start of its deinit on, its registrations count as a gone object's).
+    func isAbout(_ object: AnyObject) -> Bool {
+        if let strongObject { return strongObject === object }
+        if let observed = weakObject { return observed === object }
+        guard let weakObjectTable, let table = (object as? KVOObject)?.existingTableReference else { return false }
+        return table.toOpaque() == Unmanaged.passUnretained(weakObjectTable).toOpaque()
     }
 
     /// Calls the user's handler.

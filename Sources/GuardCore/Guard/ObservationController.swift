@@ -8,7 +8,9 @@
 ///   ``GuardDiagnostic/Kind/doubleRemoval`` or ``GuardDiagnostic/Kind/removalOfUnregistered``. The runtime never
 ///   sees a removal it would crash on.
 /// - **Teardown.** Releasing the controller unregisters everything. With `retainsObservedObjects: false`, an
-///   observed object that deinitializes drops its registrations without any misuse.
+///   observed object that deinitializes drops its registrations without any misuse; a ``KVOObject`` may still
+///   unobserve itself in its own deinit (its registrations are its own until that deinit ends), and a new object at a
+///   gone object's address never inherits the gone object's registrations.
 /// - **`.initial` + unobserve.** Unobserving (or calling ``unobserveAll()``, or releasing the controller) inside the
 ///   `.initial` handler is a clean removal: no misuse, no later notification, even if another thread unobserves
 ///   at the same moment.

@@ -11,7 +11,10 @@
 ///   guard; two loops over one sequence are two observations. The value after a change is read when the change is
 ///   announced (on the thread that made it), so the last value a sequence yields is the property's latest, even when
 ///   a handler changes the property again from inside a notification; and the value read when the observation began
-///   comes first unless a change made meanwhile already yielded a value, which is at least as new.
+///   comes first unless a change made meanwhile already yielded a value, which is at least as new. (A set that had
+///   already begun when the iterator was made, on a property nobody observed then, is not announced at all, as in
+///   Foundation: if it stores its value after the first one was read, the sequence has not seen that value until the
+///   next change.)
 /// - **End.** The sequence ends (after the values still buffered) when the observed object deinitializes; it ends at
 ///   once when the iterating task is cancelled. Dropping the iterator (leaving the loop) ends the observation. The
 ///   object is held weakly, so a running loop never keeps it alive; if it is gone when the iterator is made, or the

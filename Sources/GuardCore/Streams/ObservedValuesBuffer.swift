@@ -27,9 +27,20 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
     /// Hands `value` to a waiting consumer, or buffers it (dropping the oldest if full). Ignored once finished, and
     /// for `nil` (a value that is not a `Value`, which a correct backend never sends).
     func push(_ value: Value?) {
+        push(value, unlessAnythingWasPushed: false)
+    }
+
+    /// Pushes the value read when the observation began, unless a change already pushed one: that change's value
+    /// was read after the observation began too, and may be newer. The check and the push are one step, so a change
+    /// pushed meanwhile is never overtaken by the older value.
+    func pushInitial(_ value: Value?) {
+        push(value, unlessAnythingWasPushed: true)
+    }
+
+    private func push(_ value: Value?, unlessAnythingWasPushed: Bool) {
         guard let value else { return }
         let (consumer, droppedValue) = lock.withLock { () -> (CheckedContinuation<Value?, Never>?, Value?) in
-            guard !isFinished else { return (nil, nil) }
+            guard !isFinished, !(unlessAnythingWasPushed && hasPushed) else { return (nil, nil) }
             hasPushed = true
             if !consumers.isEmpty { return (consumers.removeFirst(), nil) }
             waiting.append(value)
@@ -42,36 +53,31 @@ final class ObservedValuesBuffer<Value: Sendable>: @unchecked Sendable {
         consumer?.resume(returning: value)
     }
 
-    /// Pushes the value read when the observation began, unless a change already pushed one: that change's value
-    /// was read after the observation began too, and may be newer.
-    func pushInitial(_ value: Value?) {
-        let isFirst = lock.withLock { !hasPushed }
-        if isFirst { push(value) }
-    }
-
     /// No more values: consumers get what is buffered, then `nil`. Idempotent.
     func finish() {
-        let consumers = lock.withLock { () -> [CheckedContinuation<Value?, Never>] in
+        end(droppingBuffered: false)
+    }
+
+    /// Finishes and drops what is buffered, in one step: no value pushed meanwhile is left for `next()`.
+    func cancel() {
+        end(droppingBuffered: true)
+    }
+
+    private func end(droppingBuffered: Bool) {
+        let (consumers, discarded) = lock.withLock { () -> ([CheckedContinuation<Value?, Never>], [Value?]) in
             isFinished = true
             // Consumers wait only while nothing is buffered.
             defer { self.consumers = [] }
-            return self.consumers
-        }
-        for consumer in consumers { consumer.resume(returning: nil) }
-    }
-
-    /// Finishes and drops what is buffered.
-    func cancel() {
-        let discarded = lock.withLock { () -> [Value?] in
+            guard droppingBuffered else { return (self.consumers, []) }
             defer {
                 waiting = []
                 head = 0
             }
-            return waiting
+            return (self.consumers, waiting)
         }
         // The buffered values go here, after unlocking.
         withExtendedLifetime(discarded) {}
-        finish()
+        for consumer in consumers { consumer.resume(returning: nil) }
     }
 
     /// The next buffered value, waiting for one if needed; `nil` once finished and drained.
