@@ -7,6 +7,8 @@ enum TargetOption {
     static func unknown(_ name: String) -> UsageError {
         UsageError(
             "--target must be one of \(TargetCatalog.names.joined(separator: ", ")), or a planted bug: "
-                + (TargetCatalog.plantedBugNames + [PlantedBug.baselineName]).joined(separator: ", ") + "; not '\(name)'")
+                + (TargetCatalog.plantedBugNames + [PlantedBug.baselineName]).joined(separator: ", ") + "; not '\(name)' "
+                + "(guard-stress runs only these built-in targets: a system under test of your own runs through the "
+                + "FaultInjector library, see SystemUnderTest)")
     }
 }

@@ -303,6 +303,7 @@ final class ControlledRunnerTests: XCTestCase {
         XCTAssertTrue(message.hasPrefix("worker 0 in op 1 (unobserve-all c0) reached no schedule point for"), message)
         XCTAssertTrue(message.contains("blocked outside the scheduler's control"), message)
         XCTAssertTrue(message.contains("its last schedule point was step"), message)
+        XCTAssertTrue(message.contains("take its locks as FaultInjector's ScheduledLock"), "it says what to do: \(message)")
         XCTAssertEqual(result.report.signature, "deadlock")
         let after = run(Scenario(configuration: ControlledFixtures.configuration(), seed: 2), guardTarget, .init())
         XCTAssertTrue(after.passed, describe(after))

@@ -74,7 +74,7 @@ final class OutputFileCommandLineTests: XCTestCase {
         settings.stopAtFirstFailure = true
         settings.isolation = .inProcess
         settings.outputDirectory = directory.file("plain/seeds")
-        let summary = Campaign(settings: settings).run()
+        let summary = try Campaign(settings: settings).run()
         let failure = try XCTUnwrap(summary.failures.first, "the raw runtime should fail")
         XCTAssertNil(failure.seedFile)
         XCTAssertTrue(failure.seedFileProblem?.hasPrefix("writing it failed: ") ?? false, "\(String(describing: failure.seedFileProblem))")

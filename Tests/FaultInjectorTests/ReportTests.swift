@@ -39,7 +39,7 @@ final class ReportTests: XCTestCase {
         XCTAssertEqual(XMLText.attribute("say \"hi\""), "\"say &quot;hi&quot;\"")
     }
 
-    private func summary(target: String, budget: Int) -> CampaignSummary {
+    private func summary(target: String, budget: Int) throws -> CampaignSummary {
         var settings = Campaign.Settings()
         settings.seed = 3
         settings.target = target
@@ -49,11 +49,11 @@ final class ReportTests: XCTestCase {
         settings.writesSeedFileBeforeEachRound = false
         settings.maximumSeedFiles = 0
         settings.outputDirectory = directory.path
-        return Campaign(settings: settings).run()
+        return try Campaign(settings: settings).run()
     }
 
     func testJUnitHasOneTestCasePerRoundAndAFailurePerFailingRound() throws {
-        var summary = summary(target: "raw", budget: 960)
+        var summary = try summary(target: "raw", budget: 960)
         XCTAssertEqual(summary.rounds, 4)
         XCTAssertFalse(summary.failures.isEmpty)
         // A message full of markup must not break the document.
@@ -89,7 +89,7 @@ final class ReportTests: XCTestCase {
     }
 
     func testAHarnessErrorIsAJUnitError() throws {
-        var summary = summary(target: "guard", budget: 240)
+        var summary = try summary(target: "guard", budget: 240)
         summary.harnessError = "no <child> could start"
         let root = try XCTUnwrap(try XMLDocument(xmlString: JUnitReport(campaign: summary, startedAt: Date()).xml, options: []).rootElement())
         XCTAssertEqual(root.attribute(forName: "errors")?.stringValue, "1")
@@ -98,7 +98,7 @@ final class ReportTests: XCTestCase {
     }
 
     func testTheJSONReportFollowsItsSchema() throws {
-        let summary = summary(target: "raw", budget: 480)
+        let summary = try summary(target: "raw", budget: 480)
         let data = try StressReport(campaign: summary, isolation: .inProcess, exitCode: 1).encoded()
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         XCTAssertEqual(

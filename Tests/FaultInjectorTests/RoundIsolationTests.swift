@@ -40,7 +40,7 @@ final class RoundIsolationTests: XCTestCase {
     func testAnIsolatedControlledCampaignSharesProcessesBetweenRounds() throws {
         var isolated = try childProcesses()
         isolated.roundsPerProcess = 4
-        let summary = Campaign(settings: controlledRawCampaign(.childProcesses(isolated), out: directory.file("there"))).run()
+        let summary = try Campaign(settings: controlledRawCampaign(.childProcesses(isolated), out: directory.file("there"))).run()
         XCTAssertNil(summary.harnessError)
         XCTAssertGreaterThan(summary.rounds, 4, "several processes take part")
         XCTAssertFalse(summary.passed, "the raw runtime fails")
@@ -70,7 +70,7 @@ final class RoundIsolationTests: XCTestCase {
         settings.outputDirectory = directory.file("segv")
         settings.isolation = .childProcesses(try childProcesses())
         var progressed: [Campaign.Progress] = []
-        let summary = Campaign(settings: settings).run { progressed.append($0) }
+        let summary = try Campaign(settings: settings).run { progressed.append($0) }
         XCTAssertEqual(summary.rounds, 10, "every round ran")
         XCTAssertEqual(progressed.map(\.rounds), Array(1...10))
         let crashed = summary.roundRecords.filter { !$0.passed }
@@ -112,7 +112,7 @@ final class RoundIsolationTests: XCTestCase {
         settings.outputDirectory = directory.file("teardown")
         settings.isolation = .childProcesses(children)
         let start = Date()
-        let summary = Campaign(settings: settings).run()
+        let summary = try Campaign(settings: settings).run()
         XCTAssertLessThan(Date().timeIntervalSince(start), 15)
         XCTAssertEqual(summary.rounds, 1)
         XCTAssertEqual(summary.roundRecords.first?.signature, "deadlock")
@@ -142,13 +142,13 @@ final class RoundIsolationTests: XCTestCase {
         settings.operationBudget = 10
         settings.outputDirectory = directory.file("none")
         settings.isolation = .childProcesses(ChildProcessSettings(executable: "/bin/echo", arguments: ["hello"]))
-        let summary = Campaign(settings: settings).run()
+        let summary = try Campaign(settings: settings).run()
         XCTAssertEqual(summary.rounds, 0)
         XCTAssertFalse(summary.passed)
         XCTAssertTrue(summary.harnessError?.contains("is not a round server") ?? false, summary.harnessError ?? "")
 
         settings.isolation = .childProcesses(ChildProcessSettings(executable: directory.file("absent"), arguments: []))
-        let missing = Campaign(settings: settings).run()
+        let missing = try Campaign(settings: settings).run()
         XCTAssertTrue(missing.harnessError?.contains("cannot start") ?? false, missing.harnessError ?? "")
     }
 

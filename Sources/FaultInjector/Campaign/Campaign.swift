@@ -13,6 +13,11 @@ import GuardCore
 /// hang of the system under test is the verdict of its round (`crash(SIGSEGV)`, `trap`, `deadlock`), with its seed
 /// file (and the process's standard error beside it, `.log`), and the campaign goes on in a fresh process.
 ///
+/// The target is named by ``Settings/target`` and made by ``Settings/makeTarget``: the built-in catalog's by default,
+/// or a factory of your own that knows your own systems under test (and, with child processes, the same factory
+/// served by the child program with ``RoundServer/serve(makeTarget:)``). A name the factory does not know is refused
+/// when the campaign is created (``CampaignSettingsError``), never at run time.
+///
 /// With the controlled runner each round is one schedule; PCT's expected step count starts from an estimate and
 /// follows the longest run seen so far (as shuttle's PCT does), and each seed file records the value its round used.
 public struct Campaign: Sendable {
@@ -27,8 +32,13 @@ public struct Campaign: Sendable {
         public var operationBudget: Int? = nil
         /// Stop starting rounds after this many seconds.
         public var duration: Double = 50
-        /// The system under test's name (see ``TargetCatalog``).
+        /// The system under test's name: one ``makeTarget`` knows (the built-in ``TargetCatalog`` by default). It is
+        /// the name the campaign's seed files keep, and the name a child process's ``RoundServer`` makes it by.
         public var target = "guard"
+        /// Makes the target by name for rounds that run in this process (and checks the name before the campaign).
+        /// The built-in catalog by default; for a system under test of your own, a factory that knows its name.
+        /// With child processes, serve the same factory there: ``RoundServer/serve(makeTarget:)``.
+        public var makeTarget: TargetFactory = TargetCatalog.make
         /// Which runner runs each round.
         public var runner = RunnerChoice.chaos
         /// Where seed files of failing rounds go.
@@ -94,16 +104,16 @@ public struct Campaign: Sendable {
     /// What this campaign runs.
     public let settings: Settings
 
-    /// Creates a campaign.
-    public init(settings: Settings) {
+    /// Creates a campaign; throws if ``Settings/makeTarget`` cannot make ``Settings/target``.
+    public init(settings: Settings) throws(CampaignSettingsError) {
+        guard settings.makeTarget(settings.target, CountingSink(keepsEvents: false)) != nil else {
+            throw CampaignSettingsError(unknownTarget: settings.target)
+        }
         self.settings = settings
     }
 
     /// Runs the campaign, calling `progress` after every round.
     public func run(progress: (Progress) -> Void = { _ in }) -> CampaignSummary {
-        guard TargetCatalog.make(settings.target, diagnostics: CountingSink(keepsEvents: false)) != nil else {
-            preconditionFailure("unknown target \(settings.target); validate it with TargetCatalog.knownNames first")
-        }
         var summary = CampaignSummary(
             target: settings.target, seed: settings.seed, scenario: settings.scenario, runner: settings.runner)
         let host = settings.isolation.childProcessSettings.map {
@@ -140,7 +150,11 @@ public struct Campaign: Sendable {
                 }
                 executed = isolated
             } else {
-                executed = runInProcess(plan)
+                guard let inProcess = runInProcess(plan, summary: &summary) else {
+                    unfinished?.remove()
+                    break
+                }
+                executed = inProcess
             }
             let verdict = executed.verdict
             if let choiceSteps = verdict.choiceSteps { learnedSteps = max(learnedSteps ?? 0, choiceSteps) }
@@ -202,13 +216,19 @@ public struct Campaign: Sendable {
         var processDied: Bool { log != nil }
     }
 
-    /// Runs the round here.
-    private func runInProcess(_ plan: RoundPlan) -> ExecutedRound {
+    /// Runs the round here; `nil` (with ``CampaignSummary/harnessError`` set) if it cannot be set up.
+    private func runInProcess(_ plan: RoundPlan, summary: inout CampaignSummary) -> ExecutedRound? {
         let diagnostics = CountingSink(keepsEvents: false)
-        guard let target = TargetCatalog.make(settings.target, diagnostics: diagnostics),
-            let choice = try? plan.file.makeRunnerChoice()
-        else {
-            preconditionFailure("the campaign's own round could not be set up")
+        guard let target = settings.makeTarget(settings.target, diagnostics) else {
+            summary.harnessError = "the campaign's target factory no longer makes target \"\(settings.target)\""
+            return nil
+        }
+        let choice: RunnerChoice
+        do {
+            choice = try plan.file.makeRunnerChoice()
+        } catch {
+            summary.harnessError = "the round's runner could not be set up: \(error)"
+            return nil
         }
         let result = choice.makeRunner().runAndEvaluate(plan.scenario, against: target)
         return ExecutedRound(

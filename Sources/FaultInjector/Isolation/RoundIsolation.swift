@@ -7,7 +7,8 @@ public enum RoundIsolation: Sendable {
     /// Rounds run in the calling process (the library's default; any ``SystemUnderTest`` works).
     case inProcess
     /// Rounds run in child processes that serve them with ``RoundServer`` (`guard-stress` does by default). The
-    /// target must be one the child can make by name. Starting the first child makes this process ignore SIGPIPE
+    /// target must be one the child can make by name: `guard-stress` makes the built-in ones; for a target of your
+    /// own, the child is a program of yours serving the same ``TargetFactory`` as ``Campaign/Settings/makeTarget``. Starting the first child makes this process ignore SIGPIPE
     /// (a write to a child that died must fail, not end the parent).
     case childProcesses(ChildProcessSettings)
 

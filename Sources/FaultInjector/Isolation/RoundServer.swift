@@ -53,7 +53,10 @@ public enum RoundServer {
         let diagnostics = CountingSink(keepsEvents: false)
         let name = request.target ?? request.file.target
         guard let target = makeTarget(name, diagnostics) else {
-            return RoundAnswer(error: "this round server does not know target \"\(name)\"")
+            return RoundAnswer(
+                error: "this round server does not know target \"\(name)\": a program that serves a system under test "
+                    + "of its own must pass RoundServer.serve(makeTarget:) a factory that makes it by that name (the same "
+                    + "one as Campaign.Settings.makeTarget); guard-stress serves only the built-in targets")
         }
         do {
             var replayer = try Replayer(file: request.file, target: target)

@@ -83,7 +83,15 @@ public struct KillMatrix: Sendable {
             campaign.outputDirectory = directory
             campaign.writesSeedFileBeforeEachRound = false
             var firstFailure: Double?
-            let summary = Campaign(settings: campaign).run { progress in
+            let prepared: Campaign
+            do {
+                prepared = try Campaign(settings: campaign)
+            } catch {
+                // The matrix runs the catalog's own targets, so this would be a bug of the harness: say so.
+                if cell.harnessError == nil { cell.harnessError = error.description }
+                break
+            }
+            let summary = prepared.run { progress in
                 if progress.failure != nil, firstFailure == nil { firstFailure = progress.elapsed }
             }
             cell.add(summary, detectedAfter: firstFailure)

@@ -4,8 +4,16 @@ import GuardCore
 /// your own wrapper around GuardCore's runtime.
 ///
 /// The harness owns the observers (``StressObserver``) and the objects (``StressObject``); the system under test
-/// makes one controller per observer and performs observe / unobserve calls and queries through it. Conform a type of
-/// your own and pass it to ``ChaosRunner`` (or `guard-stress`) to check it against the same oracle.
+/// makes one controller per observer and performs observe / unobserve calls and queries through it.
+///
+/// To check a type of your own against the same oracle, go through the library: run it with ``ChaosRunner`` or
+/// ``ControlledRunner`` (`runAndEvaluate(_:against:)`), in a ``Campaign`` by name with
+/// ``Campaign/Settings/makeTarget`` (a ``TargetFactory`` of yours; the child program of isolated rounds serves the same
+/// factory with ``RoundServer/serve(makeTarget:)``), and replay, shrink or explain its seed files with ``Replayer``,
+/// ``Shrinker`` and ``Explainer`` given the target. `guard-stress` runs only the built-in targets (``TargetCatalog``).
+/// If your wrapper serializes with a lock of its own, take it as a ``ScheduledLock`` under the harness: the controlled
+/// runner sees only announced locks, and reports a worker blocked on any other lock as blocked outside its control.
+/// See <doc:YourOwnSystemUnderTest> for an example.
 public protocol SystemUnderTest: Sendable {
     /// A short name for reports and seed files (`guard`, `raw`, ...).
     var name: String { get }

@@ -34,7 +34,8 @@ public enum TargetCatalog {
     /// baseline and ``testFixtureNames``.
     public static var knownNames: [String] { names + plantedBugNames + [PlantedBug.baselineName] + testFixtureNames }
 
-    /// The target called `name`; guard diagnostics go to `diagnostics`. `nil` for an unknown or unavailable name.
+    /// The target called `name`; guard diagnostics go to `diagnostics`. `nil` for an unknown or unavailable name. The
+    /// default ``TargetFactory`` of ``Campaign/Settings/makeTarget`` and ``RoundServer/serve(makeTarget:)``.
     public static func make(_ name: String, diagnostics: any DiagnosticSink) -> (any SystemUnderTest)? {
         switch name {
         case "guard": return GuardTarget(diagnostics: diagnostics)

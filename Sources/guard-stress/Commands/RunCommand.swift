@@ -79,7 +79,13 @@ enum RunCommand {
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
         let startedAt = Date()
         var failuresShown = 0
-        let summary = Campaign(settings: settings).run { progress in
+        let campaign: Campaign
+        do {
+            campaign = try Campaign(settings: settings)
+        } catch {
+            throw UsageError(error.description)
+        }
+        let summary = campaign.run { progress in
             if let failure = progress.failure {
                 if Terminal.isInteractive { Terminal.rewriteLine("") }
                 failuresShown += 1

@@ -49,6 +49,13 @@ final class ControlledHook: ScheduleHook {
         return binding.scheduler!.locksHeld(by: binding.worker)
     }
 
+    /// Names `lock` in the reports and trace of the calling worker's scheduler (a ``ScheduledLock`` with a name);
+    /// costs no schedule step. Does nothing on any other thread.
+    static func name(_ lock: AnyObject, _ name: String) {
+        guard let binding else { return }
+        binding.scheduler!.name(lock: ObjectIdentifier(lock), name)
+    }
+
     @inline(__always)
     private static var binding: Binding? {
         guard let binding = bindings.valueIfCreated, binding.scheduler != nil else { return nil }

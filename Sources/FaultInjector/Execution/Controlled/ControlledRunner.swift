@@ -9,9 +9,12 @@ import GuardCore
 /// are logical ticks), within a process and, with `SWIFT_DETERMINISTIC_HASHING=1`, across processes. Following a
 /// recorded schedule (``replaying``) repeats a run exactly, or reports where it stopped matching.
 ///
-/// A deadlock among announced locks is reported at once, naming each worker, its operation and the lock it waits
-/// for; a worker that blocks on something the scheduler cannot see (a semaphore, a lock that does not announce
-/// itself) is reported after ``Settings/blockedTimeout``; a run longer than ``Settings/stepLimit`` steps is
+/// A deadlock among announced locks (GuardCore's, and ``ScheduledLock``s in a system under test of your own) is
+/// reported at once, naming each worker, its operation and the lock it waits for; a worker that blocks on something
+/// the scheduler cannot see (a semaphore, a lock that does not announce itself, such as `NSLock`) is reported after
+/// ``Settings/blockedTimeout``, with the workers paused inside an operation (one of which may hold that lock) and the
+/// advice to take such locks as ``ScheduledLock``: the scheduler never switches on a timeout, so that a run stays
+/// exactly replayable; a run longer than ``Settings/stepLimit`` steps is
 /// reported and let run to its end uncontrolled. Deadlocked and blocked workers are abandoned, blocked for good.
 ///
 /// Runs use the process-wide misuse policy and counters, so runs in one process are serialized.

@@ -91,6 +91,14 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         lockNames = names
     }
 
+    /// Names one lock (a ``ScheduledLock`` given a name, as a worker takes it), for reports and the trace. Takes no
+    /// schedule step.
+    func name(lock: ObjectIdentifier, _ name: String) {
+        monitor.lock()
+        defer { monitor.unlock() }
+        lockNames[lock] = name
+    }
+
     // MARK: Worker threads
 
     /// Called by worker `worker` when its thread starts: waits for its first turn.
@@ -363,9 +371,40 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         }
         guard running >= 0 else { return "no worker ran for \(waited) s" }
         let last = lastPoints[running].map { "step \($0.step) (\($0.point.name))" } ?? "none"
-        return "\(describeWorker(running)) reached no schedule point for \(waited) s: it is blocked outside the "
-            + "scheduler's control (a lock or semaphore that does not announce itself, or a real wait); its last "
-            + "schedule point was \(last)"
+        var message = "\(describeWorker(running)) reached no schedule point for \(waited) s: it is blocked outside the "
+            + "scheduler's control, on something that does not announce itself to the scheduler (its last schedule "
+            + "point was \(last)). "
+        let paused = pausedInsideOperations(besides: running)
+        if paused.isEmpty {
+            message += "No other worker is paused inside an operation, so no lock of the system's is held by another "
+                + "worker: it waits for something that will not come (a semaphore never signalled, a lock never "
+                + "released, a real wait)"
+        } else {
+            message += "This need not be a deadlock of the system under test: the scheduler paused "
+                + paused.joined(separator: "; ")
+                + ", and if the system serializes with a lock of its own that the scheduler cannot see (NSLock, "
+                + "pthread_mutex_t, os_unfair_lock, DispatchQueue.sync, a semaphore), the paused holder is never run "
+                + "again to release it"
+        }
+        return message + ". " + Self.blockedOutsideAdvice
+    }
+
+    /// What a user whose worker blocked outside the scheduler's control should do.
+    static let blockedOutsideAdvice =
+        "A system under test of your own must take its locks as FaultInjector's ScheduledLock, which announces every "
+        + "acquire and release so the scheduler runs the holder until it releases; one that waits for other threads "
+        + "in other ways belongs on the chaos runner"
+
+    /// Workers the scheduler paused (ready, not running) after they entered the system in their current operation:
+    /// one line each, with the point where they were paused.
+    private func pausedInsideOperations(besides blocked: Int) -> [String] {
+        (0..<workerCount).compactMap { worker in
+            guard worker != blocked, statuses[worker] == .ready, let last = lastPoints[worker] else { return nil }
+            switch last.point {
+            case .start, .operation, .finish: return nil
+            default: return "\(describeWorker(worker)) at step \(last.step) (\(last.point.name))"
+            }
+        }
     }
 
     // MARK: Results (read after the run)
