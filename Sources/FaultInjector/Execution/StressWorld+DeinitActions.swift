@@ -13,7 +13,7 @@ extension StressWorld {
 
     /// The removal object `id` makes in its deinit, if any: a quarter of the objects make none; the others use a
     /// slot that holds its objects weakly (where the object can have live registrations when it goes) for two of
-    /// three removals, and any slot for the third.
+    /// three removals, and any slot for the third. Only removals the mix draws (`unobserve`, `unobserveObject`).
     func deinitAction(ofObject id: Int) -> DeinitAction? {
         let keys = configuration.keys.filter(observableKeys.contains)
         guard configuration.unobservesInDeinit, target.answersRemovalsInObjectDeinit, !controllerSlots.isEmpty,
@@ -23,10 +23,12 @@ extension StressWorld {
         let pick = id / 4
         let weakSlot = weakSlots.isEmpty ? pick % controllerSlots.count : weakSlots[pick % weakSlots.count]
         let key = keys[(pick / max(1, controllerSlots.count)) % keys.count]
+        let removesKeys = configuration.mix[.unobserve] > 0
+        let removesObjects = configuration.mix[.unobserveObject] > 0
         switch id % 4 {
-        case 0: return .unobserve(controller: weakSlot, key: key)
-        case 1: return .unobserveObject(controller: weakSlot)
-        case 2: return .unobserve(controller: pick % controllerSlots.count, key: key)
+        case 0 where removesKeys: return .unobserve(controller: weakSlot, key: key)
+        case 1 where removesObjects: return .unobserveObject(controller: weakSlot)
+        case 2 where removesKeys: return .unobserve(controller: pick % controllerSlots.count, key: key)
         default: return nil
         }
     }

@@ -31,8 +31,8 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public var racesInitialValue = true
     /// Whether stress objects remove their own registrations in their deinit (the FBKVOController-era habit), through
     /// a controller chosen by the object's id, when the deinit runs inside a worker's operation: a nested unobserve of
-    /// one key, or of the whole object. New configurations do; a file written before this existed did not (read as
-    /// `false`, so it replays as it ran).
+    /// one key, or of the whole object (each only if the mix draws that kind of removal). New configurations do; a
+    /// file written before this existed did not (read as `false`, so it replays as it ran).
     public var unobservesInDeinit = true
 
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
