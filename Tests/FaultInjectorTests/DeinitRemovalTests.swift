@@ -85,7 +85,9 @@ final class DeinitRemovalTests: XCTestCase {
         let guardWorld = StressWorld(
             configuration: configuration, target: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         let actions = (0..<64).map { guardWorld.deinitAction(ofObject: $0) }
-        XCTAssertEqual(actions, (0..<64).map { guardWorld.deinitAction(ofObject: $0) })
+        let secondWorld = StressWorld(
+            configuration: configuration, target: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+        XCTAssertEqual(actions, (0..<64).map { secondWorld.deinitAction(ofObject: $0) }, "another world chooses alike")
         XCTAssertEqual(actions.filter { $0 == nil }.count, 16)
         let weakSlots = Set(guardWorld.controllerSlots.filter(\.holdsWeakly).map(\.index))
         XCTAssertFalse(weakSlots.isEmpty)
@@ -100,5 +102,28 @@ final class DeinitRemovalTests: XCTestCase {
         let tokenWorld = StressWorld(
             configuration: configuration, target: TokenTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertTrue((0..<64).allSatisfy { tokenWorld.deinitAction(ofObject: $0) == nil })
+    }
+
+    /// Controlled teardown runs of the guard make such removals (some of them through a weakly holding controller
+    /// that still had the object registered, answered `removed`), replay them alike, and pass the oracle.
+    func testControlledTeardownRunsOfTheGuardMakeDeinitRemovalsAndPass() {
+        let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+        var settings = ControlledRunner.Settings()
+        settings.strategy = .pct(depth: 3)
+        var removals = 0
+        var removedLive = 0
+        for seed: UInt64 in 1...40 {
+            let scenario = Scenario(configuration: ScenarioProfile.teardown.configuration(controlled: true), seed: seed)
+            let result = ControlledRunner(settings: settings).runAndEvaluate(scenario, against: target)
+            let again = ControlledRunner(settings: settings).runAndEvaluate(scenario, against: target)
+            XCTAssertTrue(result.report.passed, "seed \(seed): \(result.report.violations.prefix(3).map(\.message))")
+            XCTAssertEqual(result.history.digest, again.history.digest, "seed \(seed): the histories differ")
+            let inDeinit = result.history.operations.filter(\.inObjectDeinit)
+            removals += inDeinit.count
+            removedLive += inDeinit.filter { $0.outcome == .removed }.count
+            XCTAssertTrue(inDeinit.allSatisfy { $0.parent >= 0 && $0.index == -1 }, "nested in the releasing operation")
+        }
+        XCTAssertGreaterThan(removals, 0, "no object removed anything in its deinit")
+        XCTAssertGreaterThan(removedLive, 0, "no deinit removal found its object still registered")
     }
 }

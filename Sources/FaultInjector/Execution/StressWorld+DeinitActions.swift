@@ -15,10 +15,11 @@ extension StressWorld {
     /// slot that holds its objects weakly (where the object can have live registrations when it goes) for two of
     /// three removals, and any slot for the third. Only removals the mix draws (`unobserve`, `unobserveObject`).
     func deinitAction(ofObject id: Int) -> DeinitAction? {
-        let keys = configuration.keys.filter(observableKeys.contains)
         guard configuration.unobservesInDeinit, target.answersRemovalsInObjectDeinit, !controllerSlots.isEmpty,
-            !keys.isEmpty
+            id % 4 != 3
         else { return nil }
+        let keys = configuration.keys.filter(observableKeys.contains)
+        guard !keys.isEmpty else { return nil }
         let weakSlots = controllerSlots.filter(\.holdsWeakly).map(\.index)
         let pick = id / 4
         let weakSlot = weakSlots.isEmpty ? pick % controllerSlots.count : weakSlots[pick % weakSlots.count]

@@ -121,6 +121,10 @@ final class ControllerCore: @unchecked Sendable {
         if let runtimeObject {
             // The registration is the runtime's observance, made with this very `info`: insert it as it is.
             _ = runtimeObject.insert(registration)
+            if registration.lacksObjectTable {
+                // A weakly held object observed for the first time: the insert made its table.
+                lock.withLock(ownedBy: self) { registration.takeObjectTable(of: runtimeObject) }
+            }
             SchedulePoints.reach(.guardAfterRegister)
             if !registration.state.transition(from: .pending, to: .active) {
                 // Another thread unobserved while the add was running and already got `.removed` (the state is

@@ -25,8 +25,10 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     private weak var weakObject: AnyObject?
     /// A weakly held ``KVOObject``'s observation table, which belongs to that object for good: it recognizes the
     /// object while its deinit runs (its weak references already read `nil` then, and it may unobserve itself there),
-    /// and never takes a new object at its address for it (see ``isAbout(_:)``).
-    private let weakObjectTable: ObservationTable?
+    /// and never takes a new object at its address for it (see ``isAbout(_:)``). Taken when the object has one (never
+    /// created for this: making a table changes what other threads' changes of the object do); guarded by the
+    /// controller's lock.
+    @exclusivity(unchecked) private var weakObjectTable: ObservationTable?
 
     // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
     // would only cost time.
@@ -78,7 +80,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.callSite = setup.callSite
         self.core = setup.core
         self.strongObject = setup.retainsObject ? setup.object : nil
-        self.weakObjectTable = setup.retainsObject ? nil : (setup.object as? KVOObject)?.table
+        self.weakObjectTable = setup.retainsObject ? nil : (setup.object as? KVOObject)?.existingTable
         super.init(
             info: setup.info, options: setup.options, context: setup.context, dropsWithObject: !setup.retainsObject,
             isGuarded: true)
@@ -103,6 +105,18 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         if let observed = weakObject { return observed === object }
         guard let weakObjectTable, let table = (object as? KVOObject)?.existingTableReference else { return false }
         return table.toOpaque() == Unmanaged.passUnretained(weakObjectTable).toOpaque()
+    }
+
+    /// Whether the registration is of a weakly held ``KVOObject`` whose observation table it has not taken yet (the
+    /// object had none when the registration was made). Asked by the observing thread, the only one that writes it.
+    var lacksObjectTable: Bool {
+        strongObject == nil && weakObjectTable == nil
+    }
+
+    /// Controller's lock held, by the observing thread once GuardCore's runtime made `object`'s table (the observed
+    /// object, alive): takes it (see ``lacksObjectTable``).
+    func takeObjectTable(of object: KVOObject) {
+        if weakObjectTable == nil { weakObjectTable = object.existingTable }
     }
 
     /// The observation table of a weakly held ``KVOObject`` that reads as gone but is still running its deinit (see

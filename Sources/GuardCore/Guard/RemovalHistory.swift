@@ -41,7 +41,8 @@ struct RemovalHistory {
 
         /// Whether this entry is about the ``KVOObject`` whose observation table is `table`.
         func isAbout(table: ObservationTable) -> Bool {
-            self.table === table
+            guard let own = self.table else { return false }
+            return Unmanaged.passUnretained(own).toOpaque() == Unmanaged.passUnretained(table).toOpaque()
         }
 
         /// Whether the object this entry is about still lives. A weakly held object can only be asked by taking a
@@ -71,15 +72,9 @@ struct RemovalHistory {
     mutating func remember(
         _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
-        let isNew = entries.update(id) { entry -> Bool in
-            if entry?.isAbout(object) == true {
-                entry?.add(keyPath)
-                return false
-            }
-            entry = Entry(object: object, keyPath: keyPath)
-            return true
-        }
-        if isNew, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
+        remember(
+            keyPath, of: id, isAbout: { $0.isAbout(object) }, makeEntry: { Entry(object: object, keyPath: keyPath) },
+            keepingSurvivorsIn: &survivors)
     }
 
     /// Records that `keyPath` was removed from the ``KVOObject`` whose identity is `id` and whose observation table
@@ -89,12 +84,22 @@ struct RemovalHistory {
         _ keyPath: String, of id: ObjectIdentifier, deinitializingObjectTable table: ObservationTable,
         keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
+        remember(
+            keyPath, of: id, isAbout: { $0.isAbout(table: table) },
+            makeEntry: { Entry(table: table, keyPath: keyPath) }, keepingSurvivorsIn: &survivors)
+    }
+
+    /// Adds `keyPath` to the entry at `id` if it is about the object (`isAbout`), or replaces it with a new one.
+    private mutating func remember(
+        _ keyPath: String, of id: ObjectIdentifier, isAbout: (Entry) -> Bool, makeEntry: () -> Entry,
+        keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
         let isNew = entries.update(id) { entry -> Bool in
-            if entry?.isAbout(table: table) == true {
-                entry?.add(keyPath)
+            if let entry, isAbout(entry) {
+                entry.add(keyPath)
                 return false
             }
-            entry = Entry(table: table, keyPath: keyPath)
+            entry = makeEntry()
             return true
         }
         if isNew, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }

@@ -1,5 +1,5 @@
 import Foundation
-import GuardCore
+@testable import GuardCore
 import XCTest
 
 /// An observed object that removes its own registrations in its deinit (the FBKVOController-era habit), through a
@@ -109,6 +109,25 @@ final class GuardSelfRemovalInDeinitTests: XCTestCase {
         XCTAssertEqual(recorded, ["2", "alreadyRemoved", "alreadyRemoved"])
         XCTAssertEqual(sink.records.map(\.kind), [.doubleRemoval, .doubleRemoval])
         XCTAssertEqual(controller.registrationCount, 0)
+    }
+
+    /// Recognizing the object by its table never makes the table earlier than GuardCore's runtime does (a table
+    /// changes what other threads' changes of the object do, and so a recorded schedule): a never-observed object has
+    /// none until the registration is inserted.
+    func testObservingAWeaklyHeldObjectMakesNoTableBeforeTheRuntimeDoes() {
+        let observer = GuardTestObserver()
+        let (_, controller) = makeController(for: observer, retainsObservedObjects: false)
+        let model = SelfRemovingModel { _ in }
+        let tableBeforeRegister = LockedBox<Bool?>(nil)
+        SchedulePoints.install(atPoints: { point in
+            if point == .guardBeforeRegister { tableBeforeRegister.value = model.existingTable != nil }
+        })
+        let result = controller.observe(model, keyPath: "value") { _, _, _ in }
+        SchedulePoints.uninstall()
+        XCTAssertEqual(result, .registered)
+        XCTAssertEqual(tableBeforeRegister.value, false, "the table existed before the runtime inserted the registration")
+        XCTAssertNotNil(model.existingTable)
+        XCTAssertTrue(controller.isObserving(model, keyPath: "value"))
     }
 
     func testObservingItselfInItsDeinitIsADuplicateOfItsLiveRegistration() {
