@@ -48,6 +48,19 @@ final class SeedFileTests: XCTestCase {
         XCTAssertEqual(try directory.contents(), ["seed-raw-5-2.json", "seed-raw-5.json"])
     }
 
+    /// A directory that cannot be made is named with the system's reason, not Foundation's "could not be completed".
+    func testASeedFileDirectoryThatCannotBeMadeIsNamedWithTheReason() throws {
+        let written = SeedFile(result: RunFixtures.rawFailure, toolVersion: ToolVersion.current)
+        let blocker = directory.file("a-file")
+        XCTAssertTrue(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
+        XCTAssertThrowsError(try SeedFileStore.write(written, into: blocker + "/seeds/deeper")) { error in
+            XCTAssertEqual("\(error)", "cannot write \(blocker): Not a directory")
+            XCTAssertEqual(error.localizedDescription, "cannot write \(blocker): Not a directory")
+        }
+        let nested = directory.file("made/on/the/way")
+        XCTAssertTrue(try SeedFileStore.write(written, into: nested).hasPrefix(nested + "/seed-raw-"))
+    }
+
     func testSeedFileIsReadableJSONWithTheOperationTexts() throws {
         let data = try RunFixtures.rawSeedFileData()
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])

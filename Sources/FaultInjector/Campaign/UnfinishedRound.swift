@@ -74,7 +74,7 @@ struct UnfinishedSeedFile {
         path = (directory as NSString).appendingPathComponent(SeedFileStore.baseName(for: file) + ".running.json")
         var descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if descriptor < 0, errno == ENOENT {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try DirectoryCreation.ensure(directory)
             descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         }
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }

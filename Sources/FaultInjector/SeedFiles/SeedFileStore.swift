@@ -62,7 +62,7 @@ public enum SeedFileStore {
     /// instead. The file appears whole or not at all (``AtomicFile``): a failed write leaves no empty or cut-short
     /// file under a seed file's name.
     public static func write(_ file: SeedFile, into directory: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try DirectoryCreation.ensure(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var data = try encoder.encode(file)
