@@ -160,6 +160,21 @@ final class OracleTests: XCTestCase {
         XCTAssertFalse(message.contains("none"), message)
     }
 
+    /// A `.prior` registration hears of a late change twice: the two violations say which notification each was.
+    func testPriorAndPostNotificationsAfterRemovalAreToldApart() {
+        var builder = HistoryBuilder()
+        let observe = builder.observe(.k0, options: [.new, .old, .prior], at: 10, returning: 20)
+        builder.unobserve(.k0, at: 30, returning: 40)
+        let change = builder.mutate(.k0, from: 0, to: 1, at: 50, returning: 60)
+        builder.deliver(change, to: observe, at: 52, prior: true)
+        builder.deliver(change, to: observe, at: 58)
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
+        let messages = report.violations.filter { $0.kind == .deliveryOutsideRegistration }.map(\.message)
+        XCTAssertEqual(messages.count, 2, "\(messages)")
+        XCTAssertEqual(Set(messages).count, 2, "two identical lines: \(messages)")
+        XCTAssertEqual(messages.filter { $0.contains("heard (a prior notification) about") }.count, 1, "\(messages)")
+    }
+
     func testDeliveryToADuplicateRegistration() {
         var base = Base()
         let duplicate = base.builder.observe(.k0, at: 22, returning: 25, outcome: .duplicate)

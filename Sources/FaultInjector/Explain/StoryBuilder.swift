@@ -103,7 +103,10 @@ struct StoryBuilder {
                 label: label, worker: worker, depth: depth, text: text, began: event.step, ended: event.step,
                 result: "skipped")
             state.spanOrder.append(id)
-            let line = add(.skipped, "\(label) \(text) → skipped (its slot was empty, or the harness's lock order forbade it)")
+            let line = add(
+                .skipped,
+                "\(label) \(text) → skipped (not performed: an empty slot or a gone controller, a key the target cannot "
+                    + "observe, nothing to change, or the harness's lock order)")
             state.endedLine[id] = line
         case .delivered(let registration, let cause, let isPrior):
             let seen = state.deliveriesSeen[worker, default: 0]

@@ -30,7 +30,8 @@ public struct TraceEvent: Sendable, Hashable {
         case began(operation: Int, index: Int, kind: OperationRecord.Kind, parent: Int)
         /// An operation returned.
         case ended(operation: Int, outcome: OperationRecord.Outcome)
-        /// An operation was skipped (its slot was empty, or the harness's lock order forbade it).
+        /// An operation was skipped (an empty slot or a gone controller, a key the target cannot observe, nothing to
+        /// change, or the harness's lock order).
         case skipped(operation: Int, index: Int, kind: OperationRecord.Kind)
         /// A notification reached registration `registration` (its observe's id), caused by operation `cause`.
         case delivered(registration: Int, cause: Int, isPrior: Bool)

@@ -108,21 +108,23 @@ struct DeliveryChecks {
             return report.add(.init(.unexpectedDelivery, "\(describe(observe)) heard about \(describe(change)), which does not affect it"))
         }
         let window = index.windows[observe.id]!
+        // A registration with `.prior` hears of a change twice: say which notification it was.
+        let heard = delivery.isPrior ? "heard (a prior notification) about" : "heard about"
         report.count("no notification outside the registration")
         if change.ret < window.mayStart {
             report.add(.init(
                 .deliveryOutsideRegistration,
-                "\(describe(observe)) heard about \(describe(change)), made before the observe began"))
+                "\(describe(observe)) \(heard) \(describe(change)), made before the observe began"))
         } else if change.call > window.sureEnd {
             if let removal = window.endedBy.flatMap({ index.operations[$0] }) {
                 report.add(.init(
                     .deliveryOutsideRegistration,
-                    "\(Self.removalRule), but \(describe(observe)) heard about \(describe(change)), made after "
+                    "\(Self.removalRule), but \(describe(observe)) \(heard) \(describe(change)), made after "
                         + "\(describe(removal)) returned" + (removal.outcome == .none ? "" : " \(removal.outcome)")))
             } else {
                 report.add(.init(
                     .deliveryOutsideRegistration,
-                    "\(describe(observe)) heard about \(describe(change)), made after the registration was surely gone"))
+                    "\(describe(observe)) \(heard) \(describe(change)), made after the registration was surely gone"))
             }
         }
         if window.endedBy != nil { report.count(Self.removalRule) }
