@@ -44,6 +44,7 @@ final class ReportOverwriteTests: XCTestCase {
         let others: [Data] = [
             try RunFixtures.controlledSeedFileData(), Data("{\"format\": \"kvoguard-seed\"}".utf8),
             Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0]), Data("import Foundation\n".utf8), Data("[1, 2]".utf8),
+            Data("[]\n".utf8),
             Data("<!DOCTYPE html><html><body>mine</body></html>".utf8),
         ]
         for kind in ReportKind.allCases {
@@ -92,6 +93,19 @@ final class ReportOverwriteTests: XCTestCase {
         XCTAssertEqual(try contents("notes.txt"), Data("keep me\n".utf8))
         XCTAssertEqual(try ReportDestination(path: directory.file("notes.txt"), kind: .junit, force: true).write(report), directory.file("notes.txt"))
         XCTAssertEqual(try contents("notes.txt"), report)
+    }
+
+    /// A symbolic link to nothing is in the way too: refused up front (writing would replace the link), never taken
+    /// for a file that appeared meanwhile; `--force` replaces the link itself.
+    func testADanglingSymbolicLinkIsRefusedUnlessForced() throws {
+        let link = directory.file("dangling.json")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "nowhere.json")
+        let destination = ReportDestination(path: link, kind: .stressReport)
+        XCTAssertEqual(destination.conflict, "a symbolic link to something that does not exist")
+        let report = Data("{\"format\": \"kvoguard-stress-report\"}\n".utf8)
+        XCTAssertEqual(try ReportDestination(path: link, kind: .stressReport, force: true).write(report), link)
+        XCTAssertEqual(try contents("dangling.json"), report)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("nowhere.json")))
     }
 
     func testNumberedNamesKeepTheExtensionAndTheDirectory() {

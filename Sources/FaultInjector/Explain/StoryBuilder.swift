@@ -154,7 +154,8 @@ struct StoryBuilder {
             return operations[worker][index].description
         }
         if let record = records[id], record.inObjectDeinit {
-            return "\(kind) in its object's own deinit"
+            let key = record.key.map { " \($0.name)" } ?? ""
+            return "\(kind)\(key) by object #\(record.object) in its own deinit"
         }
         guard let registration = state.lastDelivery[worker], let label = state.labels[registration] else {
             return "\(kind) (a handler action)"

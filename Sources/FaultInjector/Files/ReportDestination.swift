@@ -30,7 +30,12 @@ public struct ReportDestination: Sendable {
     public var conflict: String? {
         guard !force else { return nil }
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }  // nothing there (a dangling link counts as nothing)
+        guard stat(path, &status) == 0 else {
+            // Nothing there, or a symbolic link to nothing: writing would replace the link itself.
+            var link = stat()
+            guard lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK else { return nil }
+            return "a symbolic link to something that does not exist"
+        }
         switch status.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: return "a directory"

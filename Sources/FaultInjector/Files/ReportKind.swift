@@ -43,7 +43,8 @@ public enum ReportKind: Sendable, CaseIterable {
             let head = String(decoding: data.prefix(4096), as: UTF8.self)
             return head.hasPrefix("<?xml") && head.contains(#"<testsuites name="guard-stress""#)
         case .benchFigures:
-            guard let list = try? JSONSerialization.jsonObject(with: data) as? [Any] else { return false }
+            // bench never writes an empty list (a filter that selects nothing is a usage error).
+            guard let list = try? JSONSerialization.jsonObject(with: data) as? [Any], !list.isEmpty else { return false }
             return list.allSatisfy { element in
                 guard let figure = element as? [String: Any] else { return false }
                 return figure["name"] is String && figure["value"] is NSNumber && figure["unit"] is String
