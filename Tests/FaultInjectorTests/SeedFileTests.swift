@@ -59,6 +59,11 @@ final class SeedFileTests: XCTestCase {
         }
         let nested = directory.file("made/on/the/way")
         XCTAssertTrue(try SeedFileStore.write(written, into: nested).hasPrefix(nested + "/seed-raw-"))
+        // A one-character relative name (on which Foundation's `deletingLastPathComponent` traps).
+        let previous = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(directory.path))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
+        XCTAssertEqual(try SeedFileStore.write(written, into: "q"), "q/seed-raw-5.json")
     }
 
     func testSeedFileIsReadableJSONWithTheOperationTexts() throws {

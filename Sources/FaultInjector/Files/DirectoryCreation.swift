@@ -12,8 +12,9 @@ enum DirectoryCreation {
             guard isDirectory.boolValue else { throw FileWriteError(path: path, code: ENOTDIR) }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path { try ensure(parent) }
+        // On the text alone: Foundation's `deletingLastPathComponent` traps on a one-character name.
+        let parent = ParentDirectory.of(path)
+        if parent != path { try ensure(parent) }
         if mkdir(path, 0o777) != 0 {
             let code = errno
             guard code == EEXIST else { throw FileWriteError(path: path, code: code) }
