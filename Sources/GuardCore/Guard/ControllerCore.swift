@@ -72,7 +72,7 @@ final class ControllerCore: @unchecked Sendable {
         let runtimeObject = runtimeObject(object)
         let info: KeyPathInfo
         if let runtimeObject {
-            guard let runtimeInfo = runtime.info(for: keyPath, on: runtimeObject) else {
+            guard let runtimeInfo = runtimeObject._withUnsafeGuaranteedRef({ runtime.info(for: keyPath, on: $0) }) else {
                 let reason: GuardDiagnostic.InvalidArgument =
                     KeyPathSyntax.isWellFormed(keyPath) ? .unobservableKeyPath : .emptyKeyPath
                 return invalid(reason, object: object, keyPath: keyPath, callSite: callSite)
@@ -120,17 +120,19 @@ final class ControllerCore: @unchecked Sendable {
         SchedulePoints.reach(.guardBeforeRegister)
         if let runtimeObject {
             // The registration is the runtime's observance, made with this very `info`: insert it as it is.
-            _ = runtimeObject.insert(registration)
+            _ = runtimeObject._withUnsafeGuaranteedRef { $0.insert(registration) }
             if registration.lacksObjectTable {
                 // A weakly held object observed for the first time: the insert made its table.
-                lock.withLock(ownedBy: self) { registration.takeObjectTable(of: runtimeObject) }
+                lock.withLock(ownedBy: self) {
+                    runtimeObject._withUnsafeGuaranteedRef { registration.takeObjectTable(of: $0) }
+                }
             }
             SchedulePoints.reach(.guardAfterRegister)
             if !registration.state.transition(from: .pending, to: .active) {
                 // Another thread unobserved while the add was running and already got `.removed` (the state is
                 // `cancelled`); now that the runtime knows the registration, take it out.
                 SchedulePoints.reach(.guardBeforeUnregister)
-                runtimeObject.unregister(registration)
+                _ = runtimeObject._withUnsafeGuaranteedRef { $0.unregister(registration) }
                 registration.state.set(.removed)
             }
         } else if let handle = backend.addObserver(
@@ -394,7 +396,7 @@ final class ControllerCore: @unchecked Sendable {
             break
         case .itself:
             if let runtimeObject = runtimeObject(object) {
-                runtimeObject.unregister(registration)
+                _ = runtimeObject._withUnsafeGuaranteedRef { $0.unregister(registration) }
             } else {
                 backend.removeObservation(registration, from: object)
             }
@@ -403,12 +405,14 @@ final class ControllerCore: @unchecked Sendable {
         }
     }
 
-    /// `object` as a ``KVOObject`` when the backend hands it to GuardCore's runtime; `nil` otherwise.
+    /// `object` as a ``KVOObject`` when the backend hands it to GuardCore's runtime; `nil` otherwise. Unretained: the
+    /// caller keeps `object` alive while it uses the result (through `_withUnsafeGuaranteedRef`), so the cast costs
+    /// the hot paths no reference counting.
     @inline(__always)
-    private func runtimeObject(_ object: AnyObject) -> KVOObject? {
+    private func runtimeObject(_ object: AnyObject) -> Unmanaged<KVOObject>? {
         // A type check and an unchecked downcast: unlike `as?`, no retained copy of the object.
         guard runtimeHandlesKVOObjects, object is KVOObject else { return nil }
-        return unsafeDowncast(object, to: KVOObject.self)
+        return Unmanaged.passUnretained(unsafeDowncast(object, to: KVOObject.self))
     }
 
     /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after

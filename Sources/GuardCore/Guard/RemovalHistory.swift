@@ -12,15 +12,20 @@
 struct RemovalHistory {
     private final class Entry {
         private let table: ObservationTable?
+        /// `table`'s address, compared without touching `table`'s reference count.
+        private let tableAddress: UnsafeMutableRawPointer?
         private weak var object: AnyObject?
         private let keyPath: String
         private var moreKeyPaths: [String] = []
 
         init(object: AnyObject, keyPath: String) {
             if let object = object as? KVOObject {
-                table = object.table
+                let table = object.table
+                self.table = table
+                tableAddress = Unmanaged.passUnretained(table).toOpaque()
             } else {
                 table = nil
+                tableAddress = nil
                 self.object = object
             }
             self.keyPath = keyPath
@@ -29,20 +34,23 @@ struct RemovalHistory {
         /// An entry about the ``KVOObject`` whose observation table is `table`.
         init(table: ObservationTable, keyPath: String) {
             self.table = table
+            tableAddress = Unmanaged.passUnretained(table).toOpaque()
             self.keyPath = keyPath
         }
 
         /// Whether this entry is about `object` (and not about a dead object that had its address).
         func isAbout(_ object: AnyObject) -> Bool {
-            guard let table else { return self.object === object }
-            guard let current = (object as? KVOObject)?.existingTableReference else { return false }
-            return current.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
+            guard let tableAddress else { return self.object === object }
+            // A type check and an unchecked downcast: unlike `as?`, no retained copy of the object.
+            guard object is KVOObject,
+                let current = unsafeDowncast(object, to: KVOObject.self).existingTableReference
+            else { return false }
+            return current.toOpaque() == tableAddress
         }
 
         /// Whether this entry is about the ``KVOObject`` whose observation table is `table`.
         func isAbout(table: ObservationTable) -> Bool {
-            guard let own = self.table else { return false }
-            return Unmanaged.passUnretained(own).toOpaque() == Unmanaged.passUnretained(table).toOpaque()
+            tableAddress == Unmanaged.passUnretained(table).toOpaque()
         }
 
         /// Whether the object this entry is about still lives. A weakly held object can only be asked by taking a
@@ -72,9 +80,12 @@ struct RemovalHistory {
     mutating func remember(
         _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
-        remember(
-            keyPath, of: id, isAbout: { $0.isAbout(object) }, makeEntry: { Entry(object: object, keyPath: keyPath) },
-            keepingSurvivorsIn: &survivors)
+        // The common case, an object removed from before: one lookup, no allocation.
+        if let entry = entries.value(for: id), entry.isAbout(object) {
+            entry.add(keyPath)
+            return
+        }
+        store(Entry(object: object, keyPath: keyPath), for: id, keepingSurvivorsIn: &survivors)
     }
 
     /// Records that `keyPath` was removed from the ``KVOObject`` whose identity is `id` and whose observation table
@@ -84,25 +95,24 @@ struct RemovalHistory {
         _ keyPath: String, of id: ObjectIdentifier, deinitializingObjectTable table: ObservationTable,
         keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
-        remember(
-            keyPath, of: id, isAbout: { $0.isAbout(table: table) },
-            makeEntry: { Entry(table: table, keyPath: keyPath) }, keepingSurvivorsIn: &survivors)
+        if let entry = entries.value(for: id), entry.isAbout(table: table) {
+            entry.add(keyPath)
+            return
+        }
+        store(Entry(table: table, keyPath: keyPath), for: id, keepingSurvivorsIn: &survivors)
     }
 
-    /// Adds `keyPath` to the entry at `id` if it is about the object (`isAbout`), or replaces it with a new one.
-    private mutating func remember(
-        _ keyPath: String, of id: ObjectIdentifier, isAbout: (Entry) -> Bool, makeEntry: () -> Entry,
-        keepingSurvivorsIn survivors: inout [AnyObject]
+    /// Makes `entry` the one at `id`, replacing an entry about a dead object that had the same address, and sweeps
+    /// the history when it grew past the threshold.
+    private mutating func store(
+        _ entry: Entry, for id: ObjectIdentifier, keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
-        let isNew = entries.update(id) { entry -> Bool in
-            if let entry, isAbout(entry) {
-                entry.add(keyPath)
-                return false
-            }
-            entry = makeEntry()
-            return true
+        let replaced = entries.update(id) { slot -> Entry? in
+            defer { slot = entry }
+            return slot
         }
-        if isNew, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
+        // The replaced entry (about a dead object) holds nothing user-owned: releasing it here is harmless.
+        if replaced == nil, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
     }
 
     /// Whether `keyPath` was removed from this very `object` (whose identity is `id`) before.
