@@ -339,7 +339,7 @@ final class ControllerCore: @unchecked Sendable {
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
         return lock.withLock(ownedBy: self) { liveChain(from: registrations.value(for: id), of: object).map(\.keyPath) }
-            .sorted()
+            .sortedAsKeys()
     }
 
     var sink: (any DiagnosticSink)? {

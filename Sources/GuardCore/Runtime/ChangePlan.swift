@@ -229,7 +229,7 @@ struct ChangePlan {
             oldValue = ownOld
             newValue = ownNew
         } else {
-            if let begun = targets.entries.firstIndex(where: { $0.keyPath == late.keyPath }),
+            if let begun = targets.entries.firstIndex(where: { $0.keyPath.isSameKey(as: late.keyPath) }),
                 targets.entries[begun].wantsOld
             {
                 knowsOld = true

@@ -11,7 +11,10 @@ extension KVOObject {
 
     /// The key paths this object has registrations for, sorted.
     public var observedKeyPaths: [String] {
-        Array(Set((existingTable?.allObservances ?? []).map(\.keyPath))).sorted()
+        // Each key path once, told apart by its bytes (two spellings of one string are two key paths).
+        var seen = Set<ExactKey>()
+        return (existingTable?.allObservances ?? []).map(\.keyPath).filter { seen.insert(ExactKey($0)).inserted }
+            .sortedAsKeys()
     }
 
     /// Foundation-style observation info: one line per registration (observer, key path, options, context).

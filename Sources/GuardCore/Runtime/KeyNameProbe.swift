@@ -60,11 +60,12 @@ enum KeyNameProbe {
         }
     }
 
-    /// `a.b` for a key path of stored properties only (named by its printed form, never read).
+    /// `a.b` for a key path of stored properties only (named by its printed form, never read). The identity key path
+    /// (`\.self`, which prints like a property named `self`) names no key.
     private static func plainStoredNames(_ components: [KeyPathRendering.Component]) -> String? {
         var names: [String] = []
         for component in components {
-            guard case .stored(let name) = component, !name.hasPrefix("_") else { return nil }
+            guard case .stored(let name) = component, !name.hasPrefix("_"), name != "self" else { return nil }
             names.append(name)
         }
         return names.joined(separator: ".")

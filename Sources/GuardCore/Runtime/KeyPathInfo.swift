@@ -47,6 +47,6 @@ final class KeyPathInfo: Sendable {
     @inline(__always)
     func isKeyPath(_ key: String, hash: UInt64) -> Bool {
         // The hash is taken over the bytes: with it equal, `==` is byte equality (see `isSameKey(as:)`).
-        self.hash == hash && keyPath == key
+        self.hash == hash && keyPath.isSameKey(as: key)
     }
 }

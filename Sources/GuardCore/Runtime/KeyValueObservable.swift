@@ -3,9 +3,11 @@ import Foundation
 /// Adds compile-time-checked Swift key path overloads to every ``KVOObject`` (`person.addObserver(o, forKeyPath:
 /// \.age)`). ``KVOObject`` conforms; you never conform yourself.
 ///
-/// A key path has a name when it is a chain of ``Observed`` properties (or a plain stored property); computed
-/// properties and optional chains have none, and using one is the misuse ``KVOMisuse/Kind/unknownKey``. Use the
-/// string overloads for those.
+/// A key path has a name when it is a chain of ``Observed`` properties, or of plain stored properties that cannot be
+/// overridden (of a `final` class, or declared `final`: in a class that can be subclassed, a plain stored property is
+/// reached through its accessors, and its key path carries no name). Computed properties, optional chains and the
+/// identity key path `\.self` have none, and using one is the misuse ``KVOMisuse/Kind/unknownKey``. Use the string
+/// overloads for those.
 public protocol KeyValueObservable: KVOObject {}
 
 extension KVOObject: KeyValueObservable {}

@@ -116,7 +116,7 @@ enum ManualChanges {
         guard openSilences.load(ordering: .relaxed) != 0 else { return false }
         guard let state = threadState.valueIfCreated, !state.silenced.isEmpty else { return false }
         let identity = ObjectIdentifier(object)
-        return state.silenced.contains { $0.0 == identity && $0.1 == key }
+        return state.silenced.contains { $0.0 == identity && $0.1.isSameKey(as: key) }
     }
 
     /// Reads a manually announced key through key-value coding (reporting a failed read only when asked to).

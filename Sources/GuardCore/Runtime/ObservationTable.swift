@@ -101,7 +101,7 @@ final class ObservationTable: @unchecked Sendable {
                 // A key path is never linked to itself: for a dotted one, that trigger is a dependency looping back
                 // (`peer` ← `peer.peer` puts `peer.peer` among the triggers of `peer.peer`), which its own first key
                 // and forwarder already follow; announcing it would only echo.
-                for trigger in info.triggers where !(trigger.hash == info.hash && trigger.key == info.keyPath) {
+                for trigger in info.triggers where !(trigger.hash == info.hash && trigger.key.isSameKey(as: info.keyPath)) {
                     if trigger.isDotted, !dependencies.hasRelay(for: trigger.key, hash: trigger.hash) {
                         relaysNeeded.append(trigger.key)
                     }
@@ -111,7 +111,7 @@ final class ObservationTable: @unchecked Sendable {
                 // Every registration that depends on a dotted key path makes sure a relay is installed before it
                 // returns (the relay of the registration that came first may still be on its way).
                 for trigger in info.triggers
-                where trigger.isDotted && !(trigger.hash == info.hash && trigger.key == info.keyPath)
+                where trigger.isDotted && !(trigger.hash == info.hash && trigger.key.isSameKey(as: info.keyPath))
                     && !dependencies.hasRelay(for: trigger.key, hash: trigger.hash)
                 {
                     relaysNeeded.append(trigger.key)
@@ -222,7 +222,7 @@ final class ObservationTable: @unchecked Sendable {
     func targets(forChangeOf key: String, hash: UInt64) -> (targets: ChangeTargets?, epoch: UInt64) {
         let (targets, epoch, discarded) = locked { () -> (ChangeTargets?, UInt64, [Snapshot]) in
             let epoch = insertionCount
-            for snapshot in snapshots where snapshot.hash == hash && snapshot.key == key {
+            for snapshot in snapshots where snapshot.hash == hash && snapshot.key.isSameKey(as: key) {
                 return (snapshot.targets, epoch, [])
             }
             let targets = buildTargets(forChangeOf: key, hash: hash)
@@ -253,7 +253,7 @@ final class ObservationTable: @unchecked Sendable {
     private func entry(forKeyPath keyPath: String, hash: UInt64, changedKey: String) -> ChangeTargets.Entry {
         ChangeTargets.Entry(
             keyPath: keyPath, observances: observances.filter { $0.info.isKeyPath(keyPath, hash: hash) },
-            isOwnKey: keyPath == changedKey)
+            isOwnKey: keyPath.isSameKey(as: changedKey))
     }
 
     // MARK: Dotted key path forwarders
@@ -362,7 +362,7 @@ final class ObservationTable: @unchecked Sendable {
             where link.trigger.isDotted && link.keyPath.isKeyPath(keyPath.keyPath, hash: keyPath.hash) {
                 guard
                     let index = relays.firstIndex(where: {
-                        $0.hash == link.trigger.hash && $0.keyPath == link.trigger.key
+                        $0.hash == link.trigger.hash && $0.keyPath.isSameKey(as: link.trigger.key)
                     }), !needed[index]
                 else { continue }
                 needed[index] = true
@@ -392,7 +392,7 @@ extension ObservationTable {
         let keyPath: KeyPathInfo
 
         func isTriggered(byKey key: String, hash: UInt64) -> Bool {
-            trigger.hash == hash && trigger.key == key
+            trigger.hash == hash && trigger.key.isSameKey(as: key)
         }
 
         func links(_ key: String, hash: UInt64, to keyPath: String) -> Bool {
@@ -418,11 +418,11 @@ extension ObservationTable {
         @exclusivity(unchecked) var relays: [Relay] = []
 
         func hasRelay(for keyPath: String, hash: UInt64) -> Bool {
-            relays.contains { $0.hash == hash && $0.keyPath == keyPath }
+            relays.contains { $0.hash == hash && $0.keyPath.isSameKey(as: keyPath) }
         }
 
         func removeRelay(for keyPath: String, hash: UInt64) -> Observance? {
-            guard let index = relays.firstIndex(where: { $0.hash == hash && $0.keyPath == keyPath }) else { return nil }
+            guard let index = relays.firstIndex(where: { $0.hash == hash && $0.keyPath.isSameKey(as: keyPath) }) else { return nil }
             let registration = relays.remove(at: index).registration
             Relay.dependencyRelay(of: registration)?.isInstalled = false
             return registration

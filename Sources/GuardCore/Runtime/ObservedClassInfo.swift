@@ -38,11 +38,12 @@ enum ObservedClassInfo {
     /// followed further.
     private static func triggerKeys(forFirstKey first: String, of type: KVOObject.Type) -> [String] {
         var ordered = [first]
-        var seen: Set<String> = [first]
+        // Told apart by their bytes, like every key (see `isSameKey(as:)`): two spellings of one string are two keys.
+        var seen: Set<ExactKey> = [ExactKey(first)]
         var queue = [first]
         while let key = queue.popLast() {
-            for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sorted()
-            where KeyPathSyntax.isWellFormed(affecting) && seen.insert(affecting).inserted {
+            for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sortedAsKeys()
+            where KeyPathSyntax.isWellFormed(affecting) && seen.insert(ExactKey(affecting)).inserted {
                 ordered.append(affecting)
                 if !KeyPathSyntax.isDotted(affecting) { queue.append(affecting) }
             }

@@ -40,8 +40,8 @@ final class StoredPropertyTable: Sendable {
     }
 
     /// Every readable key.
-    var keys: Set<String> {
-        Set(properties.keys.map(\.string))
+    var keys: [String] {
+        properties.keys.map(\.string)
     }
 
     /// The value types of the ``Observed`` properties.

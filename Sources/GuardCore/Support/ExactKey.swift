@@ -33,6 +33,15 @@ extension String {
     }
 }
 
+extension Sequence<String> {
+    /// The keys in the order of their UTF-8 bytes: a total order on keys. (`sorted()` orders by canonical
+    /// equivalence, under which two spellings of one string are neither before nor after each other, so their order
+    /// would depend on where they came from.)
+    func sortedAsKeys() -> [String] {
+        sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+}
+
 /// A key or key path as a dictionary key or set element: equal to another only with the same UTF-8 bytes.
 struct ExactKey: Hashable, Sendable {
     let string: String

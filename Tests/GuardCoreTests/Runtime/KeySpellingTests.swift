@@ -90,4 +90,109 @@ final class KeySpellingTests: XCTestCase {
         }
         XCTAssertEqual(misuses.map(\.kind), [.unpairedDidChange])
     }
+
+    /// Each spelling its own value (`C` or `D` and a counter), `total` depending on the composed spelling and the
+    /// composed spelling on the decomposed one, announced by hand.
+    final class Chained: KVOObject, @unchecked Sendable {
+        static let composed = "caf\u{E9}"
+        static let decomposed = "cafe\u{301}"
+        private let counter = TestBox(0)
+        var count: Int {
+            get { counter.get() }
+            set { counter.set(newValue) }
+        }
+
+        override func value(forKey key: String) -> Any? {
+            if key.utf8.elementsEqual(Self.composed.utf8) { return "C\(count)" }
+            if key.utf8.elementsEqual(Self.decomposed.utf8) { return "D\(count)" }
+            if key == "total" { return count }
+            return super.value(forKey: key)
+        }
+
+        override class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
+            if key == "total" { return [composed] }
+            if key.utf8.elementsEqual(composed.utf8) { return [decomposed] }
+            return []
+        }
+    }
+
+    func testADependencyOnTheOtherSpellingIsFollowedLikeAnyOther() {
+        let model = Chained()
+        let recorder = Recorder()
+        let misuses = recordingMisuse {
+            whileObserving(model, "total", with: recorder) {
+                model.willChangeValue(forKey: decomposed)
+                model.count = 1
+                model.didChangeValue(forKey: decomposed)
+            }
+        }
+        XCTAssertEqual(misuses, [])
+        XCTAssertEqual(recorder.received.map(\.keyPath), ["total"])
+    }
+
+    func testAKeyPathAnnouncedByTheOtherSpellingReadsItsOwnValues() {
+        let model = Chained()
+        let recorder = Recorder()
+        let misuses = recordingMisuse {
+            whileObserving(model, composed, with: recorder, options: [.old, .new]) {
+                model.willChangeValue(forKey: decomposed)
+                model.count = 1
+                model.didChangeValue(forKey: decomposed)
+            }
+        }
+        XCTAssertEqual(misuses, [])
+        XCTAssertEqual(recorder.changes.map { "\($0.oldValue ?? "nil") -> \($0.newValue ?? "nil")" }, ["C0 -> C1"])
+    }
+
+    /// Both spellings depend on `count`, each with its own value.
+    final class BothFollowCount: KVOObject, @unchecked Sendable {
+        @Observed var count = 0
+
+        override func value(forKey key: String) -> Any? {
+            if key.utf8.elementsEqual(Chained.composed.utf8) { return "C\(count)" }
+            if key.utf8.elementsEqual(Chained.decomposed.utf8) { return "D\(count)" }
+            return super.value(forKey: key)
+        }
+
+        override class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
+            key.utf8.elementsEqual(Chained.composed.utf8) || key.utf8.elementsEqual(Chained.decomposed.utf8)
+                ? ["count"] : []
+        }
+    }
+
+    func testARegistrationMadeDuringAChangeNeverGetsTheOtherSpellingsOldValue() {
+        let model = BothFollowCount()
+        let owner = Recorder()
+        let early = ObservationController(observer: owner)
+        let late = ObservationController(observer: owner)
+        let lateChanges = TestBox<[String]>([])
+        let decomposed = decomposed
+        assertNoMisuse {
+            early.observe(model, keyPath: composed, options: [.old, .prior]) { _, model, change in
+                guard change.isPrior else { return }
+                late.observe(model, keyPath: decomposed, options: [.old, .new]) { _, _, change in
+                    lateChanges.mutate { $0.append("\(change.oldValue ?? "nil") -> \(change.newValue ?? "nil")") }
+                }
+            }
+            model.count = 1
+            early.unobserveAll()
+            late.unobserveAll()
+        }
+        // The decomposed spelling was not observed when the change began, so no old value of its own was read: a
+        // registration made during the change is not told of it, and never handed the composed spelling's.
+        XCTAssertEqual(lateChanges.get(), [])
+    }
+
+    func testTheRuntimeListsBothSpellingsAmongItsObservedKeyPaths() {
+        let model = BothSpellings()
+        let recorder = Recorder()
+        assertNoMisuse {
+            model.addObserver(recorder, forKeyPath: composed)
+            model.addObserver(recorder, forKeyPath: decomposed)
+            // Both, in the order of their bytes (`e` before the first byte of `é`).
+            XCTAssertEqual(model.observedKeyPaths.map { Array($0.utf8) }, [Array(decomposed.utf8), Array(composed.utf8)])
+            model.removeObserver(recorder, forKeyPath: composed)
+            model.removeObserver(recorder, forKeyPath: decomposed)
+        }
+    }
 }

@@ -28,6 +28,30 @@ final class TypedKeyPathTests: XCTestCase {
         XCTAssertNil(Student().keyPathString(for: \.idAlias))
     }
 
+    /// A class that can be subclassed: its plain stored properties have names only when declared `final`.
+    class Subclassable: KVOObject, @unchecked Sendable {
+        @Observed var observed = 0
+        var plain = 3
+        final var fixed = 4
+    }
+
+    func testPlainStoredPropertiesOfASubclassableClassAreNamedOnlyWhenFinal() {
+        let object = Subclassable()
+        XCTAssertEqual(object.keyPathString(for: \.observed), "observed")
+        XCTAssertEqual(object.keyPathString(for: \.fixed), "fixed")
+        XCTAssertNil(object.keyPathString(for: \.plain), "reached through overridable accessors: no name")
+    }
+
+    func testTheIdentityKeyPathHasNoName() {
+        XCTAssertNil(Person().keyPathString(for: \.self))
+        XCTAssertNil(Subclassable().keyPathString(for: \.self))
+        let owner = Recorder()
+        let sink = CountingSink()
+        let controller = ObservationController(observer: owner, diagnosticSink: sink)
+        XCTAssertEqual(controller.observe(Person(), \.self) { _, _, _ in }, .invalid(.unobservableKeyPath))
+        XCTAssertEqual(sink.count(of: .invalidArgument), 1)
+    }
+
     /// Computed properties that read `@Observed` ones: one that would trap if read, one with a side effect, and a
     /// settable one of a base class that, from a subclass root, prints just like the property it reads.
     class ComputedBase: KVOObject, @unchecked Sendable {
