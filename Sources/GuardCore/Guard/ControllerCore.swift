@@ -410,9 +410,7 @@ final class ControllerCore: @unchecked Sendable {
     /// the hot paths no reference counting.
     @inline(__always)
     private func runtimeObject(_ object: AnyObject) -> Unmanaged<KVOObject>? {
-        // A type check and an unchecked downcast: unlike `as?`, no retained copy of the object.
-        guard runtimeHandlesKVOObjects, object is KVOObject else { return nil }
-        return Unmanaged.passUnretained(unsafeDowncast(object, to: KVOObject.self))
+        runtimeHandlesKVOObjects ? KVOObject.unretained(object) : nil
     }
 
     /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after

@@ -80,7 +80,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.callSite = setup.callSite
         self.core = setup.core
         self.strongObject = setup.retainsObject ? setup.object : nil
-        self.weakObjectTable = setup.retainsObject ? nil : (setup.object as? KVOObject)?.existingTable
+        self.weakObjectTable =
+            setup.retainsObject ? nil : KVOObject.existingTableReference(of: setup.object)?.takeUnretainedValue()
         super.init(
             info: setup.info, options: setup.options, context: setup.context, dropsWithObject: !setup.retainsObject,
             isGuarded: true)
@@ -103,8 +104,9 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     func isAbout(_ object: AnyObject) -> Bool {
         if let strongObject { return strongObject === object }
         if let observed = weakObject { return observed === object }
-        guard let weakObjectTable, let table = (object as? KVOObject)?.existingTableReference else { return false }
-        return table.toOpaque() == Unmanaged.passUnretained(weakObjectTable).toOpaque()
+        guard let weakObjectTable else { return false }
+        return KVOObject.existingTableReference(of: object)?.toOpaque()
+            == Unmanaged.passUnretained(weakObjectTable).toOpaque()
     }
 
     /// Whether the registration is of a weakly held ``KVOObject`` whose observation table it has not taken yet (the

@@ -41,11 +41,7 @@ struct RemovalHistory {
         /// Whether this entry is about `object` (and not about a dead object that had its address).
         func isAbout(_ object: AnyObject) -> Bool {
             guard let tableAddress else { return self.object === object }
-            // A type check and an unchecked downcast: unlike `as?`, no retained copy of the object.
-            guard object is KVOObject,
-                let current = unsafeDowncast(object, to: KVOObject.self).existingTableReference
-            else { return false }
-            return current.toOpaque() == tableAddress
+            return KVOObject.existingTableReference(of: object)?.toOpaque() == tableAddress
         }
 
         /// Whether this entry is about the ``KVOObject`` whose observation table is `table`.

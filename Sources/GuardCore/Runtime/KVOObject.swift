@@ -113,6 +113,18 @@ open class KVOObject {
         Self.table(fromBits: tableStorage.load(ordering: .acquiring))
     }
 
+    /// `object` as a ``KVOObject``, if it is one, without a strong reference to it: the caller keeps `object` alive
+    /// while it uses the result. (A type check and an unchecked downcast: unlike `as?`, no retained copy.)
+    static func unretained(_ object: AnyObject) -> Unmanaged<KVOObject>? {
+        guard object is KVOObject else { return nil }
+        return Unmanaged.passUnretained(unsafeDowncast(object, to: KVOObject.self))
+    }
+
+    /// The observation table of `object`, if it is a ``KVOObject`` that has one, retaining neither.
+    static func existingTableReference(of object: AnyObject) -> Unmanaged<ObservationTable>? {
+        unretained(object)?._withUnsafeGuaranteedRef { $0.existingTableReference }
+    }
+
     /// The table, created now if needed.
     var table: ObservationTable {
         if let existing = existingTable { return existing }
