@@ -1,6 +1,6 @@
 /// **Planted bug `bug-description-singleton`: one controller for everybody, its cache keyed by the object's
 /// `description`.** Every controller of the system shares one table (the singleton) under one semaphore (here a
-/// ``PlantedLock`` the controlled runner sees), keyed by `String(describing: object)` and the key path, without the
+/// ``ScheduledLock`` the controlled runner sees), keyed by `String(describing: object)` and the key path, without the
 /// observer. Objects whose descriptions agree (every stress object's is its type name, as in a model class that
 /// prints its fields) and different observers of one object collide: a first observe answers `duplicate` and is
 /// never notified, and an unobserve removes another observer's registration.

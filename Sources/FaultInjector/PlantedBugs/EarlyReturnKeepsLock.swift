@@ -1,6 +1,6 @@
 /// **Planted bug `bug-early-return-keeps-lock`: an early return never releases the lock.** Observe takes the lock by
 /// hand, and its duplicate path returns without unlocking; the next call on any thread waits for ever. The lock is a
-/// ``PlantedLock`` the controlled runner sees, so it names the deadlock as soon as every worker waits (or the owner
+/// ``ScheduledLock`` the controlled runner sees, so it names the deadlock as soon as every worker waits (or the owner
 /// takes it again); a chaos round hangs (a `deadlock` verdict in a child process).
 ///
 /// Mirrors DESIGN.md section 5 race 5: the reference material's singleton `KVOController` waits on its semaphore and

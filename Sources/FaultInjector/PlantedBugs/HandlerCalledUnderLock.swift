@@ -3,7 +3,7 @@ import GuardCore
 /// **Planted bug `bug-handler-under-lock`: the handler runs while the controller's lock is held.** The delivery
 /// looks the registration up and calls the handler inside the same critical section, so a handler that calls back
 /// into its controller (unobserve inside the callback, unobserve-all, observe) takes the lock its own thread holds:
-/// a self-deadlock. The lock is a plain mutex the controlled runner sees (``PlantedLock``), so a controlled run sees
+/// a self-deadlock. The lock is a plain mutex the controlled runner sees (``ScheduledLock``), so a controlled run sees
 /// the handler start while the lock is held (`called-under-lock`, even when no handler calls back in) and reports a
 /// deadlock at the acquire; a chaos round hangs (a `deadlock` verdict in a child process).
 ///

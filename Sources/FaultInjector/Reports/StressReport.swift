@@ -148,7 +148,8 @@ public struct StressReport: Codable, Sendable {
         /// Runs with the recorded signature.
         public var sameSignatureRuns: Int
         /// Controlled files: runs that followed the recorded schedule and recorded the history whose digest the file
-        /// records (`null` for chaos, and when ``exactnessNotChecked`` says why nothing could be compared).
+        /// records (`nil`, and absent from the JSON, for chaos and when ``exactnessNotChecked`` says why nothing could be
+        /// compared).
         public var exactRuns: Int?
         /// Controlled files whose runs could not be checked for exactness: why (the file has no recorded schedule or
         /// no history digest, or the replay's target is not the file's). Absent when exactness was checked, and for

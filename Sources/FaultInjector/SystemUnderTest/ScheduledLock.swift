@@ -24,7 +24,8 @@ import GuardCore
 /// `called-under-lock`.
 ///
 /// Outside a controlled run's workers it is a plain heap-allocated `pthread_mutex_t` (ThreadSanitizer understands it)
-/// plus one atomic load per acquire and release, so the chaos runner and your own code use it as they would use
+/// plus one atomic load per acquire and release (and, for a named lock, a thread-local lookup per acquire, which
+/// hands the name to a controlled run's scheduler), so the chaos runner and your own code use it as they would use
 /// `NSLock`. It is not recursive: taking it again on the thread that holds it blocks for ever, as `NSLock` does
 /// (a controlled run reports that at once). Unlocking it from a thread that does not hold it is undefined.
 public final class ScheduledLock: @unchecked Sendable {
@@ -38,11 +39,17 @@ public final class ScheduledLock: @unchecked Sendable {
         self.name = name
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        // A normal mutex, asked for by name: relocking it blocks on every platform, as documented above.
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_NORMAL))
+        let status = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed with \(status)")
     }
 
     deinit {
+        // A planted bug may leave it held (that is the bug); destroying a held mutex is not worth a trap here.
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()

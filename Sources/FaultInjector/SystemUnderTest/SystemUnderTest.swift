@@ -31,8 +31,8 @@ public protocol SystemUnderTest: Sendable {
     /// type says otherwise: a system observing stand-ins for the stress objects (twins) drops them when the stand-in
     /// goes, which may be later.
     var dropsWeakRegistrationsInObjectDeinit: Bool { get }
-    /// Whether a stress object may remove its own registrations from inside its deinit through a controller holding
-    /// it weakly and get the answers a live object gets (the guard: a ``KVOObject``'s registrations are its own until
+    /// Whether a stress object may remove its own registrations from inside its deinit (mostly through a controller
+    /// holding it weakly) and get the answers a live object gets (the guard: a ``KVOObject``'s registrations are its own until
     /// its deinit ends). The harness makes such removals (``ScenarioConfiguration/unobservesInDeinit``) only for a
     /// system that says so; the oracle judges their answers like any other removal's (a weakly held registration
     /// lives until its object's deinit drops it). `false` unless a conforming type says otherwise.

@@ -70,11 +70,11 @@ enum OutputPath {
         return oneNumber == otherNumber && (one[.systemNumber] as? NSNumber) == (other[.systemNumber] as? NSNumber)
     }
 
-    /// Checks that a report of `kind` written to `option`'s file `path` destroys nothing: `path` can be written
-    /// (``checkFile(_:option:)``) and holds nothing, an empty file, or an earlier report of the same kind; any other
-    /// file (a seed file, a binary, a source file) is a usage error unless `force`. Returns the destination to write.
+    /// Checks that a report of `kind` written to `option`'s file `path` destroys nothing: `path` holds nothing, an
+    /// empty file, or an earlier report of the same kind; any other file (a seed file, a binary, a source file) is a
+    /// usage error unless `force`. Called after the caller checked that `path` can be written
+    /// (``checkFile(_:option:)`` or ``writeProblem(_:createsDirectory:)``). Returns the destination to write.
     static func checkReport(_ path: String, option: String, kind: ReportKind, force: Bool) throws -> ReportDestination {
-        try checkFile(path, option: option)
         let destination = ReportDestination(path: path, kind: kind, force: force)
         if let conflict = destination.conflict {
             throw UsageError(

@@ -1,7 +1,11 @@
 /// The registrations of one baseline controller (or, for a singleton, of all of them) under one lock: a lookup by
 /// key, and every live registration in one array, newest first (what notifications look through).
 final class PlantedTable: @unchecked Sendable {
-    let lock = PlantedLock()
+    /// A plain (not error-checking) mutex the controlled runner sees, unlike GuardCore's `Lock`, which stops a debug
+    /// build on a relock: so a planted bug that calls a handler under it, or returns without releasing it, is a real
+    /// deadlock. The controlled runner names it at once (it sees every acquire); a chaos round hangs until its
+    /// watchdog, which in a child process is the verdict `deadlock`.
+    let lock = ScheduledLock()
     /// Guarded by ``lock``.
     var byKey: [PlantedRegistrationKey: PlantedRegistration] = [:]
     /// Every registration not yet taken out, newest first. Guarded by ``lock``.
