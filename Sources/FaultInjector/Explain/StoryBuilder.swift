@@ -240,5 +240,6 @@ struct StoryBuilder {
         .deallocatedWhileObserved: "an object deallocated while observed",
         .unpairedDidChange: "didChangeValue without willChangeValue",
         .unknownKey: "a key the object does not have (NSUnknownKeyException)",
+        .invalidIndexes: "indexes that do not fit an ordered to-many property (NSRangeException)",
     ]
 }

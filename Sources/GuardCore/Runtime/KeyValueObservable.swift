@@ -43,47 +43,58 @@ extension KeyValueObservable {
     }
 
     // MARK: Ordered to-many helpers
+    //
+    // Each helper checks its indexes against the array before it announces anything: indexes that do not fit are the
+    // misuse ``KVOMisuse/Kind/invalidIndexes`` (Foundation raises), and with a policy that continues the helper
+    // returns `false` having announced and changed nothing.
 
     /// Inserts `elements` into the array property at `keyPath` so they end up at `indexes` (ascending), and
-    /// notifies observers once with an ``KeyValueChange/Kind/insertion`` and those indexes.
+    /// notifies observers once with an ``KeyValueChange/Kind/insertion`` and those indexes. Returns whether it did:
+    /// one index per element, the `k`-th at most the array's count plus `k`, or it is the misuse
+    /// ``KVOMisuse/Kind/invalidIndexes`` and nothing is announced or changed.
+    @discardableResult
     public func insert<Element>(
         _ elements: [Element], at indexes: IndexSet, into keyPath: ReferenceWritableKeyPath<Self, [Element]>
-    ) {
-        precondition(elements.count == indexes.count, "insert(_:at:into:) needs one index per element")
-        mutateToMany(.insertion, at: indexes, keyPath) { array in
-            for (element, index) in zip(elements, indexes) { array.insert(element, at: index) }
-        }
+    ) -> Bool {
+        edit(ToManyEdit(action: .insert(elements), indexes: indexes), keyPath)
     }
 
     /// Removes the elements at `indexes` from the array property at `keyPath` and notifies observers once with a
-    /// ``KeyValueChange/Kind/removal``; the old value is the removed elements.
-    public func removeElements<Element>(at indexes: IndexSet, from keyPath: ReferenceWritableKeyPath<Self, [Element]>) {
-        mutateToMany(.removal, at: indexes, keyPath) { array in
-            for index in indexes.reversed() { array.remove(at: index) }
-        }
+    /// ``KeyValueChange/Kind/removal``; the old value is the removed elements. Returns whether it did: an index
+    /// beyond the array's bounds is the misuse ``KVOMisuse/Kind/invalidIndexes``, and nothing is announced or
+    /// changed.
+    @discardableResult
+    public func removeElements<Element>(
+        at indexes: IndexSet, from keyPath: ReferenceWritableKeyPath<Self, [Element]>
+    ) -> Bool {
+        edit(ToManyEdit(action: .remove, indexes: indexes), keyPath)
     }
 
     /// Replaces the elements at `indexes` of the array property at `keyPath` with `elements` and notifies observers
     /// once with a ``KeyValueChange/Kind/replacement``; old and new values are the replaced and replacing elements.
+    /// Returns whether it did: one index per element, each within the array's bounds, or it is the misuse
+    /// ``KVOMisuse/Kind/invalidIndexes`` and nothing is announced or changed.
+    @discardableResult
     public func replaceElements<Element>(
         at indexes: IndexSet, with elements: [Element], in keyPath: ReferenceWritableKeyPath<Self, [Element]>
-    ) {
-        precondition(elements.count == indexes.count, "replaceElements(at:with:in:) needs one index per element")
-        mutateToMany(.replacement, at: indexes, keyPath) { array in
-            for (element, index) in zip(elements, indexes) { array[index] = element }
-        }
+    ) -> Bool {
+        edit(ToManyEdit(action: .replace(elements), indexes: indexes), keyPath)
     }
 
-    private func mutateToMany<Element>(
-        _ kind: KeyValueChange.Kind, at indexes: IndexSet, _ keyPath: ReferenceWritableKeyPath<Self, [Element]>,
-        _ mutate: (inout [Element]) -> Void
-    ) {
-        guard let key = resolvedName(of: keyPath) else { return }
-        willChange(kind, valuesAt: indexes, forKey: key)
-        ManualChanges.silently(object: self, key: key) {
-            mutate(&self[keyPath: keyPath])
+    private func edit<Element>(_ edit: ToManyEdit<Element>, _ keyPath: ReferenceWritableKeyPath<Self, [Element]>) -> Bool {
+        guard let key = resolvedName(of: keyPath) else { return false }
+        if let mismatch = edit.mismatch(withArrayOf: self[keyPath: keyPath].count) {
+            RuntimeMonitor.handle(MisuseMessages.invalidIndexes(object: self, key: key, edit: edit, mismatch: mismatch))
+            return false
         }
-        didChange(kind, valuesAt: indexes, forKey: key)
+        willChange(edit.kind, valuesAt: edit.indexes, forKey: key)
+        // Checked again as it is applied: another thread may have changed the array since (a race of the caller's;
+        // the change then announces what did not happen, but nothing traps).
+        ManualChanges.silently(object: self, key: key) {
+            _ = edit.apply(to: &self[keyPath: keyPath])
+        }
+        didChange(edit.kind, valuesAt: edit.indexes, forKey: key)
+        return true
     }
 
     private func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {

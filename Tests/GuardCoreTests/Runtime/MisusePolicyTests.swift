@@ -36,6 +36,7 @@ final class MisusePolicyTests: XCTestCase {
         observed = nil
 
         _ = person!.value(forKey: "nope")
+        person!.removeElements(at: IndexSet([5]), from: \.items)
         let expected = [
             Expected.notRegistered(observer: stranger, object: person!, keyPath: "age"),
             Expected.unpairedDidChange(object: person!, key: "score"),
@@ -50,6 +51,11 @@ final class MisusePolicyTests: XCTestCase {
                 ],
                 keyPaths: ["name"], firstObserver: rendered(stranger)),
             Expected.unknownKey(object: person!, key: "nope"),
+            KVOMisuse(
+                kind: .invalidIndexes, exceptionName: "NSRangeException",
+                message: "*** -[NSMutableArray removeObjectsAtIndexes:]: index 5 in index set beyond bounds for empty "
+                    + "array (key \"items\" of \(rendered(person!)))",
+                keyPath: "items", object: rendered(person!), observer: nil, thread: "main"),
         ]
         // The person still holds the dead observer's registration: letting it go is one more misuse.
         RuntimeMonitor.withMisusePolicy(.report) {
@@ -71,25 +77,26 @@ final class MisusePolicyTests: XCTestCase {
         }
         XCTAssertTrue(reachedTheEnd)
         XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
-        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(5)), expected)
+        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(6)), expected)
         XCTAssertEqual(
             expected.map(\.exceptionName),
             [
                 "NSRangeException", "NSInternalInconsistencyException", "EXC_BAD_ACCESS",
-                "NSInternalInconsistencyException", "NSUnknownKeyException",
+                "NSInternalInconsistencyException", "NSUnknownKeyException", "NSRangeException",
             ])
         // Plus the deallocatedWhileObserved of the person the helper let go.
-        XCTAssertEqual(RuntimeMonitor.misuseCount, 6)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 7)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .observerDeallocated), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .deallocatedWhileObserved), 2)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unknownKey), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .invalidIndexes), 1)
         XCTAssertEqual(
             RuntimeMonitor.misuseCountsByKind,
             [
                 .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
-                .unknownKey: 1,
+                .unknownKey: 1, .invalidIndexes: 1,
             ])
     }
 

@@ -16,6 +16,11 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         /// A key is neither a stored property, an `@Observed` property, nor answered by `value(forKey:)`
         /// (Foundation: `NSUnknownKeyException`).
         case unknownKey
+        /// An ordered to-many helper (``KeyValueObservable/insert(_:at:into:)``,
+        /// ``KeyValueObservable/removeElements(at:from:)``, ``KeyValueObservable/replaceElements(at:with:in:)``) got
+        /// an index beyond the array's bounds (Foundation: `NSRangeException`) or a number of elements that differs
+        /// from the number of indexes (Foundation: `NSInvalidArgumentException`). Nothing is announced or changed.
+        case invalidIndexes
     }
 
     /// What went wrong.

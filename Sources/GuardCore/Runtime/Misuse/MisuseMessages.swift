@@ -47,6 +47,31 @@ enum MisuseMessages {
             observer: observances.first.map(\.observerText), thread: CurrentThread.description)
     }
 
+    /// An ordered to-many edit of `key` whose indexes do not fit the array (Foundation's `NSMutableArray` wording).
+    static func invalidIndexes<Element>(
+        object: AnyObject, key: String, edit: ToManyEdit<Element>, mismatch: ToManyEdit<Element>.Mismatch
+    ) -> KVOMisuse {
+        let objectText = ObjectDescription.of(object)
+        let method = "*** -[NSMutableArray \(edit.foundationSelector)]"
+        let exceptionName: String
+        let problem: String
+        switch mismatch {
+        case .countDiffers(let elements, let indexes):
+            exceptionName = "NSInvalidArgumentException"
+            problem = "count of array (\(elements)) differs from count of index set (\(indexes))"
+        case .outOfBounds(let index, let validRange):
+            exceptionName = "NSRangeException"
+            problem =
+                validRange.isEmpty
+                ? "index \(index) in index set beyond bounds for empty array"
+                : "index \(index) in index set beyond bounds [0 .. \(validRange.upperBound - 1)]"
+        }
+        return KVOMisuse(
+            kind: .invalidIndexes, exceptionName: exceptionName,
+            message: "\(method): \(problem) (key \"\(key)\" of \(objectText))",
+            keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
+    }
+
     /// An unknown key of `object` (Foundation: `NSUnknownKeyException` from `valueForUndefinedKey:`).
     static func unknownKey(object: AnyObject, key: String) -> KVOMisuse {
         unknownKey(objectText: ObjectDescription.of(object), object: object, key: key)
