@@ -32,6 +32,10 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unobservableKeyPath
         /// The controller's observer is gone, so no handler could ever run.
         case observerDeallocated
+        /// The key path has more than ``KeyPathSyntax/maximumGuardedComponents`` (128) components. Following a
+        /// dotted key path takes stack space for each component, when it is registered, notified and removed, so a
+        /// longer one could overflow a thread's stack (Foundation has no limit and overflows).
+        case keyPathTooLong
     }
 
     /// A source location, `file:line`.
@@ -91,10 +95,19 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
             let object = ObjectDescription.describe(typeName: Self.oneLine(objectType), address: objectAddress ?? 0)
             text += ", object " + object
         }
-        if let keyPath { text += ", key path \"\(Self.oneLine(keyPath, escapingQuotes: true))\"" }
+        if let keyPath {
+            let shown = keyPath.unicodeScalars.count > Self.longestKeyPathShown
+                ? String(keyPath.unicodeScalars.prefix(Self.longestKeyPathShown)) + "…" : keyPath
+            text += ", key path \"\(Self.oneLine(shown, escapingQuotes: true))\""
+            if shown != keyPath { text += " (\(keyPath.utf8.count) bytes in all)" }
+        }
         text += " at \(Self.oneLine(callSite.description)) on \(Self.oneLine(thread)) (absorbed; no crash)"
         return text
     }
+
+    /// The most of a key path a one-line description shows (in Unicode scalars); a longer one is cut there and marked
+    /// with "…" and its full length. ``keyPath`` always holds all of it.
+    static let longestKeyPathShown = 512
 
     /// `text` with line breaks, other control characters and (inside quotes) quotes and backslashes escaped as in
     /// Swift string literals, so an event is always one line that no field can forge more of.
@@ -134,6 +147,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
             case .emptyKeyPathList: return "invalid argument (empty key path list)"
             case .unobservableKeyPath: return "invalid argument (key path cannot be observed on this object)"
             case .observerDeallocated: return "invalid argument (the controller's observer is gone)"
+            case .keyPathTooLong:
+                return "invalid argument (key path has more than \(KeyPathSyntax.maximumGuardedComponents) components)"
             case nil: return "invalid argument"
             }
         }

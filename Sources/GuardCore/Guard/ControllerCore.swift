@@ -67,6 +67,9 @@ final class ControllerCore: @unchecked Sendable {
         guard let observer else {
             return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
         }
+        guard !KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath) else {
+            return invalid(.keyPathTooLong, object: object, keyPath: keyPath, callSite: callSite)
+        }
         // With GuardCore's runtime behind it, the check keeps what it found (the object as a `KVOObject`, the key
         // path's info) for the add; a key path it accepts is well formed.
         let runtimeObject = runtimeObject(object)
@@ -201,15 +204,15 @@ final class ControllerCore: @unchecked Sendable {
         var unregistration = Unregistration.none
         var sweepSurvivors: [AnyObject] = []
         var gone: [GuardRegistration] = []
-        let result = lock.withLock(ownedBy: self) { () -> UnobserveResult? in
+        let result = lock.withLock(ownedBy: self) { () -> UnobserveResult in
             let unlinked = registrations.update(id) { head in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
                 return Self.unlink(keyPath: keyPath, from: &head)
             }
             guard let registration = unlinked else {
-                // Nothing registered under it: a malformed key path is an invalid argument (checked only now, since
-                // one that was registered is well formed).
-                guard KeyPathSyntax.isWellFormed(keyPath) else { return nil }
+                // Nothing registered under it: a key path that could never be registered is an invalid argument
+                // (checked only now, since one that was registered is valid).
+                if let reason = Self.invalidity(ofUnregistered: keyPath) { return .invalid(reason) }
                 return removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered
             }
             registrationTotal -= 1
@@ -218,8 +221,8 @@ final class ControllerCore: @unchecked Sendable {
             retired = registration
             return .removed
         }
-        guard let result else {
-            return invalidRemoval(.emptyKeyPath, object: object, keyPath: keyPath, callSite: callSite)
+        if case .invalid(let reason) = result {
+            return invalidRemoval(reason, object: object, keyPath: keyPath, callSite: callSite)
         }
         if let retired, !unregistration.isNone {
             SchedulePoints.reach(.guardBeforeUnregister)
@@ -561,6 +564,14 @@ final class ControllerCore: @unchecked Sendable {
         guard let dropped else { return nil }
         registrationTotal -= 1
         return dropped
+    }
+
+    /// Why `keyPath` could never have been registered, if it could not: it is not well formed, or too long.
+    private static func invalidity(ofUnregistered keyPath: String) -> GuardDiagnostic.InvalidArgument? {
+        if KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath) {
+            return .keyPathTooLong
+        }
+        return KeyPathSyntax.isWellFormed(keyPath) ? nil : .emptyKeyPath
     }
 
     private func reportRemoval(

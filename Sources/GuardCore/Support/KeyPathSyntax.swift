@@ -23,6 +23,27 @@ package enum KeyPathSyntax {
         }
     }
 
+    /// The most components a key path may have to be observed through the guard (see
+    /// ``GuardDiagnostic/InvalidArgument/keyPathTooLong``): following a dotted key path recurses once per component.
+    /// At this length the recursion stays well inside the smallest common thread stack (512 KB), even in a debug
+    /// build.
+    package static let maximumGuardedComponents = 128
+
+    /// Whether `keyPath` has more than `limit` components (counting every "." as a separator, so an ill-formed key
+    /// path counts its empty components too). Constant time for a key path too short to have that many.
+    package static func hasMoreComponents(than limit: Int, _ keyPath: String) -> Bool {
+        // `limit + 1` components need `limit` dots, so at least `limit` bytes; a native string knows its byte count.
+        guard keyPath.utf8.count >= limit else { return false }
+        return UTF8Bytes.withBytes(of: keyPath) { bytes in
+            var dots = 0
+            for byte in bytes where byte == dot {
+                dots += 1
+                if dots >= limit { return true }
+            }
+            return false
+        }
+    }
+
     /// Whether `keyPath` has more than one key.
     package static func isDotted(_ keyPath: String) -> Bool {
         UTF8Bytes.withBytes(of: keyPath) { $0.contains(dot) }

@@ -231,18 +231,21 @@ final class GuardDiagnosticsTests: XCTestCase {
             }
             let orphaned = ObservationController(observer: GuardTestObserver(), diagnosticSink: sink)
             orphaned.observe(person, keyPath: "age") { _, _, change in XCTFail("unexpected handler call: \(change)") }
+            let tooLong = Array(repeating: "account", count: 129).joined(separator: ".")
+            controller.observe(person, keyPath: tooLong) { _, _, change in XCTFail("unexpected handler call: \(change)") }
         }
         let events = sink.events
         XCTAssertEqual(
             events.map(\.invalidArgument),
-            [.nilObject, .emptyKeyPath, .emptyKeyPathList, .unobservableKeyPath, .observerDeallocated])
+            [.nilObject, .emptyKeyPath, .emptyKeyPathList, .unobservableKeyPath, .observerDeallocated, .keyPathTooLong])
         XCTAssertEqual(events.map(\.invalidArgument), GuardDiagnostic.InvalidArgument.allCases.map { Optional($0) })
         let expected = [
             "invalid argument (object is nil or deallocated)", "invalid argument (empty key path)",
             "invalid argument (empty key path list)", "invalid argument (key path cannot be observed on this object)",
             "invalid argument (the controller's observer is gone)",
+            "invalid argument (key path has more than 128 components)",
         ]
-        XCTAssertEqual(events.map { $0.description.hasPrefix("KVOGuard: ") }, [true, true, true, true, true])
+        XCTAssertEqual(events.map { $0.description.hasPrefix("KVOGuard: ") }, [true, true, true, true, true, true])
         for (event, summary) in zip(events, expected) {
             XCTAssertTrue(
                 event.description.hasPrefix("KVOGuard: \(summary): observer GuardTestObserver"), event.description)
@@ -400,5 +403,30 @@ final class GuardDiagnosticsTests: XCTestCase {
         try pipe.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A one-line description shows at most 512 scalars of a key path, and says how long the whole one is.
+final class GuardDiagnosticKeyPathShorteningTests: XCTestCase {
+    func testALongKeyPathIsCutInTheDescriptionButKeptWhole() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeController(for: observer)
+        let keyPath = Array(repeating: "é", count: 1_000).joined(separator: ".")
+        controller.observe(Person(), keyPath: keyPath) { _, _, _ in }
+        let event = sink.events.first
+        XCTAssertEqual(event?.keyPath, keyPath, "the event keeps the whole key path")
+        let description = event?.description ?? ""
+        XCTAssertTrue(
+            description.contains(", key path \"" + String(keyPath.unicodeScalars.prefix(512)) + "…\" (2999 bytes in all)"),
+            description)
+        XCTAssertLessThan(description.utf8.count, 1_200, "the whole key path is 2,999 bytes")
+    }
+
+    func testAKeyPathOfExactly512ScalarsIsShownWhole() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeController(for: observer)
+        let keyPath = String(repeating: "k", count: 512)
+        controller.observe(Person(), keyPath: keyPath) { _, _, _ in }
+        XCTAssertTrue(sink.events.first?.description.contains(", key path \"\(keyPath)\" at ") ?? false)
     }
 }
