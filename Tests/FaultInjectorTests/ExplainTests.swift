@@ -188,6 +188,21 @@ final class ExplainTests: XCTestCase {
         XCTAssertEqual(collector.names.filter { $0 == "circle" }.count, 2, "one mark per notification")
     }
 
+    /// The page of a run with no story (its process died) has the story page's head and escapes its title and text.
+    func testATextPageIsWellFormedAndEscapesItsTitleAndText() {
+        let html = StoryPage.textPage(title: "a<b>.json: crash(SIGSEGV) & more", text: "worker 0: observe <T: 0x1> \"k\"")
+        XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>"))
+        XCTAssertTrue(html.contains("<title>a&lt;b&gt;.json: crash(SIGSEGV) &amp; more</title>"), html)
+        XCTAssertTrue(html.contains("<pre>worker 0: observe &lt;T: 0x1&gt; &quot;k&quot;</pre>"), html)
+        XCTAssertTrue(html.contains(ReportKind.pageGeneratorTag), "recognized as a page of ours when overwritten")
+        XCTAssertTrue(html.contains("<style>"))
+        let parser = XMLParser(data: Data(html.replacingOccurrences(of: "<!DOCTYPE html>", with: "").utf8))
+        let collector = ElementCounter()
+        parser.delegate = collector
+        XCTAssertTrue(parser.parse(), "well-formed: \(parser.parserError.map { "\($0)" } ?? "")")
+        XCTAssertEqual(collector.names, ["html", "head", "meta", "meta", "title", "style", "body", "h1", "pre"])
+    }
+
     func testTextThatLooksLikeMarkupIsEscaped() {
         XCTAssertEqual(escape("a < b & \"c\" > d"), "a &lt; b &amp; &quot;c&quot; &gt; d")
     }

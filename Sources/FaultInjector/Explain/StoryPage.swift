@@ -15,16 +15,8 @@ public struct StoryPage: Sendable {
     /// The page.
     public var html: String {
         let header = story.header
-        var page = """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8"/>
-            \(ReportKind.pageGeneratorTag)
-            <title>\(escape(header.title)): \(escape(header.signature.isEmpty ? "no failure" : header.signature))</title>
-            <style>\(Self.css)</style>
-            </head>
-            <body>
+        var page = Self.head(title: "\(header.title): \(header.signature.isEmpty ? "no failure" : header.signature)")
+        page += """
             <h1>\(escape(header.title))</h1>
             <p class="facts">target <b>\(escape(header.target))</b> · runner \(escape(header.runner)) · seed \(escape(header.seed)) · \(header.workers) workers · \(header.operations) operations</p>
             <p class="facts">\(escape(header.provenance))</p>
@@ -38,6 +30,28 @@ public struct StoryPage: Sendable {
             + escape(StoryText(story: story).text) + "</pre></details>\n"
         page += "</body>\n</html>\n"
         return page
+    }
+
+    /// A page of the same kind (same head and style) that shows `text` as it is, under the heading `title`: for a run
+    /// that has no story to draw, such as one whose process died. Both are escaped.
+    public static func textPage(title: String, text: String) -> String {
+        head(title: title) + "<h1>\(escape(title))</h1>\n<pre>" + escape(text) + "</pre>\n</body>\n</html>\n"
+    }
+
+    /// The page up to and including `<body>`, with `title` (escaped) as the document's title.
+    private static func head(title: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        \(ReportKind.pageGeneratorTag)
+        <title>\(escape(title))</title>
+        <style>\(css)</style>
+        </head>
+        <body>
+
+        """
     }
 
     private var violationList: String {

@@ -85,10 +85,7 @@ enum ExplainCommand {
         let text = lines.joined(separator: "\n")
         print(text)
         if let page {
-            let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;")
-            let html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"/>\(ReportKind.pageGeneratorTag)"
-                + "<title>\(verdict.signature)</title></head><body><pre>\(escaped)</pre></body></html>\n"
+            let html = StoryPage.textPage(title: "\((path as NSString).lastPathComponent): \(verdict.signature)", text: text)
             guard write(Data(html.utf8), to: page) else { return .badInput }
         }
         return .violated
