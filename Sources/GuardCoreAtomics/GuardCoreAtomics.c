@@ -5,4 +5,4 @@
 _Static_assert(sizeof(gca_word) == 8, "gca_word must be one 64-bit word");
 _Static_assert(sizeof(gca_padded_word) == 64, "gca_padded_word must fill one cache line");
 
-gca_padded_word gca_process_words[3];
+gca_padded_word gca_process_words[4];

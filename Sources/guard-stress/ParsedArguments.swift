@@ -9,7 +9,7 @@ struct ParsedArguments {
 
     /// Parses `words`; `options` take a value, `flags` do not. Anything else starting with `-` is an error, and so
     /// is an option's value that starts with `--` (a forgotten value, not a file named like an option; write
-    /// `--json=--odd` for that). After `--` every word is positional.
+    /// `--json=--odd` for that), and so is an option given twice. After `--` every word is positional.
     init(_ words: [String], options: Set<String>, flags allowedFlags: Set<String>) throws {
         var index = 0
         var optionsEnded = false
@@ -31,16 +31,22 @@ struct ParsedArguments {
                 inlineValue = String(word[word.index(after: equals)...])
             }
             if options.contains(name) {
+                let value: String
                 if let inlineValue {
-                    values[name] = inlineValue
+                    value = inlineValue
                 } else {
                     guard index < words.count else { throw UsageError("\(name) needs a value") }
                     guard !words[index].hasPrefix("--") else {
                         throw UsageError("\(name) needs a value, not the option '\(words[index])'")
                     }
-                    values[name] = words[index]
+                    value = words[index]
                     index += 1
                 }
+                // One value per option: which of two a run used (or which report it wrote) must never be a guess.
+                if let earlier = values[name] {
+                    throw UsageError("\(name) is given twice ('\(earlier)' and '\(value)'); give it once")
+                }
+                values[name] = value
             } else if allowedFlags.contains(name), inlineValue == nil {
                 flags.insert(name)
             } else {

@@ -89,6 +89,22 @@ final class CommandLineTests: XCTestCase {
         assertUsageError(try run(["replay", "--bogus", directory.file("x.json")]), mentioning: "unknown option '--bogus'")
     }
 
+    /// An option given twice is bad usage, whichever way it is written: no run, no report under either name.
+    func testAnOptionGivenTwiceExitsTwoNamingBothValues() throws {
+        let out = directory.file("out")
+        assertUsageError(
+            try run(["run", "--json", "a.json", "--json", "b.json"] + safety),
+            mentioning: "--json is given twice ('a.json' and 'b.json'); give it once")
+        assertUsageError(
+            try run(["run", "--seed=1", "--seed", "2"] + safety),
+            mentioning: "--seed is given twice ('1' and '2')")
+        assertUsageError(try run(["run", "--ops", "1"] + safety), mentioning: "--ops is given twice ('1' and '50')")
+        assertUsageError(try run(["bench", "--quick", "--filter", "a", "--filter=b"]), mentioning: "--filter is given twice")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("a.json")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("b.json")))
+        XCTAssertEqual(try seedFiles(in: out), [], "no campaign should have run")
+    }
+
     func testBadOptionValuesExitTwo() throws {
         assertUsageError(try run(["run", "--queues", "0"] + safety), mentioning: "--queues")
         assertUsageError(try run(["run", "--queues", "many"] + safety), mentioning: "--queues")

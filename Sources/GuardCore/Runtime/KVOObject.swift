@@ -39,6 +39,8 @@ open class KVOObject {
     public init() {}
 
     deinit {
+        // The subclass's deinit body has run: changes it began and left pending end with it.
+        ManualChanges.objectDidDeinit(ObjectIdentifier(self))
         guard let unmanaged = Self.table(fromBits: tableStorage.load(ordering: .acquiring)) else { return }
         let table = unmanaged.takeUnretainedValue()
         let clearance = table.removeAll()

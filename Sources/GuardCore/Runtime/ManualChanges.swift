@@ -7,14 +7,31 @@ import GuardCoreAtomics
 /// same object and key on the same thread, so nesting (also of different keys) works. A pending change holds its
 /// object weakly: when the object deinitializes with a change still pending, the entry is dropped, so it neither
 /// leaks nor pairs with a `didChange` of a new object that reuses the address.
+///
+/// An object may announce changes in its own deinit, as in Foundation. A weak reference to an object that is running
+/// its deinit already reads `nil`, so a change begun there is recognized by the object's identity instead, and
+/// dropped when ``KVOObject``'s own deinit ends (which runs after the subclass's deinit body) if it is still pending.
 enum ManualChanges {
     private struct Pending {
         weak var object: KVOObject?
+        let objectID: ObjectIdentifier
+        /// Whether the change began while its object ran its deinit (`object` reads `nil` from the start).
+        let beganDuringDeinit: Bool
         let key: String
         var plan: ChangePlan?
         /// Without a plan (nobody to notify when the change began): the table's insertion count before it began, so
         /// its end can re-wire dotted observances inserted meanwhile.
         let epochWithoutPlan: UInt64
+
+        /// Whether the entry's object is gone: its weak reference reads `nil`, and the change did not begin in its deinit.
+        var isOfDeadObject: Bool { object == nil && !beganDuringDeinit }
+
+        /// Whether the entry is about `object` (whose identity is `id`): the very object, or the object running its
+        /// deinit that began the change there.
+        func isAbout(_ object: KVOObject, id: ObjectIdentifier) -> Bool {
+            if beganDuringDeinit { return objectID == id }
+            return self.object === object
+        }
     }
 
     private final class ThreadState {
@@ -22,13 +39,18 @@ enum ManualChanges {
         /// Object and key pairs whose automatic notifications are suppressed on this thread (see ``silently``).
         var silenced: [(ObjectIdentifier, String)] = []
 
-        /// Drops entries whose object is gone.
+        /// Drops entries whose object is gone (not those begun in their object's deinit: see ``objectDidDeinit(_:)``).
         func forgetDeadObjects() {
-            if pending.contains(where: { $0.object == nil }) { pending.removeAll { $0.object == nil } }
+            if pending.contains(where: \.isOfDeadObject) { pending.removeAll(where: \.isOfDeadObject) }
         }
     }
 
     private static let threadState = ThreadLocal { ThreadState() }
+    /// How many changes begun during their object's deinit are pending on all threads; lets every other deinit skip
+    /// ``objectDidDeinit(_:)``'s thread-local lookup.
+    private static var openDeinitChanges: AtomicWord {
+        AtomicWord(gca_open_deinit_changes_word())
+    }
     /// How many silenced spans are open on all threads; lets ``isSilenced(object:key:)`` skip the thread-local
     /// lookup in the common case of none.
     private static var openSilences: AtomicWord {
@@ -42,7 +64,17 @@ enum ManualChanges {
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
-        state.pending.append(Pending(object: object, key: key, plan: plan, epochWithoutPlan: epoch))
+        var pending = Pending(
+            object: object, objectID: ObjectIdentifier(object), beganDuringDeinit: false, key: key, plan: plan,
+            epochWithoutPlan: epoch)
+        if pending.object == nil {
+            // Only an object running its deinit reads as gone while the caller holds it.
+            pending = Pending(
+                object: nil, objectID: pending.objectID, beganDuringDeinit: true, key: key, plan: plan,
+                epochWithoutPlan: epoch)
+            openDeinitChanges.add(1, ordering: .relaxed)
+        }
+        state.pending.append(pending)
     }
 
     /// Ends the most recent pending change of `key` on this thread. Without one, reports
@@ -50,17 +82,30 @@ enum ManualChanges {
     static func didChange(object: KVOObject, key: String) {
         let state = threadState.value
         state.forgetDeadObjects()
-        guard let index = state.pending.lastIndex(where: { $0.object === object && $0.key.isSameKey(as: key) }) else {
+        let id = ObjectIdentifier(object)
+        guard let index = state.pending.lastIndex(where: { $0.isAbout(object, id: id) && $0.key.isSameKey(as: key) })
+        else {
             RuntimeMonitor.handle(MisuseMessages.unpairedDidChange(object: object, key: key))
             return
         }
         var pending = state.pending.remove(at: index)
+        if pending.beganDuringDeinit { openDeinitChanges.add(-1, ordering: .relaxed) }
         if pending.plan != nil {
             pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
         } else {
             ChangePlan.rewireDottedJoiners(
                 of: object, changeOf: key, hash: KeyHash.of(key), insertedAfter: pending.epochWithoutPlan)
         }
+    }
+
+    /// Called at the end of every ``KVOObject``'s deinit: drops the changes that object began in its deinit and never
+    /// ended, so they neither leak nor pair with a new object at its address.
+    static func objectDidDeinit(_ id: ObjectIdentifier) {
+        guard openDeinitChanges.load(ordering: .relaxed) != 0, let state = threadState.valueIfCreated else { return }
+        let dropped = state.pending.filter { $0.beganDuringDeinit && $0.objectID == id }.count
+        guard dropped > 0 else { return }
+        state.pending.removeAll { $0.beganDuringDeinit && $0.objectID == id }
+        openDeinitChanges.add(-dropped, ordering: .relaxed)
     }
 
     /// A change begun by a caller that pairs its begin and end itself (a dependent key's relay) instead of through the
