@@ -8,16 +8,22 @@ import GuardCoreAtomics
 ///
 /// Re-wiring is linearizable per observance: however re-wirings of one observance interleave (a setter racing a
 /// registration, two setters of a lock-backed middle key), when they have all returned exactly one forwarder is
-/// installed, on the object the first key held when the last of them began, and only an installed forwarder relays.
+/// installed, on the object the first key held when the last of them began, and only an installed forwarder relays
+/// (except the change of a prior notification it relayed while installed: every prior notification an observer gets
+/// is followed by its change, as in Foundation, even if a handler of it replaced the middle object).
 ///
 /// The forwarder's registration on its target holds it; the forwarder holds its registration only until it is
 /// detached, and everything else weakly.
 final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
-    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    // The first four stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: nonzero while this is its root observance's installed forwarder (set under the root table's lock).
     private var installedWord = gca_word()
     /// Word 1: nonzero if a deeper link broke before this forwarder was installed (while it was being wired).
     private var brokeBeforeInstallWord = gca_word()
+    /// Word 2: how many prior notifications this forwarder relayed whose change it has not relayed yet.
+    private var openPriorsWord = gca_word()
+    /// Word 3: nonzero while a detach waits for the changes of open prior notifications (see ``detach()``).
+    private var detachDeferredWord = gca_word()
 
     private weak var root: KVOObject?
     private weak var rootObservance: Observance?
@@ -87,21 +93,61 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
     }
 
-    /// Unregisters the forwarder from its target.
+    /// Uninstalls the forwarder and unregisters it from its target; if prior notifications it relayed still wait
+    /// for their changes, the unregistration waits for the last of them, so those changes still reach the root
+    /// observance (nothing else does: the forwarder is no longer installed).
     func detach() {
         isInstalled = false
+        InlineAtomicWords.word(3, of: self).store(1, ordering: .releasing)
+        guard InlineAtomicWords.word(2, of: self).load(ordering: .acquiring) == 0 else { return }
+        unregisterIfDetachDeferred()
+    }
+
+    /// Unregisters the forwarder from its target if a detach is waiting (once, whoever gets here first).
+    private func unregisterIfDetachDeferred() {
+        guard InlineAtomicWords.word(3, of: self).exchange(0) != 0 else { return }
         let observance = targetObservance
         targetObservance = nil
         guard let target, let observance else { return }
         target.unregister(observance)
     }
 
+    /// Relays `change` to the root observance while installed. A change whose prior notification this forwarder
+    /// relayed is relayed even if the forwarder was uninstalled in between (a handler of that prior notification
+    /// replaced the middle object, say): every prior notification an observer gets is followed by its change.
     func receive(_ change: KeyValueChange, of object: AnyObject) {
-        guard isInstalled, let root, let rootObservance else { return }
+        let openPriors = InlineAtomicWords.word(2, of: self)
+        if change.isPrior {
+            guard isInstalled else { return }
+            openPriors.add(1, ordering: .acquiringAndReleasing)
+            relay(change)
+        } else if Self.takeOne(from: openPriors) {
+            // The change of a prior notification this forwarder relayed: relayed whatever happened since, and a
+            // detach that waited for it finishes after.
+            relay(change)
+            if openPriors.load(ordering: .acquiring) == 0 { unregisterIfDetachDeferred() }
+        } else if isInstalled {
+            relay(change)
+        }
+    }
+
+    private func relay(_ change: KeyValueChange) {
+        guard let root, let rootObservance else { return }
         let relayed = KeyValueChange(
             kind: change.kind, keyPath: rootObservance.keyPath, newValue: change.newValue,
             oldValue: change.oldValue, indexes: change.indexes, isPrior: change.isPrior)
         rootObservance.deliver(relayed, from: root)
+    }
+
+    /// Takes one from `counter` if it is above zero; whether it did.
+    private static func takeOne(from counter: AtomicWord) -> Bool {
+        var current = counter.load(ordering: .acquiring)
+        while current != 0 {
+            let (exchanged, original) = counter.compareExchange(expected: current, desired: current - 1)
+            if exchanged { return true }
+            current = original
+        }
+        return false
     }
 
     func observedObjectDidDeinit() {}
