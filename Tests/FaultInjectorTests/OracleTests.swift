@@ -220,6 +220,29 @@ final class OracleTests: XCTestCase {
         assertOnly(.priorOrder, in: report, mentioning: "without the prior notification")
     }
 
+    /// A registration that joined while a change was under way may miss it, but one that heard its prior
+    /// notification and stayed registered must hear the change too.
+    func testPriorWithoutItsChange() {
+        var builder = HistoryBuilder()
+        let change = builder.mutate(.k0, from: 0, to: 1, at: 10, returning: 40)
+        let observe = builder.observe(.k0, options: [.new, .prior], at: 12, returning: 20)
+        builder.deliver(change, to: observe, at: 15, prior: true)
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
+        assertOnly(.priorOrder, in: report, mentioning: "heard the prior notification of")
+        XCTAssertTrue(report.violations.first?.message.contains("but never the change") ?? false)
+    }
+
+    /// The same prior without its change is fine when the registration may have ended before the change returned.
+    func testPriorWithoutItsChangeIsFineWhenTheRegistrationMayHaveEndedFirst() {
+        var builder = HistoryBuilder()
+        let change = builder.mutate(.k0, from: 0, to: 1, at: 10, returning: 40)
+        let observe = builder.observe(.k0, options: [.new, .prior], at: 12, returning: 20)
+        builder.deliver(change, to: observe, at: 15, prior: true)
+        builder.unobserve(.k0, at: 30, returning: 35)
+        let report = guardOracle.evaluate(builder.history, facts: RunFacts())
+        XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "))
+    }
+
     func testInitialMissing() {
         var builder = HistoryBuilder()
         builder.observe(.k2, options: [.initial, .new], at: 10, returning: 20)

@@ -1,5 +1,5 @@
 /// The notification rules: every notification has a cause and a live registration, carries the right kind, values
-/// and indexes, comes once, prior before change; every registration live for a whole change hears about it (through
+/// and indexes, comes once, prior before change, every prior followed by its change; every registration live for a whole change hears about it (through
 /// a link too, when the link was stable); no change made after `unobserve` returned is delivered to the removed
 /// registration; `.initial` comes exactly once.
 struct DeliveryChecks {
@@ -175,7 +175,13 @@ struct DeliveryChecks {
             // A change that began while the registration was still being made may be heard without its prior
             // notification, or with it after the change (the registration, or a dotted one's forwarder, joined between
             // the two): the pair is checked for changes that began once the registration surely existed.
-            let surelyRegistered = change.call > (index.windows[observe.id]?.sureStart ?? .max)
+            let window = index.windows[observe.id]
+            let surelyRegistered = change.call > (window?.sureStart ?? .max)
+            // A prior notification announces its change: the change must follow unless the registration may have
+            // ended before the change returned.
+            if count.priors > 0, count.changes == 0, change.ret < (window?.mayEnd ?? 0) {
+                report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
+            }
             if observe.options.contains(.prior), count.changes > 0, surelyRegistered {
                 if count.priors == 0 {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))

@@ -18,7 +18,7 @@ public struct Violation: Sendable, Hashable, Codable {
         case misroutedDelivery = "misrouted-delivery"
         /// `.initial` was not delivered exactly once inside its observe call.
         case initialNotExactlyOnce = "initial-not-exactly-once"
-        /// A prior notification was missing, duplicated, or came after its change.
+        /// A prior notification was missing, duplicated, came after its change, or was not followed by its change.
         case priorOrder = "prior-order"
         /// A notification carried the wrong kind, old or new value, or missing / extra values.
         case valueMismatch = "value-mismatch"
