@@ -10,7 +10,10 @@
 /// - **Teardown.** Releasing the controller unregisters everything. With `retainsObservedObjects: false`, an
 ///   observed object that deinitializes drops its registrations without any misuse; a ``KVOObject`` may still
 ///   unobserve itself in its own deinit (its registrations are its own until that deinit ends), and a new object at a
-///   gone object's address never inherits the gone object's registrations.
+///   gone object's address never inherits the gone object's registrations. A change such an object announces in its
+///   deinit reaches the registrations of its own keys; a dotted or dependent key path that follows another object
+///   from it has let go of it by then and hears nothing more. An object that observes itself through a controller it
+///   owns needs `retainsObservedObjects: false`: a controller that retains the object that owns it keeps it alive.
 /// - **`.initial` + unobserve.** Unobserving (or calling ``unobserveAll()``, or releasing the controller) inside the
 ///   `.initial` handler is a clean removal: no misuse, no later notification, even if another thread unobserves
 ///   at the same moment.
