@@ -68,18 +68,9 @@ public struct ReportDestination: Sendable {
         return try writeBeside(data)
     }
 
-    /// Writes `data` to the first free `NAME.N.EXT` beside ``path`` (N from 2), never replacing anything.
+    /// Writes `data` to the first free `NAME.N.EXT` beside ``path`` (N from 2 to 10,000), never replacing anything.
     private func writeBeside(_ data: Data) throws(FileWriteError) -> String {
-        var number = 2
-        while true {
-            let candidate = Self.numbered(path, number)
-            do {
-                try AtomicFile.write(data, to: candidate, replacing: false)
-                return candidate
-            } catch where error.fileExists && number < 10_000 {
-                number += 1
-            }
-        }
+        try NumberedFileName.write(data, numbers: 2...10_000) { Self.numbered(path, $0) }
     }
 
     /// `report.2.json` for `report.json`, `report.2` for `report`, `dir.d/report.2` for `dir.d/report`.

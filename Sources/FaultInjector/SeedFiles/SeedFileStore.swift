@@ -67,25 +67,8 @@ public enum SeedFileStore {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var data = try encoder.encode(file)
         data.append(0x0A)
-        let base = baseName(for: file)
-        var path = (directory as NSString).appendingPathComponent(base + ".json")
-        var suffix = 2
-        while let error = writeFailure(data, to: path) {
-            guard error.fileExists else { throw error }
-            path = (directory as NSString).appendingPathComponent("\(base)-\(suffix).json")
-            suffix += 1
-        }
-        return path
-    }
-
-    /// Writes `data` to `path` unless a file is there; `nil` once written, else why not.
-    private static func writeFailure(_ data: Data, to path: String) -> FileWriteError? {
-        do {
-            try AtomicFile.write(data, to: path, replacing: false)
-            return nil
-        } catch {
-            return error
-        }
+        let base = (directory as NSString).appendingPathComponent(baseName(for: file))
+        return try NumberedFileName.write(data, numbers: 1...) { $0 == 1 ? base + ".json" : "\(base)-\($0).json" }
     }
 
     /// `seed-TARGET-SEED` (`seed-TARGET-STRATEGY-SEED` for a controlled run): a file's name without extension.
