@@ -85,6 +85,16 @@ final class ReplayExactnessTests: XCTestCase {
         XCTAssertTrue(story.header.provenance.contains("was not checked"), story.header.provenance)
     }
 
+    /// The explanation gives the same reason the replay gives (one rule decides both), never a wording of its own.
+    func testTheExplanationGivesTheReplaysReasonWhenExactnessWasNotChecked() throws {
+        for (data, name) in [(try withoutSchedule(), "no-schedule.json"), (try withoutDigest(), "no-digest.json")] {
+            let file = try SeedFileStore.read(try directory.write(data, to: name))
+            let reason = try XCTUnwrap(try Replayer(file: file).replay(runs: 1).exactnessNotChecked, name)
+            let story = try Explainer(file: file, fileName: name).explain()
+            XCTAssertTrue(story.header.provenance.hasSuffix("was not checked: " + reason), "\(name): \(story.header.provenance)")
+        }
+    }
+
     // MARK: The command line
 
     /// `replay` of a controlled file without its schedule (or digest): the failure reproduces (exit 1), the output

@@ -44,6 +44,10 @@ public struct Replayer: Sendable {
 
         /// Whether the oracle was violated at least once.
         public var reproduced: Bool { violatedRuns > 0 }
+
+        /// Runs whose process answered (all but ``crashedRuns``): the runs whose histories could be compared with
+        /// the recording.
+        public var finishedRuns: Int { runs - crashedRuns }
     }
 
     /// The seed file being replayed.
@@ -91,29 +95,19 @@ public struct Replayer: Sendable {
     /// For a controlled file: why its runs cannot be checked for exactness, naming what the file or the replay
     /// lacks; `nil` when they can (a recorded schedule with its history digest, replayed against the file's own
     /// target), and always for chaos, which never claims exactness.
-    public var exactnessNotChecked: String? {
-        guard isControlled else { return nil }
-        guard replaysRecordedTarget else {
-            return "the replay's target \(target.name) is not the file's (\(file.target)), and a recorded schedule "
-                + "belongs to its own target: the runs follow a schedule regenerated from the strategy and seed, "
-                + "with nothing recorded to compare them with"
-        }
-        guard let schedule = file.schedule else {
-            return "the file has no recorded schedule (its \"schedule\" is missing): the runs follow one regenerated "
-                + "from the strategy and seed, with nothing recorded to compare them with"
-        }
-        guard schedule.historyDigest != nil else {
-            return "the file's schedule has no history digest (its \"schedule.historyDigest\" is missing): the runs "
-                + "followed the recorded schedule, but their histories could not be compared with the recorded one"
-        }
-        return nil
+    public var exactnessNotChecked: String? { exactness.notCheckedReason }
+
+    /// Whether this replay's runs are compared with the file's recording, and if not, why.
+    var exactness: ReplayExactness {
+        ReplayExactness(
+            file: file, controlled: isControlled, targetName: target.name, replaysRecordedTarget: replaysRecordedTarget)
     }
 
     /// Runs the scenario `runs` times in this process.
     public func replay(runs: Int) throws(SeedFileError) -> Outcome {
         let scenario = try file.makeScenario()
         let runner = try makeRunner()
-        var tally = Tally(file: file, controlled: isControlled, exactnessNotChecked: exactnessNotChecked)
+        var tally = Tally(file: file, exactness: exactness)
         var lastResult: RunResult?
         for run in 0..<max(1, runs) {
             let (result, mismatch) = runOnce(scenario, with: runner)
@@ -136,7 +130,7 @@ public struct Replayer: Sendable {
         let request = RoundRequest(
             file: file, target: replaysRecordedTarget ? nil : target.name, stallTimeout: settings.stallTimeout,
             seedFile: .never)
-        var tally = Tally(file: file, controlled: isControlled, exactnessNotChecked: exactnessNotChecked)
+        var tally = Tally(file: file, exactness: exactness)
         for run in 0..<max(1, runs) {
             switch host.run(request, operations: scenario.operationCount) {
             case .answered(let answer):
@@ -175,8 +169,7 @@ public struct Replayer: Sendable {
     /// Counts runs into an ``Outcome``.
     private struct Tally {
         let file: SeedFile
-        let controlled: Bool
-        let exactnessNotChecked: String?
+        let exactness: ReplayExactness
         var violated = 0
         var same = 0
         var exact = 0
@@ -185,10 +178,9 @@ public struct Replayer: Sendable {
         var verdicts: [RoundVerdict] = []
         var last: OracleReport?
 
-        init(file: SeedFile, controlled: Bool, exactnessNotChecked: String?) {
+        init(file: SeedFile, exactness: ReplayExactness) {
             self.file = file
-            self.controlled = controlled
-            self.exactnessNotChecked = exactnessNotChecked
+            self.exactness = exactness
         }
 
         mutating func add(_ verdict: RoundVerdict, mismatch: String?, crashed runCrashed: Bool = false) {
@@ -200,10 +192,10 @@ public struct Replayer: Sendable {
             }
             if runCrashed {
                 crashed += 1
-            } else if controlled {
+            } else if exactness != .notClaimed {
                 // A run with nothing recorded to compare it with is never counted exact; a divergence from a
                 // recorded schedule is still a mismatch.
-                if let mismatch { mismatches.append(mismatch) } else if exactnessNotChecked == nil { exact += 1 }
+                if let mismatch { mismatches.append(mismatch) } else if exactness.isChecked { exact += 1 }
             }
         }
 
@@ -211,9 +203,8 @@ public struct Replayer: Sendable {
             Outcome(
                 runs: verdicts.count, violatedRuns: violated, sameSignatureRuns: same,
                 signatures: verdicts.map(\.signature), lastViolation: last, lastResult: lastResult,
-                exactRuns: controlled && exactnessNotChecked == nil ? exact : nil,
-                exactnessNotChecked: controlled ? exactnessNotChecked : nil, mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed,
-                isolation: isolation)
+                exactRuns: exactness.isChecked ? exact : nil, exactnessNotChecked: exactness.notCheckedReason,
+                mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed, isolation: isolation)
         }
     }
 }

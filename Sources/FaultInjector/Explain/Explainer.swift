@@ -35,17 +35,15 @@ public struct Explainer: Sendable {
             guard let result = outcome.lastResult, let trace = result.recording.controlled?.trace else {
                 throw .nonsensical("the replay recorded no trace")
             }
+            let steps = result.recording.controlled?.steps ?? 0
             let provenance: String
             if let mismatch = outcome.mismatches.first {
                 provenance = "NOT an exact replay of the recorded run: \(mismatch)"
-            } else if outcome.exactRuns == 1 {
-                provenance = "an exact replay of the recorded schedule: \(result.recording.controlled?.steps ?? 0) steps, "
-                    + "the same history (digest \(result.history.digest))"
-            } else if replayer.followsRecordedSchedule {
-                provenance = "the recorded schedule, followed step for step (\(result.recording.controlled?.steps ?? 0) "
-                    + "steps); the file records no history digest, so whether the history is the recorded one was not checked"
+            } else if let reason = outcome.exactnessNotChecked {
+                provenance = "\(steps) schedule steps; whether this is the recorded run was not checked: \(reason)"
             } else {
-                provenance = "the schedule regenerated from the file's strategy and seed (\(result.recording.controlled?.steps ?? 0) steps)"
+                provenance = "an exact replay of the recorded schedule: \(steps) steps, "
+                    + "the same history (digest \(result.history.digest))"
             }
             return StoryBuilder(
                 result: result, events: StoryEvents.controlled(trace), lockNames: trace,

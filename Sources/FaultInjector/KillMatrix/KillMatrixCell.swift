@@ -14,8 +14,9 @@ public struct KillMatrixCell: Sendable {
         public var exactRuns: Int?
         /// Controlled files whose runs could not be compared with a recording: why (``Replayer/Outcome``).
         public var exactnessNotChecked: String?
-        /// Runs whose process died, so they could not be compared with the recording.
-        public var crashedRuns = 0
+        /// Runs whose process answered, so they could be compared with the recording
+        /// (``Replayer/Outcome/finishedRuns``).
+        public var finishedRuns = 0
         /// Why the replay could not run, if it could not.
         public var error: String?
 
@@ -25,7 +26,7 @@ public struct KillMatrixCell: Sendable {
             reproducedRuns = outcome.violatedRuns
             exactRuns = outcome.exactRuns
             exactnessNotChecked = outcome.exactnessNotChecked
-            crashedRuns = outcome.crashedRuns
+            finishedRuns = outcome.finishedRuns
         }
 
         init(error: String) {
@@ -37,7 +38,7 @@ public struct KillMatrixCell: Sendable {
         /// with the signature, never called exact); a chaos file needs only to reproduce at least once.
         public var replays: Bool {
             guard error == nil, runs > 0 else { return false }
-            if let exactRuns { return sameSignatureRuns == runs && exactRuns == runs - crashedRuns }
+            if let exactRuns { return sameSignatureRuns == runs && exactRuns == finishedRuns }
             if exactnessNotChecked != nil { return sameSignatureRuns == runs }
             return reproducedRuns > 0
         }

@@ -37,9 +37,9 @@ public struct ShrinkOutcome: Sendable {
     /// controlled file with nothing recorded to compare a finished replay with is not verified).
     public var verified: Bool {
         guard let verification else { return true }
-        let compared = verification.runs - verification.crashedRuns
-        let exact = verification.exactRuns.map { $0 == compared }
-            ?? (verification.exactnessNotChecked == nil || compared == 0)
+        let finished = verification.finishedRuns
+        let exact = verification.exactRuns.map { $0 == finished }
+            ?? (verification.exactnessNotChecked == nil || finished == 0)
         return exact && verification.sameSignatureRuns == verification.runs
     }
 }

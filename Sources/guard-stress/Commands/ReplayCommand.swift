@@ -79,22 +79,22 @@ enum ReplayCommand {
             "  reproduced in \(outcome.violatedRuns)/\(outcome.runs) runs; "
                 + "with the recorded signature in \(outcome.sameSignatureRuns)/\(outcome.runs)")
         if let exact = outcome.exactRuns {
-            let compared = outcome.runs - outcome.crashedRuns
-            if compared == 0 {
+            let finished = outcome.finishedRuns
+            if finished == 0 {
                 print("  every run's process died, so no run could be compared with the recording")
-            } else if exact == compared {
+            } else if exact == finished {
                 print(
                     "  exact replay: every run\(outcome.crashedRuns > 0 ? " that finished" : "") followed the schedule "
                         + "step for step and recorded the same history")
             } else {
-                print("  NOT EXACT: \(compared - exact) of \(compared) runs did not match the recording")
+                print("  NOT EXACT: \(finished - exact) of \(finished) runs did not match the recording")
             }
             for mismatch in outcome.mismatches.prefix(5) { print("    \(mismatch)") }
         } else if let reason = outcome.exactnessNotChecked {
             // Never worded like the exact-replay line: CI greps for that one.
             print("  exactness NOT CHECKED: \(reason)")
             if !outcome.mismatches.isEmpty {
-                print("  and \(outcome.mismatches.count) of \(outcome.runs - outcome.crashedRuns) runs diverged from the recorded schedule")
+                print("  and \(outcome.mismatches.count) of \(outcome.finishedRuns) runs diverged from the recorded schedule")
             }
             for mismatch in outcome.mismatches.prefix(5) { print("    \(mismatch)") }
         }

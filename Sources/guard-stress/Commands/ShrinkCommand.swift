@@ -94,9 +94,9 @@ enum ShrinkCommand {
         if let verification = outcome.verification {
             var line = "  verified: replayed \(verification.runs) times: the signature came back in "
                 + "\(verification.sameSignatureRuns)/\(verification.runs)"
-            let compared = verification.runs - verification.crashedRuns
-            if let exact = verification.exactRuns, compared > 0 { line += ", exactly in \(exact)/\(compared)" }
-            if let reason = verification.exactnessNotChecked, compared > 0 { line += "; exactness NOT CHECKED: \(reason)" }
+            let finished = verification.finishedRuns
+            if let exact = verification.exactRuns, finished > 0 { line += ", exactly in \(exact)/\(finished)" }
+            if let reason = verification.exactnessNotChecked, finished > 0 { line += "; exactness NOT CHECKED: \(reason)" }
             if verification.crashedRuns > 0 {
                 line += "; \(verification.crashedRuns) \(verification.crashedRuns == 1 ? "run's process" : "runs' processes") "
                     + "died (a crash has no history to compare with the recording)"
