@@ -26,9 +26,8 @@ enum ReplayCommand {
         do {
             file = try SeedFileStore.read(path)
             if let name = arguments.string("--target") {
-                if let reason = TargetCatalog.unavailableReason(for: name) { throw UsageError(reason) }
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
-                    throw TargetOption.unknown(name)
+                    throw TargetOption.refused(name)
                 }
                 target = named
             }

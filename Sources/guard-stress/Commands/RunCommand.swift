@@ -50,14 +50,15 @@ enum RunCommand {
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
-        if let target = arguments.string("--target") {
-            if let reason = TargetCatalog.unavailableReason(for: target) { throw UsageError(reason) }
-            guard TargetCatalog.knownNames.contains(target) else {
-                throw TargetOption.unknown(target)
-            }
-            settings.target = target
-        }
+        if let target = arguments.string("--target") { settings.target = target }
         if let out = arguments.string("--out") { settings.outputDirectory = out }
+        let campaign: Campaign
+        do {
+            // The campaign checks the target (its one reason to refuse the settings), before anything is written.
+            campaign = try Campaign(settings: settings)
+        } catch {
+            throw TargetOption.refused(settings.target)
+        }
         // Checked before the campaign: a file in the way would lose every seed file it writes.
         try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
         let reports = try ReportFiles(arguments, seedDirectory: settings.outputDirectory)
@@ -79,12 +80,6 @@ enum RunCommand {
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
         let startedAt = Date()
         var failuresShown = 0
-        let campaign: Campaign
-        do {
-            campaign = try Campaign(settings: settings)
-        } catch {
-            throw UsageError(error.description)
-        }
         let summary = campaign.run { progress in
             if let failure = progress.failure {
                 if Terminal.isInteractive { Terminal.rewriteLine("") }
