@@ -15,22 +15,47 @@ extension StressWorld {
     /// slot that holds its objects weakly (where the object can have live registrations when it goes) for two of
     /// three removals, and any slot for the third. Only removals the mix draws (`unobserve`, `unobserveObject`).
     func deinitAction(ofObject id: Int) -> DeinitAction? {
-        guard configuration.unobservesInDeinit, target.answersRemovalsInObjectDeinit, !controllerSlots.isEmpty,
-            id % 4 != 3
-        else { return nil }
-        let keys = configuration.keys.filter(observableKeys.contains)
-        guard !keys.isEmpty else { return nil }
-        let weakSlots = controllerSlots.filter(\.holdsWeakly).map(\.index)
-        let pick = id / 4
-        let weakSlot = weakSlots.isEmpty ? pick % controllerSlots.count : weakSlots[pick % weakSlots.count]
-        let key = keys[(pick / max(1, controllerSlots.count)) % keys.count]
-        let removesKeys = configuration.mix[.unobserve] > 0
-        let removesObjects = configuration.mix[.unobserveObject] > 0
-        switch id % 4 {
-        case 0 where removesKeys: return .unobserve(controller: weakSlot, key: key)
-        case 1 where removesObjects: return .unobserveObject(controller: weakSlot)
-        case 2 where removesKeys: return .unobserve(controller: pick % controllerSlots.count, key: key)
-        default: return nil
+        deinitRemovals?.action(ofObject: id)
+    }
+
+    /// What deinit removals choose from, fixed for a run and so worked out once, when the world is made.
+    struct DeinitRemovalChoices {
+        /// The scenario's keys the system under test can observe, in the scenario's order (never empty).
+        let keys: [StressKey]
+        /// The controller slots that hold their objects weakly.
+        let weakSlots: [Int]
+        /// How many controller slots there are (at least one).
+        let slotCount: Int
+        /// Whether the mix draws `unobserve`.
+        let removesKeys: Bool
+        /// Whether the mix draws `unobserveObject`.
+        let removesObjects: Bool
+
+        /// The choices of a world of `configuration` run against `target`; `nil` when its objects make no removals
+        /// in their deinits (the scenario does not ask for them, the system does not promise to answer them, or
+        /// there is no controller slot or observable key to remove through).
+        init?(configuration: ScenarioConfiguration, target: any SystemUnderTest) {
+            let observable = target.observableKeys
+            keys = configuration.keys.filter(observable.contains)
+            slotCount = configuration.controllers
+            guard configuration.unobservesInDeinit, target.answersRemovalsInObjectDeinit, slotCount > 0, !keys.isEmpty
+            else { return nil }
+            weakSlots = (0..<slotCount).filter { configuration.holdsWeakly(controller: $0) }
+            removesKeys = configuration.mix[.unobserve] > 0
+            removesObjects = configuration.mix[.unobserveObject] > 0
+        }
+
+        /// See ``StressWorld/deinitAction(ofObject:)``.
+        func action(ofObject id: Int) -> DeinitAction? {
+            let pick = id / 4
+            let weakSlot = weakSlots.isEmpty ? pick % slotCount : weakSlots[pick % weakSlots.count]
+            let key = keys[(pick / slotCount) % keys.count]
+            switch id % 4 {
+            case 0 where removesKeys: return .unobserve(controller: weakSlot, key: key)
+            case 1 where removesObjects: return .unobserveObject(controller: weakSlot)
+            case 2 where removesKeys: return .unobserve(controller: pick % slotCount, key: key)
+            default: return nil
+            }
         }
     }
 

@@ -21,6 +21,8 @@ final class StressWorld: @unchecked Sendable {
     let diagnostics: DiagnosticRecorder
     /// The keys the system under test can observe (operations on others are skipped).
     let observableKeys: Set<StressKey>
+    /// What objects' deinit removals choose from (``deinitAction(ofObject:)``); `nil` when they make none.
+    let deinitRemovals: DeinitRemovalChoices?
     /// The identities of the world's own slot and mutation locks, which are never the system's.
     private(set) var worldLocks: Set<ObjectIdentifier> = []
 
@@ -47,6 +49,7 @@ final class StressWorld: @unchecked Sendable {
         self.monitor = monitor
         self.diagnostics = DiagnosticRecorder(clock: clock)
         self.observableKeys = target.observableKeys
+        deinitRemovals = DeinitRemovalChoices(configuration: configuration, target: target)
         objectSlots = (0..<configuration.objects).map { ObjectSlot(index: $0, object: makeObject(home: $0)) }
         controllerSlots = (0..<configuration.controllers).map { index in
             let weakly = configuration.holdsWeakly(controller: index)
