@@ -115,6 +115,13 @@ final class ReportOverwriteTests: XCTestCase {
         XCTAssertEqual(ReportDestination.numbered("/x/y.tar.gz", 2), "/x/y.tar.2.gz")
     }
 
+    /// Every JUnit report starts its root with the marker (the text CI greps for), so a later run recognises it.
+    func testAJUnitReportCarriesTheMarkerItIsRecognisedBy() {
+        let xml = JUnitReport(suites: []).xml
+        XCTAssertTrue(xml.contains("\n" + #"<testsuites name="guard-stress" tests="0""#), xml)
+        XCTAssertTrue(ReportKind.junit.recognizes(Data(xml.utf8)), xml)
+    }
+
     // MARK: Before anything runs (the command line)
 
     /// The tester's case: `run --json` naming, inside `--out`, the seed file the campaign is about to write. Refused

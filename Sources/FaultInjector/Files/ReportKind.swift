@@ -7,8 +7,7 @@ public enum ReportKind: Sendable, CaseIterable {
     /// The JSON report of `run`, `replay` and `mutants` (`--json`): an object whose `format` is
     /// ``StressReport/formatName``.
     case stressReport
-    /// The JUnit XML of `run`, `replay` and `mutants` (`--junit`): an XML declaration, then
-    /// `<testsuites name="guard-stress"`.
+    /// The JUnit XML of `run`, `replay` and `mutants` (`--junit`): an XML declaration, then ``junitMarker``.
     case junit
     /// `bench --json`: a JSON list of figures, each an object with a string `name`, a number `value` and a string
     /// `unit`.
@@ -18,6 +17,10 @@ public enum ReportKind: Sendable, CaseIterable {
 
     /// The tag every page `explain --html` writes carries in its head, by which a later run recognises it.
     public static let pageGeneratorTag = #"<meta name="generator" content="guard-stress explain"/>"#
+
+    /// How the root element of every JUnit report guard-stress writes begins (`<testsuites name="guard-stress"`), by
+    /// which a later run recognises it.
+    public static let junitMarker = #"<testsuites name="guard-stress""#
 
     /// The largest file recognised as a report: guard-stress's reports are far smaller, and a bigger file is not
     /// read to find out.
@@ -41,7 +44,7 @@ public enum ReportKind: Sendable, CaseIterable {
             return object?["format"] as? String == StressReport.formatName
         case .junit:
             let head = String(decoding: data.prefix(4096), as: UTF8.self)
-            return head.hasPrefix("<?xml") && head.contains(#"<testsuites name="guard-stress""#)
+            return head.hasPrefix("<?xml") && head.contains(Self.junitMarker)
         case .benchFigures:
             // bench never writes an empty list (a filter that selects nothing is a usage error).
             guard let list = try? JSONSerialization.jsonObject(with: data) as? [Any], !list.isEmpty else { return false }

@@ -129,7 +129,7 @@ public struct JUnitReport: Sendable {
         let errors = suites.reduce(0) { $0 + $1.cases.filter { $0.error != nil }.count }
         let seconds = suites.reduce(0) { $0 + $1.seconds }
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        out += "<testsuites name=\"guard-stress\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" "
+        out += ReportKind.junitMarker + " tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" "
             + "time=\"\(Self.time(seconds))\">\n"
         for suite in suites {
             let suiteFailures = suite.cases.filter { $0.failure != nil }.count
