@@ -20,7 +20,8 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     private var installedWord = gca_word()
     /// Word 1: nonzero if a deeper link broke before this forwarder was installed (while it was being wired).
     private var brokeBeforeInstallWord = gca_word()
-    /// Word 2: how many prior notifications this forwarder relayed whose change it has not relayed yet.
+    /// Word 2: how many prior notifications this forwarder received whose change it has not received yet (the
+    /// entries of `openPriors`), so a change with none open skips the pairing lock.
     private var openPriorsWord = gca_word()
     /// Word 3: nonzero while a detach waits for the changes of open prior notifications (see ``detach()``).
     private var detachDeferredWord = gca_word()
@@ -33,6 +34,13 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// out by ``detach()`` (each forwarder is detached once: whoever takes it out of its root observance, or the
     /// re-wiring that made it and lost).
     @exclusivity(unchecked) private var targetObservance: Observance?
+    /// The prior notifications received and not yet ended by their change, per thread, innermost last: whether each
+    /// was relayed. A change ends the innermost one of its thread (changes nest per thread, like Foundation's
+    /// will/did pairs). Guarded by ``pairingLock``.
+    @exclusivity(unchecked) private var openPriors: [UInt64: [Bool]] = [:]
+    /// Guards every forwarder's `openPriors`: only dotted registrations with `.prior` take it, briefly, and never
+    /// call out while holding it.
+    private static let pairingLock = Lock()
 
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root
@@ -114,40 +122,55 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
 
     /// Relays `change` to the root observance while installed. A change whose prior notification this forwarder
     /// relayed is relayed even if the forwarder was uninstalled in between (a handler of that prior notification
-    /// replaced the middle object, say): every prior notification an observer gets is followed by its change.
+    /// replaced the middle object, say): every prior notification an observer gets is followed by its change. Priors
+    /// and changes pair per thread, innermost first, so a change nested in a prior handler (on an object no longer on
+    /// the chain) never takes the place of the change that prior announced.
     func receive(_ change: KeyValueChange, of object: AnyObject) {
-        let openPriors = InlineAtomicWords.word(2, of: self)
+        let openCount = InlineAtomicWords.word(2, of: self)
+        let thread = CurrentThread.identifier
         if change.isPrior {
-            guard isInstalled else { return }
-            openPriors.add(1, ordering: .acquiringAndReleasing)
+            let relays = isInstalled
+            Self.pairingLock.withLock { openPriors[thread, default: []].append(relays) }
+            openCount.add(1, ordering: .acquiringAndReleasing)
+            if relays { relay(change) }
+            return
+        }
+        guard openCount.load(ordering: .acquiring) != 0, let priorWasRelayed = takeInnermostOpenPrior(of: thread) else {
+            if isInstalled { relay(change) }
+            return
+        }
+        // The change of a prior notification this forwarder received: relayed if that prior was (whatever happened
+        // since), or if the forwarder is installed now; a detach that waited for it finishes after.
+        if isInstalled {
             relay(change)
-        } else if Self.takeOne(from: openPriors) {
-            // The change of a prior notification this forwarder relayed: relayed whatever happened since, and a
-            // detach that waited for it finishes after.
-            relay(change)
-            if openPriors.load(ordering: .acquiring) == 0 { unregisterIfDetachDeferred() }
-        } else if isInstalled {
-            relay(change)
+        } else if priorWasRelayed {
+            relay(change, readingNewValueFromRoot: true)
+        }
+        if openCount.add(-1, ordering: .acquiringAndReleasing) == 0 { unregisterIfDetachDeferred() }
+    }
+
+    /// Takes the innermost open prior notification of `thread` and says whether it was relayed; `nil` if none.
+    private func takeInnermostOpenPrior(of thread: UInt64) -> Bool? {
+        Self.pairingLock.withLock {
+            guard let relayed = openPriors[thread]?.popLast() else { return nil }
+            if openPriors[thread]?.isEmpty == true { openPriors[thread] = nil }
+            return relayed
         }
     }
 
-    private func relay(_ change: KeyValueChange) {
+    /// Delivers `change` to the root observance as a change of its key path. Once the forwarder is uninstalled, its
+    /// target is off the chain: a new value is then read along the root's current chain (as Foundation reads a nested
+    /// key path's new value from the observed object), never taken from the old target.
+    private func relay(_ change: KeyValueChange, readingNewValueFromRoot: Bool = false) {
         guard let root, let rootObservance else { return }
+        var newValue = change.newValue
+        if readingNewValueFromRoot, newValue != nil, change.kind == .setting {
+            newValue = boxNil(KeyValueReading.value(of: root, forKeyPath: rootObservance.keyPath, reportingMisuse: false))
+        }
         let relayed = KeyValueChange(
-            kind: change.kind, keyPath: rootObservance.keyPath, newValue: change.newValue,
+            kind: change.kind, keyPath: rootObservance.keyPath, newValue: newValue,
             oldValue: change.oldValue, indexes: change.indexes, isPrior: change.isPrior)
         rootObservance.deliver(relayed, from: root)
-    }
-
-    /// Takes one from `counter` if it is above zero; whether it did.
-    private static func takeOne(from counter: AtomicWord) -> Bool {
-        var current = counter.load(ordering: .acquiring)
-        while current != 0 {
-            let (exchanged, original) = counter.compareExchange(expected: current, desired: current - 1)
-            if exchanged { return true }
-            current = original
-        }
-        return false
     }
 
     func observedObjectDidDeinit() {}
