@@ -258,6 +258,11 @@ final class CommandLineTests: XCTestCase {
         try assertReplayRejects(
             editedOperations("slot.json") { $0[0][0] = "release-object o6" }, mentioning: "names a slot beyond")
         try assertReplayRejects(editedOperations("workers.json") { $0.removeLast() }, mentioning: "lists 11 workers but its configuration has 12")
+        try assertReplayRejects(
+            edited("forged.json") { $0["seed"] = "1\r\nguard-stress: replay PASSED, exact" },
+            mentioning: "the field \"seed\" holds the control character U+000D")
+        try assertReplayRejects(
+            editedOperations("long.json") { $0[0] += $0[0] }, mentioning: "operations but the configuration's operationsPerWorker is")
         try assertReplayRejects(editedScenario("zero.json", "workers", 0), mentioning: "workers must be between 1 and 4096 (is 0)")
     }
 

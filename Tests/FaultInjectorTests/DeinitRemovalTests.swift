@@ -72,10 +72,13 @@ final class DeinitRemovalTests: XCTestCase {
         XCTAssertTrue(configuration.unobservesInDeinit, "new configurations remove in deinits")
         let encoded = try JSONEncoder().encode(configuration)
         var object = try XCTUnwrap(JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        XCTAssertTrue(configuration.observesInDeinit, "new configurations observe in deinits")
         object["unobservesInDeinit"] = nil
+        object["observesInDeinit"] = nil
         configuration = try JSONDecoder().decode(
             ScenarioConfiguration.self, from: JSONSerialization.data(withJSONObject: object))
         XCTAssertFalse(configuration.unobservesInDeinit, "a file written before it existed replays as it ran")
+        XCTAssertFalse(configuration.observesInDeinit, "a file written before it existed replays as it ran")
     }
 
     /// The world chooses each object's deinit removal from its id alone (so a controlled run replays it), only for
@@ -88,13 +91,18 @@ final class DeinitRemovalTests: XCTestCase {
         let secondWorld = StressWorld(
             configuration: configuration, target: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertEqual(actions, (0..<64).map { secondWorld.deinitAction(ofObject: $0) }, "another world chooses alike")
-        XCTAssertEqual(actions.filter { $0 == nil }.count, 16)
+        XCTAssertEqual(actions.filter { $0 == nil }.count, 0, "the quarter that removes nothing observes instead")
+        for (id, action) in actions.enumerated() where id % 4 == 3 {
+            guard case .observe = action else { return XCTFail("object \(id) does not observe in its deinit: \(String(describing: action))") }
+        }
         let weakSlots = Set(guardWorld.controllerSlots.filter(\.holdsWeakly).map(\.index))
         XCTAssertFalse(weakSlots.isEmpty)
         for (id, action) in actions.enumerated() where id % 4 < 2 {
             switch action {
             case .unobserve(let controller, _), .unobserveObject(let controller):
                 XCTAssertTrue(weakSlots.contains(controller), "object \(id): slot \(controller) is not weak")
+            case .observe:
+                XCTFail("object \(id) observes instead of removing")
             case nil:
                 XCTFail("object \(id) removes nothing")
             }
@@ -111,6 +119,7 @@ final class DeinitRemovalTests: XCTestCase {
         var settings = ControlledRunner.Settings()
         settings.strategy = .pct(depth: 3)
         var removals = 0
+        var observations = 0
         var removedLive = 0
         for seed: UInt64 in 1...40 {
             let scenario = Scenario(configuration: ScenarioProfile.teardown.configuration(controlled: true), seed: seed)
@@ -119,11 +128,15 @@ final class DeinitRemovalTests: XCTestCase {
             XCTAssertTrue(result.report.passed, "seed \(seed): \(result.report.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.history.digest, again.history.digest, "seed \(seed): the histories differ")
             let inDeinit = result.history.operations.filter(\.inObjectDeinit)
-            removals += inDeinit.count
+            removals += inDeinit.filter { $0.kind != .observe }.count
+            observations += inDeinit.filter { $0.kind == .observe }.count
+            XCTAssertTrue(
+                inDeinit.filter { $0.kind == .observe }.allSatisfy { $0.outcome == .invalid }, "seed \(seed): accepted in deinit")
             removedLive += inDeinit.filter { $0.outcome == .removed }.count
             XCTAssertTrue(inDeinit.allSatisfy { $0.parent >= 0 && $0.index == -1 }, "nested in the releasing operation")
         }
         XCTAssertGreaterThan(removals, 0, "no object removed anything in its deinit")
+        XCTAssertGreaterThan(observations, 0, "no object asked to be observed in its deinit")
         XCTAssertGreaterThan(removedLive, 0, "no deinit removal found its object still registered")
     }
 }

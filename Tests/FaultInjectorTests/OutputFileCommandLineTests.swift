@@ -64,6 +64,30 @@ final class OutputFileCommandLineTests: XCTestCase {
     }
 
     /// A seed file that cannot be written is a failure with its reason, not a quiet "limit reached".
+    /// An `--out` that can never hold a file (a symbolic link loop, a dangling link, a path longer than the system
+    /// takes once a seed file's name is added) is a usage error before the campaign, not a campaign that loses every
+    /// seed file it writes.
+    func testASeedFileDirectoryThatCanNeverHoldAFileIsRefusedBeforeTheCampaign() throws {
+        try FileManager.default.createSymbolicLink(atPath: directory.file("loop1"), withDestinationPath: "loop2")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("loop2"), withDestinationPath: "loop1")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("dangling"), withDestinationPath: "nowhere")
+        let long = Array(repeating: String(repeating: "d", count: 200), count: 25).joined(separator: "/")
+        let almost = Array(repeating: String(repeating: "e", count: 200), count: 20).joined(separator: "/")
+        let cases = [
+            ("loop1", "--out needs a directory, but loop1 is a symbolic link that leads nowhere"),
+            ("loop1/seeds", "--out needs a directory, but loop1 is a symbolic link that leads nowhere"),
+            ("dangling", "--out needs a directory, but dangling is a symbolic link that leads nowhere"),
+            (long, "the system allows at most"),
+            (almost, "the files written in it need it to be at most"),
+        ]
+        for (out, message) in cases {
+            let outcome = try run(["run", "--target", "raw", "--queues", "4", "--duration", "0.3", "--in-process", "--out", out])
+            XCTAssertEqual(outcome.status, 2, "\(out.prefix(40)): \(outcome.stderr.prefix(600))")
+            XCTAssertTrue(outcome.stderr.contains(message), "\(out.prefix(40)): \(outcome.stderr.prefix(600))")
+            XCTAssertFalse(outcome.stdout.contains("round"), "the campaign must not run: \(outcome.stdout.prefix(600))")
+        }
+    }
+
     func testAFailedSeedFileWriteSaysWhy() throws {
         try directory.write("in the way\n", to: "plain")
         var settings = Campaign.Settings()

@@ -69,7 +69,8 @@ final class ReportOverwriteTests: XCTestCase {
         XCTAssertEqual(destination.conflict, "a guard-stress seed file")
         let report = Data("{\"format\": \"kvoguard-stress-report\"}\n".utf8)
         let written = try destination.write(report)
-        XCTAssertEqual(written, directory.file("report.3.json"))
+        XCTAssertEqual(written.path, directory.file("report.3.json"))
+        XCTAssertEqual(written.detour, "\(path) appeared meanwhile and may not be replaced; it was left as it is")
         XCTAssertEqual(try contents("report.json"), seed, "the seed file is untouched")
         XCTAssertEqual(try contents("report.2.json"), Data("taken\n".utf8))
         XCTAssertEqual(try contents("report.3.json"), report)
@@ -82,16 +83,16 @@ final class ReportOverwriteTests: XCTestCase {
         try directory.write("", to: "empty.json")
         try directory.write("keep me\n", to: "notes.txt")
         for name in ["earlier.json", "empty.json"] {
-            XCTAssertEqual(try ReportDestination(path: directory.file(name), kind: .stressReport).write(report), directory.file(name))
+            XCTAssertEqual(try ReportDestination(path: directory.file(name), kind: .stressReport).write(report), WrittenReport(path: directory.file(name)))
             XCTAssertEqual(try contents(name), report, name)
         }
         XCTAssertNil(ReportDestination(path: "/dev/null", kind: .junit).conflict)
-        XCTAssertEqual(try ReportDestination(path: "/dev/null", kind: .junit).write(Data("x".utf8)), "/dev/null")
+        XCTAssertEqual(try ReportDestination(path: "/dev/null", kind: .junit).write(Data("x".utf8)).path, "/dev/null")
         let notes = ReportDestination(path: directory.file("notes.txt"), kind: .junit)
         XCTAssertEqual(notes.conflict, "a file that is not a guard-stress JUnit report")
-        XCTAssertEqual(try notes.write(report), directory.file("notes.2.txt"))
+        XCTAssertEqual(try notes.write(report).path, directory.file("notes.2.txt"))
         XCTAssertEqual(try contents("notes.txt"), Data("keep me\n".utf8))
-        XCTAssertEqual(try ReportDestination(path: directory.file("notes.txt"), kind: .junit, force: true).write(report), directory.file("notes.txt"))
+        XCTAssertEqual(try ReportDestination(path: directory.file("notes.txt"), kind: .junit, force: true).write(report), WrittenReport(path: directory.file("notes.txt")))
         XCTAssertEqual(try contents("notes.txt"), report)
     }
 
@@ -103,9 +104,71 @@ final class ReportOverwriteTests: XCTestCase {
         let destination = ReportDestination(path: link, kind: .stressReport)
         XCTAssertEqual(destination.conflict, "a symbolic link to something that does not exist")
         let report = Data("{\"format\": \"kvoguard-stress-report\"}\n".utf8)
-        XCTAssertEqual(try ReportDestination(path: link, kind: .stressReport, force: true).write(report), link)
+        XCTAssertEqual(try ReportDestination(path: link, kind: .stressReport, force: true).write(report).path, link)
         XCTAssertEqual(try contents("dangling.json"), report)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("nowhere.json")))
+    }
+
+    // MARK: Named pipes
+
+    /// A named pipe that a process reads gets the whole report, in place.
+    func testANamedPipeWithAReaderGetsTheWholeReport() throws {
+        let pipe = try makeNamedPipe("report.json")
+        let report = Data(repeating: UInt8(ascii: "x"), count: 300_000)  // more than a pipe buffers
+        let received = ReceivedBytes()
+        let reader = Thread {
+            // Opening blocks until the writer opens its end; reading ends when the writer closes it.
+            let descriptor = open(pipe, O_RDONLY)
+            var bytes = Data()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while descriptor >= 0 {
+                let count = read(descriptor, &buffer, buffer.count)
+                guard count > 0 else { break }
+                bytes.append(contentsOf: buffer[..<count])
+            }
+            if descriptor >= 0 { close(descriptor) }
+            received.set(bytes)
+        }
+        reader.start()
+        let written = try ReportDestination(path: pipe, kind: .stressReport, readerWait: 30).write(report)
+        XCTAssertEqual(written, WrittenReport(path: pipe))
+        XCTAssertTrue(received.wait(seconds: 30), "the reader got the end of the data")
+        XCTAssertEqual(received.value, report)
+    }
+
+    /// A named pipe nobody opens for reading does not block the write for good: after the wait the report goes
+    /// beside the pipe, whole, and says why.
+    func testANamedPipeNobodyReadsGetsTheReportBesideItAfterTheWait() throws {
+        let pipe = try makeNamedPipe("report.json")
+        let report = Data("{\"format\": \"kvoguard-stress-report\"}\n".utf8)
+        let started = Date()
+        let written = try ReportDestination(path: pipe, kind: .stressReport, readerWait: 0.2).write(report)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "the write waited about 0.2 s, not for good")
+        XCTAssertEqual(written.path, directory.file("report.2.json"))
+        XCTAssertEqual(written.detour, "cannot write \(pipe): no process opened the pipe for reading within 0.2 seconds")
+        XCTAssertEqual(try contents("report.2.json"), report)
+    }
+
+    /// The command line: `--json` naming a pipe nobody reads ends the command (it does not hang), with the report
+    /// beside the pipe and a line saying so.
+    func testRunWithJSONToAnUnreadPipeWritesTheReportBesideIt() throws {
+        let pipe = try makeNamedPipe("report.json")
+        let outcome = try run(
+            ["run", "--target", "guard", "--queues", "4", "--ops", "200", "--duration", "1", "--out", directory.file("seeds"),
+             "--json", pipe],
+            timeout: 120)
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(
+            outcome.stderr.contains("no process opened the pipe for reading within 10 seconds; the JSON report was written to "
+                + directory.file("report.2.json")), outcome.stderr)
+        XCTAssertTrue(ReportKind.stressReport.recognizes(try contents("report.2.json")))
+    }
+
+    private func makeNamedPipe(_ name: String) throws -> String {
+        let path = directory.file(name)
+        let made = mkfifo(path, 0o600)
+        XCTAssertEqual(made, 0, "mkfifo: \(String(cString: strerror(errno)))")
+        return try XCTUnwrap(made == 0 ? path : nil)
     }
 
     func testNumberedNamesKeepTheExtensionAndTheDirectory() {
@@ -228,4 +291,20 @@ final class ReportOverwriteTests: XCTestCase {
         XCTAssertTrue(ReportKind.stressReport.recognizes(try contents("report.2.json")), "the report is beside it")
         XCTAssertTrue(stderr.contains("the JSON report was written to report.2.json"), stderr)
     }
+}
+
+/// Bytes a reader thread received, and a signal for when it has them.
+private final class ReceivedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private let done = DispatchSemaphore(value: 0)
+    private var bytes = Data()
+
+    func set(_ data: Data) {
+        lock.withLock { bytes = data }
+        done.signal()
+    }
+
+    func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+
+    var value: Data { lock.withLock { bytes } }
 }

@@ -385,7 +385,7 @@ final class ScenarioTests: XCTestCase {
     }
 
     func testScenarioProblemsNameSlotsBeyondTheConfiguration() {
-        var config = configuration(workers: 2, operations: 0)
+        var config = configuration(workers: 2, operations: 1)
         config.controllers = 3
         config.objects = 2
         let fine = Scenario(configuration: config, seed: 1, operations: [[.mutate(object: 1, key: .k0)], [.unobserveAll(controller: 2)]])

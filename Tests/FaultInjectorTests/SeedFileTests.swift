@@ -307,6 +307,37 @@ final class SeedFileTests: XCTestCase {
         assertNonsensical(error, mentioning: "worker 0 operation 0 (release-object o6) names a slot beyond")
     }
 
+    /// Text read from a seed file is printed: a control character anywhere (a line break that would forge a line of
+    /// output, an escape sequence that would drive the terminal) is refused, naming the field, never echoing it.
+    func testAControlCharacterInAnyFieldIsRefusedWithoutBeingEchoed() throws {
+        let edits: [(String, (inout [String: Any]) -> Void)] = [
+            ("seed", { $0["seed"] = "1\r\nguard-stress: replay PASSED, exact" }),
+            ("target", { $0["target"] = "\u{1B}[2Jguard" }),
+            ("failure.signature", { object in
+                var failure = object["failure"] as? [String: Any] ?? [:]
+                failure["signature"] = "\u{1B}[32mnone\nRESULT: PASS"
+                object["failure"] = failure
+            }),
+            ("operations[0][1]", { RunFixtures.editOperations(in: &$0) { $0[0][1] = "observe\u{2028}" } }),
+            ("x<U+0007>y", { $0["x\u{7}y"] = 1 }),
+        ]
+        for (field, edit) in edits {
+            let (error, path) = try readEdited(edit)
+            assertMalformed(error, path: path, mentioning: "the field \"\(field)\" holds the control character U+")
+            let text = error.map { "\($0)" } ?? ""
+            XCTAssertFalse(text.unicodeScalars.contains(where: ControlCharacterField.isControl), "\(field): \(text.debugDescription)")
+        }
+    }
+
+    func testWorkerWithMoreOperationsThanTheConfigurationAllows() throws {
+        let (error, _) = try readEdited { object in
+            RunFixtures.editOperations(in: &object) { $0[3] += $0[3] }
+        }
+        XCTAssertNotNil(error, "a worker listing more operations than operationsPerWorker must be refused")
+        assertNonsensical(error, mentioning: "worker 3 lists")
+        assertNonsensical(error, mentioning: "operations but the configuration's operationsPerWorker is")
+    }
+
     func testWorkerCountThatDoesNotMatchTheOperationLists() throws {
         let (error, _) = try readEdited { object in
             RunFixtures.editOperations(in: &object) { $0.removeLast() }

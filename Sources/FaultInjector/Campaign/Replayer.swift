@@ -87,10 +87,9 @@ public struct Replayer: Sendable {
 
     /// Whether runs follow a recorded schedule.
     public var followsRecordedSchedule: Bool {
-        isControlled && file.schedule != nil && replaysRecordedTarget
+        file.isControlled && file.schedule != nil && replaysRecordedTarget
     }
 
-    private var isControlled: Bool { file.runner == RunnerChoice.controlled(.init()).name }
 
     /// For a controlled file: why its runs cannot be checked for exactness, naming what the file or the replay
     /// lacks; `nil` when they can (a recorded schedule with its history digest, replayed against the file's own
@@ -100,7 +99,7 @@ public struct Replayer: Sendable {
     /// Whether this replay's runs are compared with the file's recording, and if not, why.
     var exactness: ReplayExactness {
         ReplayExactness(
-            file: file, controlled: isControlled, targetName: target.name, replaysRecordedTarget: replaysRecordedTarget)
+            file: file, controlled: file.isControlled, targetName: target.name, replaysRecordedTarget: replaysRecordedTarget)
     }
 
     /// Runs the scenario `runs` times in this process.
@@ -113,7 +112,7 @@ public struct Replayer: Sendable {
             let (result, mismatch) = runOnce(scenario, with: runner)
             lastResult = result
             tally.add(RoundVerdict(result), mismatch: mismatch.map { "run \(run + 1): \($0)" })
-            if result.abandoned, !isControlled { break }
+            if result.abandoned, !file.isControlled { break }
         }
         return tally.outcome(lastResult: lastResult, isolation: nil)
     }
@@ -152,7 +151,7 @@ public struct Replayer: Sendable {
     /// ``exactnessNotChecked``'s to say).
     func runOnce(_ scenario: Scenario, with runner: any ScenarioRunner) -> (RunResult, mismatch: String?) {
         let result = runner.runAndEvaluate(scenario, against: target)
-        guard isControlled else { return (result, nil) }
+        guard file.isControlled else { return (result, nil) }
         if let divergence = result.recording.controlled?.divergence { return (result, "\(divergence)") }
         let recordedDigest = followsRecordedSchedule ? file.schedule?.historyDigest : nil
         if let recordedDigest, result.history.digest != recordedDigest {

@@ -5,14 +5,12 @@ import GuardCore
 enum RunEnvironment {
     private static let exclusive = Lock()
 
-    /// Runs `body` while no other run is under way, with the misuse policy `.report`; restores the policy after.
+    /// Runs `body` while no other run is under way, in a `.report` misuse policy scope (see
+    /// `RuntimeMonitor.withMisusePolicy`).
     static func exclusively<Result>(_ body: () -> Result) -> Result {
         exclusive.lock()
         defer { exclusive.unlock() }
-        let previousPolicy = RuntimeMonitor.misusePolicy
-        RuntimeMonitor.misusePolicy = .report
-        defer { RuntimeMonitor.misusePolicy = previousPolicy }
-        return body()
+        return RuntimeMonitor.withMisusePolicy(.report, body)
     }
 
     /// The runtime's counters before a run, to measure what the run added.

@@ -12,10 +12,7 @@ extension StressWorld {
         else {
             return skip(&record, worker: worker)
         }
-        record.controller = handle.id
-        record.observer = handle.observerID
-        record.object = object.id
-        record.objectAddress = StressObject.address(of: object)
+        identify(&record, handle: handle, object: object)
         record.key = key
         record.options = options
         record.action = action
@@ -77,10 +74,7 @@ extension StressWorld {
     ) {
         var record = begin(.unobserve, index: index, worker: worker)
         record.inObjectDeinit = inObjectDeinit
-        record.controller = handle.id
-        record.observer = handle.observerID
-        record.object = object.id
-        record.objectAddress = StressObject.address(of: object)
+        identify(&record, handle: handle, object: object)
         record.key = key
         if case .forwarding(let context) = form { record.context = context }
         if case .typed(let typed) = form { record.typedKey = typed }
@@ -117,10 +111,7 @@ extension StressWorld {
     ) {
         var record = begin(.unobserveObject, index: index, worker: worker)
         record.inObjectDeinit = inObjectDeinit
-        record.controller = handle.id
-        record.observer = handle.observerID
-        record.object = object.id
-        record.objectAddress = StressObject.address(of: object)
+        identify(&record, handle: handle, object: object)
         enter(&record, worker: worker)
         let call = call(record)
         let outcome = handle.perform { $0.unobserve(object, call: call) }
@@ -179,6 +170,14 @@ extension StressWorld {
             record.answer = value
         }
         leave(&record, worker: worker)
+    }
+
+    /// Records on `record` the controller a call goes through (and its observer) and the object it names.
+    func identify(_ record: inout OperationRecord, handle: ControllerHandle, object: StressObject) {
+        record.controller = handle.id
+        record.observer = handle.observerID
+        record.object = object.id
+        record.objectAddress = StressObject.address(of: object)
     }
 
     /// Key path names as ``StressKey`` bits; a name that is no stress key sets ``unknownKeyPathBit``, and a list that

@@ -9,7 +9,8 @@ import Darwin
 /// (no file, an empty file, a device or pipe, which are written in place) or an earlier report of the same
 /// ``ReportKind``; with `force`, any file. Check ``conflict`` before the work that produces the report; if a file
 /// that may not be replaced appears at the path meanwhile, ``write(_:)`` keeps it and puts the report beside it
-/// under a free name.
+/// under a free name. A named pipe is written once a process reads it; if none does in time, the report goes beside
+/// it too.
 public struct ReportDestination: Sendable {
     /// The path asked for.
     public let path: String
@@ -17,12 +18,16 @@ public struct ReportDestination: Sendable {
     public let kind: ReportKind
     /// Whether any file at the path may be replaced (`--force`).
     public let force: Bool
+    /// How long a write to a named pipe at the path waits for a process to read it (``AtomicFile/pipeReaderWait``).
+    public let readerWait: Double
 
-    /// A destination for a report of `kind` at `path`; with `force`, any file there may be replaced.
-    public init(path: String, kind: ReportKind, force: Bool = false) {
+    /// A destination for a report of `kind` at `path`; with `force`, any file there may be replaced. A named pipe
+    /// there is written once a process reads it, which the write waits `readerWait` seconds for.
+    public init(path: String, kind: ReportKind, force: Bool = false, readerWait: Double = AtomicFile.pipeReaderWait) {
         self.path = path
         self.kind = kind
         self.force = force
+        self.readerWait = readerWait
     }
 
     /// Why writing the report at ``path`` would destroy what is there (`a guard-stress seed file`, `an executable`,
@@ -49,23 +54,29 @@ public struct ReportDestination: Sendable {
         return kind.describeOther(data, executable: status.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH) != 0)
     }
 
-    /// Writes `data` whole (``AtomicFile``) and returns where: ``path``, replacing only what ``conflict`` allows;
-    /// if something that may not be replaced is at ``path`` by now, the report goes beside it, as `NAME.2.EXT` (or
-    /// the first free number), and that file's path is returned.
-    public func write(_ data: Data) throws(FileWriteError) -> String {
+    /// Writes `data` whole (``AtomicFile``) and returns where: ``path``, replacing only what ``conflict`` allows.
+    /// The report goes beside ``path``, as `NAME.2.EXT` (or the first free number), and says why
+    /// (``WrittenReport/detour``), rather than being lost, if something that may not be replaced is at ``path`` by
+    /// now, or if ``path`` is a named pipe that no process read within ``readerWait`` seconds or whose reader closed
+    /// it early.
+    public func write(_ data: Data) throws(FileWriteError) -> WrittenReport {
         for _ in 0..<3 {
             if conflict != nil { break }
             var status = stat()
             let occupied = force || stat(path, &status) == 0
             do {
                 // Into an empty place without replacing: if something appeared meanwhile, look at it again.
-                try AtomicFile.write(data, to: path, replacing: occupied)
-                return path
+                try AtomicFile.write(data, to: path, replacing: occupied, readerWait: readerWait)
+                return WrittenReport(path: path)
             } catch where error.fileExists && !occupied {
                 continue
+            } catch where error.pipeUnread {
+                return WrittenReport(path: try writeBeside(data), detour: "\(error.description)")
             }
         }
-        return try writeBeside(data)
+        return WrittenReport(
+            path: try writeBeside(data),
+            detour: "\(path) appeared meanwhile and may not be replaced; it was left as it is")
     }
 
     /// Writes `data` to the first free `NAME.N.EXT` beside ``path`` (N from 2 to 10,000), never replacing anything.

@@ -160,6 +160,7 @@ struct DiagnosticChecks {
     /// A controller whose observer is gone refuses every observe for that reason first; otherwise a key path that
     /// cannot be observed is the reason.
     private func allowedReasons(for record: OperationRecord) -> Set<GuardDiagnostic.InvalidArgument> {
+        if record.kind == .observe, record.inObjectDeinit { return [.objectDeinitializing] }
         if record.kind == .observe, index.observerMayBeGone(record.observer, before: record.ret) {
             return [.observerDeallocated, .unobservableKeyPath]
         }

@@ -1,7 +1,8 @@
 /// The results that valid arguments never produce, and the ones they must (guard semantics): observing a refused key
 /// (a weak or unowned property) or a Swift key path without a name is `.invalid`, so is unobserving such a key path;
 /// any other observe is `.invalid` only when the controller's observer may be gone, or (for `link.k0`) when the middle
-/// object may have lacked the leaf key; a removal's result is one of removed, already removed or not registered.
+/// object may have lacked the leaf key; an observe made from the object's own deinit is `.invalid`; a removal's result
+/// is one of removed, already removed or not registered.
 struct ResultChecks {
     let index: HistoryIndex
 
@@ -16,6 +17,16 @@ struct ResultChecks {
     }
 
     private func check(observe record: OperationRecord, into report: inout OracleReport) {
+        if record.inObjectDeinit {
+            // Only made of a system that promises to refuse it (SystemUnderTest.refusesObservationInObjectDeinit).
+            report.count("an observe from the object's own deinit is refused")
+            if record.outcome != .invalid {
+                report.add(.init(
+                    .unexpectedResult,
+                    "\(describe(record)) reported \(record.outcome); an object running its deinit must be refused (invalid)"))
+            }
+            return
+        }
         report.count("observe results valid arguments can give")
         let refused = record.key == nil || record.key!.isRefused
         switch record.outcome {

@@ -30,11 +30,20 @@ public struct Scenario: Hashable, Sendable {
         operations.reduce(0) { $0 + $1.count }
     }
 
-    /// Problems with operations that name slots the configuration does not have; empty when fine.
+    /// Problems with the operation lists: a worker count other than the configuration's, a worker with more
+    /// operations than `operationsPerWorker` (every limit derived from the configuration, like the controlled
+    /// runner's step limit or the campaign's operation limit, assumes at most that many), and operations that name
+    /// slots the configuration does not have; empty when fine.
     public var problems: [String] {
         var problems: [String] = []
         if operations.count != configuration.workers {
             problems.append("the scenario lists \(operations.count) workers but its configuration has \(configuration.workers)")
+        }
+        for (worker, list) in operations.enumerated() where list.count > configuration.operationsPerWorker {
+            problems.append(
+                "worker \(worker) lists \(list.count) operations but the configuration's operationsPerWorker is "
+                    + "\(configuration.operationsPerWorker)")
+            if problems.count >= 5 { return problems }
         }
         for (worker, list) in operations.enumerated() {
             for (index, operation) in list.enumerated() {

@@ -34,6 +34,12 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     /// one key, or of the whole object (each only if the mix draws that kind of removal). New configurations do; a
     /// file written before this existed did not (read as `false`, so it replays as it ran).
     public var unobservesInDeinit = true
+    /// Whether some stress objects ask, in their deinit, to be observed (with `.initial`) through a controller chosen
+    /// by the object's id, when the deinit runs inside a worker's operation; a system that promises to refuse that
+    /// (``SystemUnderTest/refusesObservationInObjectDeinit``) must answer `.invalid`, and a controller that held the
+    /// object would keep it past its deinit. New configurations do; a file written before this existed did not (read
+    /// as `false`, so it replays as it ran).
+    public var observesInDeinit = true
 
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
     public init() {}
@@ -60,11 +66,11 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, mix, actions
-        case optionProbability, faults, racesInitialValue, unobservesInDeinit
+        case optionProbability, faults, racesInitialValue, unobservesInDeinit, observesInDeinit
     }
 
     /// Reads a configuration; `keys`, which older files lack, defaults to ``StressKey/classic`` (what they drew from),
-    /// and `racesInitialValue` and `unobservesInDeinit` to `false` (how they ran).
+    /// and `racesInitialValue`, `unobservesInDeinit` and `observesInDeinit` to `false` (how they ran).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         workers = try container.decode(Int.self, forKey: .workers)
@@ -79,6 +85,7 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         faults = try container.decode(FaultProfile.self, forKey: .faults)
         racesInitialValue = try container.decodeIfPresent(Bool.self, forKey: .racesInitialValue) ?? false
         unobservesInDeinit = try container.decodeIfPresent(Bool.self, forKey: .unobservesInDeinit) ?? false
+        observesInDeinit = try container.decodeIfPresent(Bool.self, forKey: .observesInDeinit) ?? false
     }
 
     /// Whether controller slot `index` holds its objects weakly.

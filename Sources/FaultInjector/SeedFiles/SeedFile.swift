@@ -151,6 +151,9 @@ public struct SeedFile: Codable, Sendable, Equatable {
         return replay
     }
 
+    /// Whether the file names the controlled runner (whose runs replay exactly), not the chaos runner.
+    public var isControlled: Bool { runner == RunnerChoice.controlled(.init()).name }
+
     /// The runner the file names, with its settings; every field that does not fit the runner is an error.
     public func makeRunnerChoice() throws(SeedFileError) -> RunnerChoice {
         switch runner {

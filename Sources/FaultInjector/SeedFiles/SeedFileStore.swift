@@ -26,6 +26,12 @@ public enum SeedFileStore {
         guard let header = object as? [String: Any] else {
             throw .notAnObject(path: path, found: SeedFileDecodingProblem.kind(object))
         }
+        if let (field, scalar) = ControlCharacterField.first(in: header) {
+            throw .malformed(
+                path: path,
+                reason: "the field \"\(field)\" holds the control character \(ControlCharacterField.name(of: scalar)), which no "
+                    + "seed file holds (it could forge lines of output)")
+        }
         guard let format = header["format"] as? String else {
             throw .wrongFormat(path: path, found: String(describing: header["format"] ?? "nothing"))
         }

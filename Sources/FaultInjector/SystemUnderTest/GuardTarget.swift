@@ -18,6 +18,8 @@ public struct GuardTarget: SystemUnderTest {
     /// A ``KVOObject``'s registrations are its own until its deinit ends, whatever the backend (the guard recognizes
     /// the object by its observation table).
     public let answersRemovalsInObjectDeinit = true
+    /// The guard refuses to observe an object that is running its deinit (`.invalid(.objectDeinitializing)`).
+    public let refusesObservationInObjectDeinit = true
 
     /// Creates the target; diagnostics of every controller also go to `diagnostics`. A `backend` (for example one
     /// that audits the guard's calls) stands behind every controller instead of the default.

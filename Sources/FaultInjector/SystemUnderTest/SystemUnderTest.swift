@@ -37,6 +37,11 @@ public protocol SystemUnderTest: Sendable {
     /// system that says so; the oracle judges their answers like any other removal's (a weakly held registration
     /// lives until its object's deinit drops it). `false` unless a conforming type says otherwise.
     var answersRemovalsInObjectDeinit: Bool { get }
+    /// Whether the system refuses to observe a stress object from inside that object's own deinit (the guard:
+    /// `.invalid(.objectDeinitializing)`), instead of registering an object that is going away. The harness makes such
+    /// calls (``ScenarioConfiguration/observesInDeinit``) only for a system that says so, and the oracle requires
+    /// `.invalid` for each. `false` unless a conforming type says otherwise.
+    var refusesObservationInObjectDeinit: Bool { get }
     /// The keys its controllers can observe on a stress object; operations that observe, unobserve or query another
     /// key are skipped (and recorded as skipped). Every key unless a conforming type says otherwise.
     var observableKeys: Set<StressKey> { get }
@@ -54,6 +59,8 @@ extension SystemUnderTest {
     public var dropsWeakRegistrationsInObjectDeinit: Bool { false }
     /// Objects remove nothing in their deinit unless the system says it answers such removals.
     public var answersRemovalsInObjectDeinit: Bool { false }
+    /// Objects ask to be observed in their deinit only of a system that says it refuses that.
+    public var refusesObservationInObjectDeinit: Bool { false }
     /// Every key.
     public var observableKeys: Set<StressKey> { Set(StressKey.allCases) }
 }

@@ -24,7 +24,8 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         _ receiver: any ObservationReceiver, to object: AnyObject, forKeyPath keyPath: String,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
-        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object)
+        guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object),
+            info.overlongKeyPath == nil
         else { return nil }
         return add(receiver, to: object, info: info, options: options, context: context, dropsWithObject: dropsWithObject)
     }
@@ -44,9 +45,11 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     }
 
     /// What the runtime knows about `keyPath` on `object`, if it can be observed there (see
-    /// ``canObserve(_:forKeyPath:)``).
+    /// ``canObserve(_:forKeyPath:)``): not when it, or a key path declared to affect it, has more components than the
+    /// runtime follows (``KeyPathInfo/overlongKeyPath``).
     func info(for keyPath: String, on object: KVOObject) -> KeyPathInfo? {
-        guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object), Self.isFollowable(info, on: object)
+        guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object), info.overlongKeyPath == nil,
+            Self.isFollowable(info, on: object)
         else { return nil }
         return info
     }

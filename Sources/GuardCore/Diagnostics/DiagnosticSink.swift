@@ -13,10 +13,20 @@ public struct StandardErrorSink: DiagnosticSink {
     /// Creates the sink.
     public init() {}
 
-    /// Writes `event.description` as one line. Never stops the process: if standard error cannot be written (closed,
-    /// a broken or full pipe), the line is lost.
+    /// Writes `event.description` as one line, never waiting for a reader: if standard error cannot take the line
+    /// now (a full pipe, a descriptor that is not open), the line is lost. The descriptor's flags are left alone;
+    /// before each write, `poll(2)` says whether standard error can take data. On a pipe:
+    /// - a line of at most `PIPE_BUF` bytes (4096 on Linux, 512 on Apple platforms) is written whole or lost whole,
+    ///   never interleaved with another diagnostic line;
+    /// - a longer line may be cut, and the next line then starts on a line of its own;
+    /// - the write does not block, unless something else writing to the same pipe (another process, or other code of
+    ///   this one) fills it between the check and the write;
+    /// - on Linux, a pipe whose reader is gone loses the line without a write, so no SIGPIPE is raised (elsewhere the
+    ///   write raises SIGPIPE unless the process ignores it, as any write does).
+    ///
+    /// A regular file gets every line, and so does a terminal whose output is not suspended (Ctrl-S).
     public func record(_ event: GuardDiagnostic) {
-        StandardError.write(event.description + "\n")
+        StandardError.writeWithoutWaiting(event.description + "\n")
     }
 }
 

@@ -10,8 +10,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case doubleRemoval
         /// `unobserve` of a registration that never existed.
         case removalOfUnregistered
-        /// A `nil` or already deallocated object, an empty or malformed key path, an empty key path list, or a key
-        /// path the object cannot be observed for.
+        /// A `nil`, already deallocated or deinitializing object, an empty or malformed key path, an empty key path
+        /// list, or a key path the object cannot be observed for.
         case invalidArgument
         /// A notification arrived for an observer that is gone; it was dropped (reported once per registration).
         case observerDeallocated
@@ -32,10 +32,14 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unobservableKeyPath
         /// The controller's observer is gone, so no handler could ever run.
         case observerDeallocated
-        /// The key path has more than ``KeyPathSyntax/maximumGuardedComponents`` (128) components. Following a
+        /// The key path, or a key path it is declared to depend on, has more than
+        /// ``KeyPathSyntax/maximumGuardedComponents`` (128) components. Following a
         /// dotted key path takes stack space for each component, when it is registered, notified and removed, so a
         /// longer one could overflow a thread's stack (Foundation has no limit and overflows).
         case keyPathTooLong
+        /// The object was running its deinit (it asked to be observed from there): it is going away, so there is
+        /// nothing to observe, and holding it would outlive its deinit, which stops the process.
+        case objectDeinitializing
     }
 
     /// A source location, `file:line`.
@@ -149,6 +153,7 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
             case .observerDeallocated: return "invalid argument (the controller's observer is gone)"
             case .keyPathTooLong:
                 return "invalid argument (key path has more than \(KeyPathSyntax.maximumGuardedComponents) components)"
+            case .objectDeinitializing: return "invalid argument (object is running its deinit)"
             case nil: return "invalid argument"
             }
         }

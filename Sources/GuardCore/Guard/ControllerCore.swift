@@ -60,6 +60,11 @@ final class ControllerCore: @unchecked Sendable {
         guard let object else {
             return invalid(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
         }
+        // An object asking from its own deinit is going away: a registration would hold it (strongly, past its
+        // deinit, which stops the process) or observe nothing.
+        guard !ObjectDeinitialization.isDeinitializing(object) else {
+            return invalid(.objectDeinitializing, object: object, keyPath: keyPath, callSite: callSite)
+        }
         // In a table of many objects the object's slot is a cache miss: start it now, so it overlaps the checks and
         // the registration's allocation instead of stalling the locked insertion.
         IdentityTable<GuardRegistration>.prefetchHome(of: ObjectIdentifier(object), in: registrationsLayout.layout)
@@ -77,7 +82,9 @@ final class ControllerCore: @unchecked Sendable {
         if let runtimeObject {
             guard let runtimeInfo = runtimeObject._withUnsafeGuaranteedRef({ runtime.info(for: keyPath, on: $0) }) else {
                 let reason: GuardDiagnostic.InvalidArgument =
-                    KeyPathSyntax.isWellFormed(keyPath) ? .unobservableKeyPath : .emptyKeyPath
+                    !KeyPathSyntax.isWellFormed(keyPath) ? .emptyKeyPath
+                    : runtimeObject._withUnsafeGuaranteedRef({ Self.dependsOnOverlongKeyPath(keyPath, on: $0) })
+                        ? .keyPathTooLong : .unobservableKeyPath
                 return invalid(reason, object: object, keyPath: keyPath, callSite: callSite)
             }
             info = runtimeInfo
@@ -177,6 +184,12 @@ final class ControllerCore: @unchecked Sendable {
             deliverInitial(to: registration, observer: observer, object: object)
         }
         return .registered
+    }
+
+    /// Whether the runtime refused `keyPath` on `object` for a key path (its own or one it is declared to depend on)
+    /// longer than it follows. Asked only of a key path already refused.
+    private static func dependsOnOverlongKeyPath(_ keyPath: String, on object: KVOObject) -> Bool {
+        ObservedClassInfo.keyPathInfo(for: keyPath, on: object)?.overlongKeyPath != nil
     }
 
     /// The `.initial` notification of a registration this call made: always delivered, exactly once, on the

@@ -3,7 +3,8 @@ extension ObservationController {
     ///
     /// Returns ``ObserveResult/registered``, or (each with its diagnostic event) ``ObserveResult/duplicate`` if this
     /// controller already observes that key path of that object (the first registration stays as it was), or
-    /// ``ObserveResult/invalid(_:)`` for a `nil` object, an empty key path, or a key path the object does not have.
+    /// ``ObserveResult/invalid(_:)`` for a `nil` object, an object running its deinit, an empty key path, or a key
+    /// path the object does not have.
     /// With `.initial`, the handler runs once before this returns, on the calling thread.
     @discardableResult @inlinable
     public func observe<Object: KVOObject>(

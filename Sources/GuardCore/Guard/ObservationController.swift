@@ -33,6 +33,10 @@
 ///   property that nobody observed when the set began is not announced at all, as in Foundation.)
 /// - **Observer gone.** A controller whose observer is gone answers `observe` with
 ///   `.invalid(.observerDeallocated)`: no handler of it could ever run.
+/// - **Object deinitializing.** An object asking to be observed from its own deinit (directly, or through anything its
+///   deinit calls) gets `.invalid(.objectDeinitializing)` and nothing is registered, whether the controller holds
+///   observed objects strongly or weakly: the object is going away, and a controller that kept it would outlive its
+///   deinit (Swift stops the process then).
 ///
 /// The observer is held weakly; observed objects strongly unless `retainsObservedObjects` is `false`. Diagnostics go
 /// to ``diagnosticSink`` or, if it is `nil`, to the process-wide ``GuardDiagnostics/sink``.

@@ -8,7 +8,8 @@
 /// held weakly. (A weak reference would give every removed ``KVOObject`` a side table, which makes each later retain
 /// and release of it slower.) Entries whose object is gone no longer count and are swept out once the history grows,
 /// so the history stays about as large as the set of live objects the controller removed registrations from. One
-/// object with one removed key path costs one small entry.
+/// object with one removed key path costs one small entry; one with many keeps them hashed, so telling a removal
+/// apart costs the same however many key paths were removed from it.
 struct RemovalHistory {
     private final class Entry {
         private let table: ObservationTable?
@@ -16,7 +17,9 @@ struct RemovalHistory {
         private let tableAddress: UnsafeMutableRawPointer?
         private weak var object: AnyObject?
         private let keyPath: String
-        private var moreKeyPaths: [String] = []
+        /// Any other key paths removed from the object: one object may have many removed over its life, and a lookup
+        /// must not cost more for that.
+        private var moreKeyPaths = ExactKeySet()
 
         init(object: AnyObject, keyPath: String) {
             if let object = object as? KVOObject {
@@ -59,11 +62,11 @@ struct RemovalHistory {
         }
 
         func contains(_ keyPath: String) -> Bool {
-            self.keyPath.isSameKey(as: keyPath) || moreKeyPaths.contains { $0.isSameKey(as: keyPath) }
+            self.keyPath.isSameKey(as: keyPath) || moreKeyPaths.contains(keyPath)
         }
 
         func add(_ keyPath: String) {
-            if !contains(keyPath) { moreKeyPaths.append(keyPath) }
+            if !self.keyPath.isSameKey(as: keyPath) { moreKeyPaths.insert(keyPath) }
         }
     }
 

@@ -67,11 +67,20 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         starting.entries.append((rootID, affectingKeyPath))
         defer { starting.entries.removeAll { $0.object == rootID && $0.keyPath.isSameKey(as: affectingKeyPath) } }
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
-        guard
-            let registration = root.register(
+        // One step deeper (see ``ChainDepth``): past the limit the dependency is not followed from here.
+        let registration = ChainDepth.step {
+            root.register(
                 relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
                 isGuarded: true, joinsChangesUnderWay: false)
-        else { return }
+        }
+        guard let registration else {
+            if ChainDepth.refusedStepIsMisuse {
+                RuntimeMonitor.handle(
+                    MisuseMessages.keyPathTooLong(object: root, keyPath: affectingKeyPath, overlong: affectingKeyPath))
+            }
+            return
+        }
+        guard let registration else { return }
         if !table.installRelay(registration, for: affectingKeyPath) {
             root.unregister(registration)
         }

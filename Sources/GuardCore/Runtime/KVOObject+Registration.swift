@@ -10,6 +10,12 @@ extension KVOObject {
     ///   replaced.
     /// - A first key the object does not know is the misuse ``KVOMisuse/Kind/unknownKey``, reported here rather than
     ///   at the first read so it cannot go unnoticed; nothing is registered.
+    /// - A key path of more than ``KeyPathSyntax/maximumGuardedComponents`` (128) components, or one whose keys are
+    ///   declared to depend (``keyPathsForValuesAffectingValue(forKey:)``) on a key path that long, is the misuse
+    ///   ``KVOMisuse/Kind/keyPathTooLong``; nothing is registered. Following it could overflow the thread's stack
+    ///   (Foundation follows it until it does). Chains of dependencies and dotted key paths that only turn out longer
+    ///   at run time (a dependency on `next.total` along a long list of objects) are followed up to that many nested
+    ///   steps per thread; the step beyond is not made: the chain reads as broken there, reported as the same misuse.
     ///
     /// The observer is not retained.
     public func addObserver(
@@ -99,11 +105,19 @@ extension KVOObject {
     /// What the runtime knows about `keyPath` on this object, or `nil` (after reporting
     /// ``KVOMisuse/Kind/unknownKey`` if asked to) when it cannot be registered.
     private func registrationInfo(for keyPath: String, reportingMisuse: Bool) -> KeyPathInfo? {
-        if let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: self) { return info }
-        if reportingMisuse {
-            RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
+        guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: self) else {
+            if reportingMisuse {
+                RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
+            }
+            return nil
         }
-        return nil
+        if let overlong = info.overlongKeyPath {
+            if reportingMisuse {
+                RuntimeMonitor.handle(MisuseMessages.keyPathTooLong(object: self, keyPath: keyPath, overlong: overlong))
+            }
+            return nil
+        }
+        return info
     }
 
     /// The `.initial` notification: sent before the registration exists, with the current value if `.new` is asked
@@ -124,11 +138,14 @@ extension KVOObject {
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()
-        for affectingKeyPath in insertion.relaysNeeded {
-            DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
-        }
-        if observance.isDotted {
-            KeyPathForwarder.rewire(observance, of: self)
+        guard !insertion.relaysNeeded.isEmpty || observance.isDotted else { return observance }
+        ChainDepth.registering(reportsMisuse: !observance.isGuarded) {
+            for affectingKeyPath in insertion.relaysNeeded {
+                DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
+            }
+            if observance.isDotted {
+                KeyPathForwarder.rewire(observance, of: self)
+            }
         }
         return observance
     }

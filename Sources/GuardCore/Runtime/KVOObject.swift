@@ -85,10 +85,17 @@ open class KVOObject {
     // MARK: Key-value coding
 
     /// The value for `key`, read the way key-value coding does: ``Observed`` properties and other stored properties
-    /// by name. Override it to answer computed keys, and call `super` for the rest. An unknown key goes to
-    /// ``valueForUndefinedKey(_:)``.
+    /// by name, `lazy` ones included. Override it to answer computed keys, and call `super` for the rest. An unknown
+    /// key goes to ``valueForUndefinedKey(_:)``, and so does a stored property key-value coding cannot copy: a `weak`
+    /// or `unowned` one, or one reflection reports as `()` (a noncopyable type, or a property declared `()`).
+    ///
+    /// A `lazy` property is read from its storage once it has been initialized. Before its first read it has no value
+    /// to read: its initializer runs only in its getter, which reflection cannot call, so it goes to
+    /// ``valueForUndefinedKey(_:)`` as well (by default the misuse ``KVOMisuse/Kind/unknownKey``, whose message says
+    /// so) rather than reading as `nil`. Read it once first, or override this method to answer it through its getter.
     open func value(forKey key: String) -> Any? {
         if let property = StoredPropertyTable.for(type(of: self)).property(named: key) {
+            if property.isUninitialized(in: self) { return valueForUndefinedKey(key) }
             return property.read(from: self)
         }
         return valueForUndefinedKey(key)

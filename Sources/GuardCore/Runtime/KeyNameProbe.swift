@@ -10,10 +10,13 @@ import GuardCoreAtomics
 /// Naming never evaluates a key path that could trap: one with an optional chain or a force unwrap (`\.a!.b`,
 /// `\.a?.b`) has no name and is never read, and neither is one with a component that cannot be an `@Observed`
 /// property or a stored property of a ``KVOObject`` (judged from the printed value type of each component against
-/// the classes' stored properties), and neither is a read-only one (every `@Observed` chain is settable, so a
-/// read-only key path goes through some computed property: `var first: Int { items[0] }` could trap). The only user
-/// code a probe can run is the getter of a settable computed property whose value type is that of an `@Observed`
-/// property of the same class; it then has no name either.
+/// the classes' stored properties), nor a read-only one (every `@Observed` chain is settable, so a read-only key path
+/// goes through some computed property: `var first: Int { items[0] }` could trap). The key path's own storage
+/// (``KeyPathStorage``) is read first, without evaluating anything: a key path with a subscript (`\.[5]`,
+/// `\.items[0]`, whose printed form looks like a property's) or a read-only computed component anywhere along it has
+/// no name and is never read, and neither is one whose storage cannot be read. The only user code a probe can run is
+/// the getter of a settable computed property (no subscript) whose value type is that of an `@Observed` property of
+/// the same class; it then has no name either.
 @usableFromInline
 enum KeyNameProbe {
     /// One `@Observed` read: the property's key path, and where its storage lies (in which object, at which
@@ -54,10 +57,30 @@ enum KeyNameProbe {
             guard mayBeObservedChain(components, from: Root.self) else { return nil }
             // Every `@Observed` chain is settable; a read-only key path can only be some computed property, whose
             // getter is the user's code: never read it.
-            guard keyPath is ReferenceWritableKeyPath<Root, Value> else { return nil }
+            guard keyPath is ReferenceWritableKeyPath<Root, Value>, isSafeToRead(keyPath, components) else {
+                return nil
+            }
             let steps = recordSteps { _ = object[keyPath: keyPath] }
             return name(from: steps, matching: keyPath)
         }
+    }
+
+    /// Whether the key path's storage confirms, without evaluating anything, what its printed `components` suggest:
+    /// the same number of components of the same kinds, and every computed one a settable property, never a subscript
+    /// (whose getter takes arguments: `\.[5]` reads `storage[5]`) and never read-only.
+    private static func isSafeToRead(_ keyPath: AnyKeyPath, _ components: [KeyPathRendering.Component]) -> Bool {
+        guard let stored = KeyPathStorage.components(of: keyPath), stored.count == components.count else {
+            return false
+        }
+        for (printed, component) in zip(components, stored) {
+            switch (printed, component.kind) {
+            case (.stored, .stored): continue
+            case (.computed, .computed):
+                guard component.isSettable, !component.hasArguments else { return false }
+            default: return false
+            }
+        }
+        return true
     }
 
     /// `a.b` for a key path of stored properties only (named by its printed form, never read). The identity key path

@@ -77,19 +77,28 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
         guard observance.isActive else { return }
         var chainIsBroken = value != nil && newTarget == nil
+        var isTooDeep = false
         var forwarder: KeyPathForwarder?
         if let newTarget {
             let candidate = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
-            if let registration = newTarget.register(
-                candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial), context: nil,
-                dropsWithObject: true, isGuarded: observance.isGuarded,
-                joinsChangesUnderWay: observance.joinsChangesUnderWay)
-            {
+            // One step deeper along the chain (see ``ChainDepth``): refused past the limit, which breaks the chain here.
+            let registration = ChainDepth.step {
+                newTarget.register(
+                    candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial),
+                    context: nil, dropsWithObject: true, isGuarded: observance.isGuarded,
+                    joinsChangesUnderWay: observance.joinsChangesUnderWay)
+            }
+            if let registration, let registration {
                 candidate.targetObservance = registration
                 forwarder = candidate
             } else {
                 chainIsBroken = true
+                isTooDeep = registration == nil
             }
+        }
+        if isTooDeep, ChainDepth.refusedStepIsMisuse {
+            RuntimeMonitor.handle(
+                MisuseMessages.keyPathTooLong(object: root, keyPath: observance.keyPath, overlong: remainingPath))
         }
         let (installed, replaced) = table.install(forwarder, on: observance, generation: generation)
         if let forwarder, InlineAtomicWords.word(1, of: forwarder).exchange(0) != 0 { chainIsBroken = true }

@@ -24,12 +24,18 @@ final class KeyPathInfo: Sendable {
     /// Whether only a change of the key path itself announces it (one key, nothing affecting it), so a table needs
     /// no dependency link for it.
     let isAnnouncedOnlyByItself: Bool
+    /// The key path itself if it has more than ``KeyPathSyntax/maximumGuardedComponents`` components, else the first
+    /// key path declared to affect it (``KVOObject/keyPathsForValuesAffectingValue(forKey:)``) that has; `nil` when
+    /// every one can be followed. A key path with one is never registered (see
+    /// ``KVOObject/addObserver(_:forKeyPath:options:context:)``).
+    let overlongKeyPath: String?
 
     /// Whether the key path has more than one key.
     var isDotted: Bool { remainingPath != nil }
 
     /// `keyPath` must be well formed; `triggerKeys` starts with its first key.
-    init(keyPath: String, triggerKeys: [String]) {
+    init(keyPath: String, triggerKeys: [String], overlongKeyPath: String? = nil) {
+        self.overlongKeyPath = overlongKeyPath
         let (first, rest) = KeyPathSyntax.split(keyPath)
         self.keyPath = keyPath
         self.hash = KeyHash.of(keyPath)

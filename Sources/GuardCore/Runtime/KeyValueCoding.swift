@@ -5,15 +5,21 @@ extension KVOObject {
     /// `NSUnknownKeyException` from the intermediate value would). Key paths are split at "." scalars (see
     /// ``KeyPathSyntax``).
     public func value(forKeyPath keyPath: String) -> Any? {
-        let (first, rest) = KeyPathSyntax.split(keyPath)
-        guard let rest else { return value(forKey: keyPath) }
-        guard let next = value(forKey: first) else { return nil }
-        guard let nextObject = next as? KVOObject else {
-            if UndefinedKeyProbe.noteUndefinedKey() { return nil }
-            RuntimeMonitor.handle(MisuseMessages.unknownKey(in: next, key: KeyPathSyntax.firstKey(of: rest)))
-            return nil
+        // A loop, not a recursion: a key path of any length reads in constant stack.
+        var object: KVOObject = self
+        var remaining = keyPath
+        while true {
+            let (first, rest) = KeyPathSyntax.split(remaining)
+            guard let rest else { return object.value(forKey: remaining) }
+            guard let next = object.value(forKey: first) else { return nil }
+            guard let nextObject = next as? KVOObject else {
+                if UndefinedKeyProbe.noteUndefinedKey() { return nil }
+                RuntimeMonitor.handle(MisuseMessages.unknownKey(in: next, key: KeyPathSyntax.firstKey(of: rest)))
+                return nil
+            }
+            object = nextObject
+            remaining = rest
         }
-        return nextObject.value(forKeyPath: rest)
     }
 
     /// Whether `key` (one component) is a key this object answers, without reporting a misuse if it is not.

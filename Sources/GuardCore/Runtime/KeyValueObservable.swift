@@ -5,9 +5,9 @@ import Foundation
 ///
 /// A key path has a name when it is a chain of ``Observed`` properties, or of plain stored properties that cannot be
 /// overridden (of a `final` class, or declared `final`: in a class that can be subclassed, a plain stored property is
-/// reached through its accessors, and its key path carries no name). Computed properties, optional chains and the
-/// identity key path `\.self` have none, and using one is the misuse ``KVOMisuse/Kind/unknownKey``. Use the string
-/// overloads for those.
+/// reached through its accessors, and its key path carries no name). Computed properties, subscripts, optional chains
+/// and the identity key path `\.self` have none, and using one is the misuse ``KVOMisuse/Kind/unknownKey``. Use the
+/// string overloads for those. Naming a key path never evaluates a subscript or a read-only computed property.
 public protocol KeyValueObservable: KVOObject {}
 
 extension KVOObject: KeyValueObservable {}
@@ -47,6 +47,14 @@ extension KeyValueObservable {
     // Each helper checks its indexes against the array before it announces anything: indexes that do not fit are the
     // misuse ``KVOMisuse/Kind/invalidIndexes`` (Foundation raises), and with a policy that continues the helper
     // returns `false` having announced and changed nothing.
+    //
+    // Given a dotted key path (`\.shelf.books`), a helper edits the array of the object at the end of the chain and
+    // announces the edit there, for its last key, as Foundation's `mutableArrayValue(forKeyPath:)` does: observers of
+    // `books` on the shelf get the insertion, removal or replacement with its indexes, and so do observers of
+    // `shelf.books` on the root (the change is relayed along the key path with its kind and indexes, as Foundation's
+    // nested observations forward the change they receive); a key declared to depend on `shelf.books` sees a
+    // ``KeyValueChange/Kind/setting``. When the chain does not end at a ``KVOObject`` (a struct along the way), the
+    // edit is announced on the root for the whole key path.
 
     /// Inserts `elements` into the array property at `keyPath` so they end up at `indexes` (ascending), and
     /// notifies observers once with an ``KeyValueChange/Kind/insertion`` and those indexes. Returns whether it did:
@@ -82,19 +90,32 @@ extension KeyValueObservable {
     }
 
     private func edit<Element>(_ edit: ToManyEdit<Element>, _ keyPath: ReferenceWritableKeyPath<Self, [Element]>) -> Bool {
-        guard let key = resolvedName(of: keyPath) else { return false }
+        guard let name = resolvedName(of: keyPath) else { return false }
+        let (owner, key) = arrayOwner(forKeyPath: name)
         if let mismatch = edit.mismatch(withArrayOf: self[keyPath: keyPath].count) {
-            RuntimeMonitor.handle(MisuseMessages.invalidIndexes(object: self, key: key, edit: edit, mismatch: mismatch))
+            let misuse = MisuseMessages.invalidIndexes(object: owner, key: key, edit: edit, mismatch: mismatch)
+            RuntimeMonitor.handle(misuse)
             return false
         }
-        willChange(edit.kind, valuesAt: edit.indexes, forKey: key)
+        owner.willChange(edit.kind, valuesAt: edit.indexes, forKey: key)
         // Checked again as it is applied: another thread may have changed the array since (a race of the caller's;
         // the change then announces what did not happen, but nothing traps).
-        ManualChanges.silently(object: self, key: key) {
+        ManualChanges.silently(object: owner, key: key) {
             _ = edit.apply(to: &self[keyPath: keyPath])
         }
-        didChange(edit.kind, valuesAt: edit.indexes, forKey: key)
+        owner.didChange(edit.kind, valuesAt: edit.indexes, forKey: key)
         return true
+    }
+
+    /// The object that holds the array at `keyPath` and the array's key there: for `shelf.books`, the current shelf
+    /// and `books` (read quietly); this object and `keyPath` itself for a key of its own, or when the chain does not
+    /// lead to a ``KVOObject``.
+    private func arrayOwner(forKeyPath keyPath: String) -> (owner: KVOObject, key: String) {
+        let (head, last) = KeyPathSyntax.splitLast(keyPath)
+        guard let head,
+            let owner = KeyValueReading.value(of: self, forKeyPath: head, reportingMisuse: false) as? KVOObject
+        else { return (self, keyPath) }
+        return (owner, last)
     }
 
     private func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {

@@ -13,7 +13,10 @@
 /// needed and then cached in the property itself.
 ///
 /// Concurrent sets of the *same* property from several threads are a data race, as with any Swift property (and
-/// with Foundation): serialize them yourself. Observation bookkeeping, by contrast, is fully thread-safe.
+/// with Foundation): serialize them yourself. So is a set concurrent with a read of the property on another thread,
+/// including the reads observation makes there: `observe` with `.initial` or `.new` reads the value, and a dotted
+/// key path reads each object on the way, on the thread that observes. Observation bookkeeping, by contrast, is
+/// fully thread-safe.
 @propertyWrapper
 public struct Observed<Value> {
     @usableFromInline var value: Value

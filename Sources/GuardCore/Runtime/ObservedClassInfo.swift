@@ -28,15 +28,22 @@ enum ObservedClassInfo {
             guard KeyPathSyntax.isWellFormed(keyPath) else { return nil }
             let first = KeyPathSyntax.firstKey(of: keyPath)
             guard object.isKnownKey(first) else { return nil }
-            return KeyPathInfo(keyPath: keyPath, triggerKeys: triggerKeys(forFirstKey: first, of: type))
+            let (triggers, overlongDependency) = triggerKeys(forFirstKey: first, of: type)
+            let isOverlong = KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath)
+            return KeyPathInfo(
+                keyPath: keyPath, triggerKeys: triggers, overlongKeyPath: isOverlong ? keyPath : overlongDependency)
         }
     }
 
     /// The keys whose change must announce a key path whose first key is `first`: `first`, then every key that
     /// affects it (``KVOObject/keyPathsForValuesAffectingValue(forKey:)``, followed transitively). A dotted affecting
     /// key path is a trigger as a whole (a ``DependencyRelay`` announces it when any key along it changes) and is not
-    /// followed further.
-    private static func triggerKeys(forFirstKey first: String, of type: KVOObject.Type) -> [String] {
+    /// followed further. One with more than ``KeyPathSyntax/maximumGuardedComponents`` components is not a trigger:
+    /// it is returned as `overlong` (the first one met) and the key path is never registered.
+    private static func triggerKeys(
+        forFirstKey first: String, of type: KVOObject.Type
+    ) -> (triggers: [String], overlong: String?) {
+        var overlong: String?
         var ordered = [first]
         // Told apart by their bytes, like every key (see `isSameKey(as:)`): two spellings of one string are two keys.
         var seen: Set<ExactKey> = [ExactKey(first)]
@@ -44,11 +51,15 @@ enum ObservedClassInfo {
         while let key = queue.popLast() {
             for affecting in type.keyPathsForValuesAffectingValue(forKey: key).sortedAsKeys()
             where KeyPathSyntax.isWellFormed(affecting) && seen.insert(ExactKey(affecting)).inserted {
+                if KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, affecting) {
+                    overlong = overlong ?? affecting
+                    continue
+                }
                 ordered.append(affecting)
                 if !KeyPathSyntax.isDotted(affecting) { queue.append(affecting) }
             }
         }
-        return ordered
+        return (ordered, overlong)
     }
 
     static func isKnownComputedKey(_ key: String, of type: KVOObject.Type) -> Bool {

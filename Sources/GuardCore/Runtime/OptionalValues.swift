@@ -9,9 +9,20 @@ func flattenOptional(_ value: Any) -> Any? {
 /// Lets ``flattenOptional(_:)`` see through `Optional` without knowing its `Wrapped` type.
 protocol OptionalProtocol {
     var flattened: Any? { get }
+    /// Whether this (outermost) optional is `.none`.
+    var isNone: Bool { get }
+    /// The `Wrapped` type.
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalProtocol {
+    static var wrappedType: Any.Type { Wrapped.self }
+
+    var isNone: Bool {
+        if case .none = self { return true }
+        return false
+    }
+
     var flattened: Any? {
         switch self {
         case .none: return nil

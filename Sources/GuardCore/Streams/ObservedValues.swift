@@ -17,8 +17,8 @@
 ///   next change.)
 /// - **End.** The sequence ends (after the values still buffered) when the observed object deinitializes; it ends at
 ///   once when the iterating task is cancelled. Dropping the iterator (leaving the loop) ends the observation. The
-///   object is held weakly, so a running loop never keeps it alive; if it is gone when the iterator is made, or the
-///   key path cannot be observed (a diagnostic event), the sequence is empty.
+///   object is held weakly, so a running loop never keeps it alive; if it is gone (or running its deinit) when the
+///   iterator is made, or the key path cannot be observed (a diagnostic event), the sequence is empty.
 /// - **Slow consumer.** Values the consumer has not taken yet wait in a buffer of at most `limit` values (at least
 ///   1); when a new value arrives and the buffer is full, the oldest waiting value is dropped. The default limit of 1
 ///   means a slow consumer skips intermediate values and always gets the latest one; nothing ever grows without

@@ -22,7 +22,8 @@ package enum DescriptorWriter {
         return 0
     }
 
-    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    /// One `write(2)` of `count` bytes: the number written, or -1 with `errno` set.
+    static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Darwin)
         Darwin.write(descriptor, bytes, count)
         #elseif canImport(Musl)

@@ -54,6 +54,17 @@ package enum KeyPathSyntax {
         split(keyPath).first
     }
 
+    /// For a dotted key path, what comes before the last "." and the last key: `("account.bank", "name")`; for a key
+    /// path of one key, `nil` and the key.
+    package static func splitLast(_ keyPath: String) -> (head: String?, last: String) {
+        UTF8Bytes.withBytes(of: keyPath) { bytes in
+            guard let dotIndex = bytes.lastIndex(of: dot) else { return (nil, keyPath) }
+            let head = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<dotIndex]), as: UTF8.self)
+            let last = String(decoding: UnsafeBufferPointer(rebasing: bytes[(dotIndex + 1)...]), as: UTF8.self)
+            return (head, last)
+        }
+    }
+
     /// The first key and, for a dotted key path, the rest after the first ".": `("account", "bank.name")`.
     package static func split(_ keyPath: String) -> (first: String, rest: String?) {
         UTF8Bytes.withBytes(of: keyPath) { bytes in

@@ -16,8 +16,9 @@
 ///   observation ends without any misuse and ``isActive`` turns `false`.
 /// - **Every guard guarantee**, since a controller does the work: `.initial` is delivered exactly once, before the
 ///   observing call returns, on the calling thread; handlers run outside every internal lock (a handler may
-///   invalidate or release its own token, observe, or mutate); a key path that cannot be observed is a diagnostic
-///   event and a token whose ``result`` is ``ObserveResult/invalid(_:)``, never a crash.
+///   invalidate or release its own token, observe, or mutate); a key path that cannot be observed, or an object
+///   that asks from its own deinit, is a diagnostic event and a token whose ``result`` is
+///   ``ObserveResult/invalid(_:)``, never a crash.
 public final class ObservationToken: @unchecked Sendable {
     /// The controller's observer. The controller holds it weakly; the registration's handler holds it, so it lives
     /// exactly as long as the registration and a notification never finds it gone (even one racing the token's
@@ -25,8 +26,8 @@ public final class ObservationToken: @unchecked Sendable {
     final class TokenObserver: Sendable {}
 
     /// What the guard did with the observe call: ``ObserveResult/registered``, or ``ObserveResult/invalid(_:)``
-    /// (after emitting its diagnostic event) for a nil object or a key path that cannot be observed; an invalid
-    /// token never calls its handler.
+    /// (after emitting its diagnostic event) for a nil object, an object running its deinit, or a key path that
+    /// cannot be observed; an invalid token never calls its handler.
     public let result: ObserveResult
     private let controller: ObservationController<TokenObserver>
 

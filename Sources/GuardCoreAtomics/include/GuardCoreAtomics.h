@@ -3,7 +3,8 @@
 // GuardCore cannot use the Synchronization module (it needs iOS 18 / macOS 15, and ThreadSanitizer reports false
 // races for it on Linux). These inline functions compile to plain atomic instructions, are inlined into Swift
 // callers, and are understood by ThreadSanitizer. Everything is a 64-bit word: flags, counters, small enums, and
-// pointers (as their bit patterns) alike, so there is one type to get right.
+// pointers (as their bit patterns) alike, so there is one type to get right. One more question only the Swift runtime
+// can answer cheaply is asked here too: whether an object is running its deinit.
 
 #ifndef GUARDCORE_ATOMICS_H
 #define GUARDCORE_ATOMICS_H
@@ -77,5 +78,10 @@ static inline gca_word *gca_active_probes_word(void) { return &gca_process_words
 static inline gca_word *gca_open_silences_word(void) { return &gca_process_words[2].word; }
 /// How many changes begun in their object's deinit are pending on all threads (see `ManualChanges`).
 static inline gca_word *gca_open_deinit_changes_word(void) { return &gca_process_words[3].word; }
+
+/// Whether the native Swift object at `object` is running its deinit: the Swift runtime's own answer
+/// (`swift_isDeallocating`, one atomic load of the object's reference count). `object` must be a native Swift object
+/// the caller keeps alive (or whose deinit is running); never an Objective-C one.
+bool gca_swift_object_is_deinitializing(const void *object);
 
 #endif

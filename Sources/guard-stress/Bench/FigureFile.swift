@@ -20,8 +20,8 @@ struct FigureFile {
     }
 
     /// Writes `figures` as a pretty-printed JSON array, whole or not at all; returns where (beside ``path`` if a
-    /// file that is not a figure list appeared there while measuring).
-    func write(_ figures: [Figure]) throws -> String {
+    /// file that is not a figure list appeared there while measuring, or nobody read the pipe there).
+    func write(_ figures: [Figure]) throws -> WrittenReport {
         try destination.write(Self.encode(figures) + Data("\n".utf8))
     }
 

@@ -39,7 +39,7 @@ enum BenchCommand {
         print(BenchTable.render(outcome.sections, heading: heading(scale: scale, seconds: seconds)))
         if let file {
             do {
-                ReportFiles.tell(try file.write(outcome.figures), file.destination, what: "figure list")
+                ReportFiles.tell(try file.write(outcome.figures), what: "figure list")
             } catch {
                 Terminal.printError("guard-stress: --json could not write '\(file.path)': \(error)")
                 return .badInput

@@ -96,8 +96,8 @@ enum ExplainCommand {
     private static func write(_ html: Data, to page: ReportDestination) -> Bool {
         do {
             let written = try page.write(html)
-            ReportFiles.tell(written, page, what: "page")
-            print("wrote \(written)")
+            ReportFiles.tell(written, what: "page")
+            print("wrote \(written.path)")
             return true
         } catch {
             Terminal.printError("guard-stress: could not write \(page.path): \(error.localizedDescription)")

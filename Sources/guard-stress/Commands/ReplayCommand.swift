@@ -41,7 +41,7 @@ enum ReplayCommand {
         print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
             + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"
             + (isolation.childProcessSettings == nil ? ", in process" : ", each run in a child process"))
-        if file.runner == "controlled" {
+        if file.isControlled {
             if replayer.followsRecordedSchedule {
                 print("  following the recorded schedule (\(Format.count(file.schedule?.steps ?? 0)) steps)")
             } else if !replayer.replaysRecordedTarget {

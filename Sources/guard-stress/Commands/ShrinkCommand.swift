@@ -23,7 +23,7 @@ enum ShrinkCommand {
         settings.maximumCandidates = try arguments.integer("--max-candidates", in: 1...10_000_000) ?? settings.maximumCandidates
         settings.maximumSeconds = try arguments.seconds("--max-seconds") ?? settings.maximumSeconds
         settings.verificationRuns = try arguments.integer("--verify", in: 0...10_000) ?? settings.verificationRuns
-        let outputPath = try outputPath(for: path, arguments)
+        let output = try ShrinkOutput(for: path, arguments)
         settings.isolation = try IsolationOptions.isolation(arguments)
         if settings.isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
@@ -58,7 +58,7 @@ enum ShrinkCommand {
         }
         guard case .shrunk(let outcome) = result else {
             if case .notReproduced(let failure) = result { print("  \(failure.description)") }
-            if file.runner != "controlled" {
+            if !file.isControlled {
                 print("  a chaos race may need more runs to show: try a larger --runs (now \(settings.runsPerCandidate))")
             }
             print("RESULT: NOT REPRODUCED (nothing to shrink; no file written)")
@@ -81,9 +81,9 @@ enum ShrinkCommand {
         }
         let written: String
         do {
-            written = try write(outcome.file, to: outputPath, overwriting: arguments.has("--force"))
+            written = try output.write(outcome.file)
         } catch {
-            Terminal.printError("guard-stress: could not write \(outputPath): \(error.localizedDescription)")
+            Terminal.printError("guard-stress: could not write \(output.path): \(error.localizedDescription)")
             return .badInput
         }
         print("  wrote \(written)")
@@ -112,34 +112,6 @@ enum ShrinkCommand {
         return .passed
     }
 
-    /// `--out`, or `NAME.shrunk.json` beside the input (with a number added if that exists), checked to be
-    /// writable before any work. An existing file is overwritten only with `--force`, and the input never.
-    private static func outputPath(for input: String, _ arguments: ParsedArguments) throws -> String {
-        if let out = arguments.string("--out") {
-            guard !out.isEmpty else { throw UsageError("--out needs a file name") }
-            if OutputPath.sameFile(out, input) {
-                throw UsageError("--out names the input file \(input); shrink never overwrites its input")
-            }
-            try OutputPath.checkFile(out, option: "--out")
-            if FileManager.default.fileExists(atPath: out), !arguments.has("--force") {
-                throw UsageError("--out \(out) exists; pass --force to overwrite it")
-            }
-            return out
-        }
-        let base = input.hasSuffix(".json") ? String(input.dropLast(5)) : input
-        var candidate = base + ".shrunk.json"
-        var suffix = 2
-        while FileManager.default.fileExists(atPath: candidate) {
-            candidate = base + ".shrunk-\(suffix).json"
-            suffix += 1
-        }
-        // Checked now, not after a shrink that may take minutes.
-        if let problem = OutputPath.writeProblem(candidate, createsDirectory: false) {
-            throw UsageError("shrink cannot write its output \(candidate): \(problem); name another file with --out")
-        }
-        return candidate
-    }
-
     /// Why a `.running.json` file (failure `unfinished`) cannot be shrunk, and how to get one that can: no run shows
     /// the signature `unfinished`, so every candidate would be judged not to fail.
     private static func unfinishedRoundAdvice(_ path: String) -> String {
@@ -149,18 +121,9 @@ enum ShrinkCommand {
             + "finished round (run without --in-process, so a crash or hang is its round's verdict)"
     }
 
-    private static func write(_ file: SeedFile, to path: String, overwriting: Bool) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(file)
-        data.append(0x0A)
-        try AtomicFile.write(data, to: path, replacing: overwriting)
-        return path
-    }
-
     /// How candidates are judged, and what that means for confidence.
     private static func candidatePolicy(_ file: SeedFile, _ settings: ShrinkSettings) -> [String] {
-        if file.runner == "controlled" {
+        if file.isControlled {
             return [
                 "each candidate: one run with the file's strategy and seed, and if that passes one guided by the "
                     + "smallest failing schedule so far; a controlled run is deterministic, so one run decides, and "

@@ -44,8 +44,24 @@ enum OutputPath {
     /// file directory only when it has a file to put there).
     static func checkDirectory(_ path: String, option: String) throws {
         guard !path.isEmpty else { throw UsageError("\(option) needs a directory") }
+        if let problem = PathLength.problem(path) { throw UsageError("\(option): cannot use \(path): \(problem)") }
+        let room = Int(PATH_MAX) - 1 - seedFileNameRoom
+        if path.utf8.count > room {
+            throw UsageError(
+                "\(option): cannot use \(path): the path is \(path.utf8.count) bytes long, and the files written in it need "
+                    + "it to be at most \(room)")
+        }
         var existing = path
         while !FileManager.default.fileExists(atPath: existing) {
+            // A symbolic link that leads nowhere (to nothing, or round in a loop) is there, but is no directory.
+            var link = stat()
+            if lstat(existing, &link) == 0 {
+                var target = stat()
+                let code = stat(existing, &target) == 0 ? 0 : errno
+                throw UsageError(
+                    "\(option) needs a directory, but \(existing) is a symbolic link that leads nowhere"
+                        + (code == 0 ? "" : " (\(String(cString: strerror(code))))"))
+            }
             let parent = directory(of: existing)
             guard parent != existing else { break }
             existing = parent
@@ -58,6 +74,10 @@ enum OutputPath {
             throw UsageError("\(option): the directory \(existing) is not writable")
         }
     }
+
+    /// Bytes a directory's path leaves for the names of the files guard-stress writes in it (`/` and a seed file's
+    /// name, like `seed-guard-pct-18446744073709551615-12.running.json`, with room for a custom target's name).
+    static let seedFileNameRoom = 128
 
     /// Whether `first` and `second` name the same file: the same path once made absolute, standardized (`.`, `..`)
     /// and stripped of symbolic links, or (both existing) the same file on disk (a hard link).

@@ -30,13 +30,13 @@ struct ReportFiles {
     }
 
     /// Writes the reports asked for, each whole or not at all; a failure is printed and returns `false`. A report
-    /// that found a file it may not replace at its path (one that appeared while the command ran) is written beside
-    /// it, and says where.
+    /// that found a file it may not replace at its path (one that appeared while the command ran), or a named pipe
+    /// nobody read, is written beside it, and says where.
     func write(json report: @autoclosure () -> StressReport, junit xml: @autoclosure () -> JUnitReport) -> Bool {
         var written = true
         if let json {
             do {
-                Self.tell(try json.write(report().encoded()), json, what: "JSON report")
+                Self.tell(try json.write(report().encoded()), what: "JSON report")
             } catch {
                 Terminal.printError("guard-stress: cannot write the JSON report \(json.path): \(error.localizedDescription)")
                 written = false
@@ -44,7 +44,7 @@ struct ReportFiles {
         }
         if let junit {
             do {
-                Self.tell(try junit.write(Data(xml().xml.utf8)), junit, what: "JUnit report")
+                Self.tell(try junit.write(Data(xml().xml.utf8)), what: "JUnit report")
             } catch {
                 Terminal.printError("guard-stress: cannot write the JUnit report \(junit.path): \(error.localizedDescription)")
                 written = false
@@ -53,12 +53,10 @@ struct ReportFiles {
         return written
     }
 
-    /// Says so when a report went to `written` instead of the destination's path.
-    static func tell(_ written: String, _ destination: ReportDestination, what: String) {
-        guard written != destination.path else { return }
-        Terminal.printError(
-            "guard-stress: \(destination.path) appeared while guard-stress ran and is not a report of its own; it was "
-                + "left as it is, and the \(what) was written to \(written)")
+    /// Says so when a report went to a file beside the destination's path instead, and why.
+    static func tell(_ written: WrittenReport, what: String) {
+        guard let detour = written.detour else { return }
+        Terminal.printError("guard-stress: \(detour); the \(what) was written to \(written.path)")
     }
 
     private static func check(

@@ -233,19 +233,27 @@ final class GuardDiagnosticsTests: XCTestCase {
             orphaned.observe(person, keyPath: "age") { _, _, change in XCTFail("unexpected handler call: \(change)") }
             let tooLong = Array(repeating: "account", count: 129).joined(separator: ".")
             controller.observe(person, keyPath: tooLong) { _, _, change in XCTFail("unexpected handler call: \(change)") }
+            // (A controller that holds objects weakly: one that retained the object would outlive its deinit.)
+            let weak = ObservationController(observer: observer, retainsObservedObjects: false, diagnosticSink: sink)
+            _ = DeinitObservingModel { model in
+                weak.observe(model, keyPath: "level") { _, _, change in XCTFail("unexpected handler call: \(change)") }
+            }
         }
         let events = sink.events
         XCTAssertEqual(
             events.map(\.invalidArgument),
-            [.nilObject, .emptyKeyPath, .emptyKeyPathList, .unobservableKeyPath, .observerDeallocated, .keyPathTooLong])
+            [
+                .nilObject, .emptyKeyPath, .emptyKeyPathList, .unobservableKeyPath, .observerDeallocated, .keyPathTooLong,
+                .objectDeinitializing,
+            ])
         XCTAssertEqual(events.map(\.invalidArgument), GuardDiagnostic.InvalidArgument.allCases.map { Optional($0) })
         let expected = [
             "invalid argument (object is nil or deallocated)", "invalid argument (empty key path)",
             "invalid argument (empty key path list)", "invalid argument (key path cannot be observed on this object)",
             "invalid argument (the controller's observer is gone)",
-            "invalid argument (key path has more than 128 components)",
+            "invalid argument (key path has more than 128 components)", "invalid argument (object is running its deinit)",
         ]
-        XCTAssertEqual(events.map { $0.description.hasPrefix("KVOGuard: ") }, [true, true, true, true, true, true])
+        XCTAssertEqual(events.map { $0.description.hasPrefix("KVOGuard: ") }, Array(repeating: true, count: 7))
         for (event, summary) in zip(events, expected) {
             XCTAssertTrue(
                 event.description.hasPrefix("KVOGuard: \(summary): observer GuardTestObserver"), event.description)

@@ -130,18 +130,24 @@ final class GuardSelfRemovalInDeinitTests: XCTestCase {
         XCTAssertTrue(controller.isObserving(model, keyPath: "value"))
     }
 
-    func testObservingItselfInItsDeinitIsADuplicateOfItsLiveRegistration() {
+    /// An object running its deinit is refused before anything else is looked at (see
+    /// GuardObserveInObjectDeinitTests), even for a key path it is still registered for: that registration stays as
+    /// it was, and goes with the object.
+    func testObservingItselfInItsDeinitIsRefusedAndLeavesItsLiveRegistration() {
         let observer = GuardTestObserver()
         let (sink, controller) = makeController(for: observer, retainsObservedObjects: false)
         let baseline = liveObservances
         let misuses = recordingMisuse {
             let recorded = releaseObservedModel(controller) { controller, model in
-                ["\(controller.observe(model, keyPath: "value") { _, _, _ in })"]
+                [
+                    "\(controller.observe(model, keyPath: "value") { _, _, _ in })",
+                    "\(controller.isObserving(model, keyPath: "value"))",
+                ]
             }
-            XCTAssertEqual(recorded, ["duplicate"])
+            XCTAssertEqual(recorded, ["invalid(GuardCore.GuardDiagnostic.InvalidArgument.objectDeinitializing)", "true"])
         }
         XCTAssertEqual(misuses, [])
-        XCTAssertEqual(sink.records.map(\.kind), [.duplicateObservation])
+        XCTAssertEqual(sink.records.map(\.kind), [.invalidArgument])
         XCTAssertEqual(controller.registrationCount, 0)
         XCTAssertEqual(liveObservances, baseline)
     }

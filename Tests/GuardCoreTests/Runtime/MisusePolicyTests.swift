@@ -37,6 +37,8 @@ final class MisusePolicyTests: XCTestCase {
 
         _ = person!.value(forKey: "nope")
         person!.removeElements(at: IndexSet([5]), from: \.items)
+        let overlong = (["name"] + Array(repeating: "x", count: 128)).joined(separator: ".")
+        person!.addObserver(stranger, forKeyPath: overlong)
         let expected = [
             Expected.notRegistered(observer: stranger, object: person!, keyPath: "age"),
             Expected.unpairedDidChange(object: person!, key: "score"),
@@ -56,6 +58,11 @@ final class MisusePolicyTests: XCTestCase {
                 message: "*** -[NSMutableArray removeObjectsAtIndexes:]: index 5 in index set beyond bounds for empty "
                     + "array (key \"items\" of \(rendered(person!)))",
                 keyPath: "items", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .keyPathTooLong, exceptionName: "NSInvalidArgumentException",
+                message: "Cannot observe the key path \"name.x.x.x.x.x.x.x.… (129 components)\" of \(rendered(person!)): "
+                    + "it has more than 128 components, and following it could overflow the thread's stack.",
+                keyPath: overlong, object: rendered(person!), observer: nil, thread: "main"),
         ]
         // The person still holds the dead observer's registration: letting it go is one more misuse.
         RuntimeMonitor.withMisusePolicy(.report) {
@@ -77,26 +84,28 @@ final class MisusePolicyTests: XCTestCase {
         }
         XCTAssertTrue(reachedTheEnd)
         XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
-        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(6)), expected)
+        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(7)), expected)
         XCTAssertEqual(
             expected.map(\.exceptionName),
             [
                 "NSRangeException", "NSInternalInconsistencyException", "EXC_BAD_ACCESS",
                 "NSInternalInconsistencyException", "NSUnknownKeyException", "NSRangeException",
+                "NSInvalidArgumentException",
             ])
         // Plus the deallocatedWhileObserved of the person the helper let go.
-        XCTAssertEqual(RuntimeMonitor.misuseCount, 7)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 8)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .observerDeallocated), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .deallocatedWhileObserved), 2)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unknownKey), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .invalidIndexes), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .keyPathTooLong), 1)
         XCTAssertEqual(
             RuntimeMonitor.misuseCountsByKind,
             [
                 .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
-                .unknownKey: 1, .invalidIndexes: 1,
+                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1,
             ])
     }
 

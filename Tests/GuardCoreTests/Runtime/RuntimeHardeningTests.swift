@@ -48,6 +48,49 @@ final class RuntimeHardeningTests: XCTestCase {
         XCTAssertEqual(sink.count(of: .invalidArgument), 2)
     }
 
+    // MARK: Noncopyable stored properties (outside tester round 3)
+
+    /// Reflection reports a noncopyable stored property's type as `()`; key-value coding used to answer `()` for it.
+    /// Every property reflected as `()` is refused like a weak one: the `unknownKey` misuse with a message that says
+    /// why; the properties around it still read.
+    func testNoncopyableStoredPropertiesAreRefusedNotAnsweredAsEmptyTuples() {
+        let holder = NoncopyableHolder()
+        for key in ["token", "marker", "nothing"] {
+            let misuses = recordingMisuse { XCTAssertNil(holder.value(forKey: key), key) }
+            XCTAssertEqual(misuses.map(\.kind), [.unknownKey], key)
+            XCTAssertTrue(
+                misuses.first?.message.contains("reflection reports as `()`") ?? false, misuses.first?.message ?? "")
+            let observer = Recorder()
+            let added = recordingMisuse { holder.addObserver(observer, forKeyPath: key, options: [.initial, .new]) }
+            XCTAssertEqual(added.map(\.kind), [.unknownKey], "observing \(key) is refused at addObserver")
+            XCTAssertEqual(observer.count, 0)
+            XCTAssertEqual(holder.observationCount, 0)
+        }
+        assertNoMisuse {
+            XCTAssertEqual(holder.value(forKey: "level") as? Int, 0)
+            XCTAssertEqual(holder.value(forKey: "after") as? Int, 5)
+        }
+        XCTAssertEqual(holder.token.descriptor, 7, "the token was never touched")
+    }
+
+    /// The guard refuses to observe a noncopyable property (`.invalid(.unobservableKeyPath)`, one diagnostic, no
+    /// handler call) instead of registering it and delivering `()`.
+    func testTheGuardRefusesANoncopyableStoredProperty() {
+        let holder = NoncopyableHolder()
+        let observer = NSObjectLikeObserver()
+        let sink = CountingSink()
+        let controller = ObservationController(observer: observer, diagnosticSink: sink)
+        let calls = LockedBox(0)
+        assertNoMisuse {
+            XCTAssertEqual(
+                controller.observe(holder, keyPath: "token", options: [.initial, .new]) { _, _, _ in calls.mutate { $0 += 1 } },
+                .invalid(.unobservableKeyPath))
+        }
+        XCTAssertEqual(sink.count(of: .invalidArgument), 1)
+        XCTAssertEqual(calls.value, 0)
+        XCTAssertEqual(holder.observationCount, 0)
+    }
+
     // MARK: Naming typed key paths never evaluates one that can trap (defect 4)
 
     func testTypedKeyPathsThroughOptionalsHaveNoNameAndAreNeverEvaluated() {

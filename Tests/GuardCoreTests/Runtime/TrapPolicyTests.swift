@@ -33,54 +33,8 @@ final class TrapChildTests: XCTestCase {
 final class TrapPolicyTests: XCTestCase {
     private static let childTest = "GuardCoreTests.TrapChildTests/testRemovingUnregisteredObserverUnderTrapPolicy"
 
-    private struct ChildResult {
-        let status: Int32
-        let reason: Process.TerminationReason
-        let standardOutput: String
-        let standardError: String
-    }
-
-    private func runChild() throws -> ChildResult {
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let directory = FileManager.default.temporaryDirectory
-        let outURL = directory.appendingPathComponent("kvoguard-trap-\(UUID().uuidString).out")
-        let errURL = directory.appendingPathComponent("kvoguard-trap-\(UUID().uuidString).err")
-        XCTAssertTrue(FileManager.default.createFile(atPath: outURL.path, contents: nil))
-        XCTAssertTrue(FileManager.default.createFile(atPath: errURL.path, contents: nil))
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [Self.childTest]
-        var environment = ProcessInfo.processInfo.environment
-        environment[trapChildVariable] = "1"
-        // No backtrace: it is slow and long, and the message is what matters.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            process.waitUntilExit()
-            finished.signal()
-        }
-        if finished.wait(timeout: .now() + 120) == .timedOut {
-            process.terminate()
-            XCTFail("the child did not finish within 120 s")
-            process.waitUntilExit()
-        }
-        try out.close()
-        try err.close()
-        return ChildResult(
-            status: process.terminationStatus, reason: process.terminationReason,
-            standardOutput: try String(contentsOf: outURL, encoding: .utf8),
-            standardError: try String(contentsOf: errURL, encoding: .utf8))
+    private func runChild() throws -> ChildTestProcess.Result {
+        try ChildTestProcess(test: Self.childTest, environment: [trapChildVariable: "1"]).run()
     }
 
     func testTrapPolicyStopsTheProcessWithFoundationsMessage() throws {

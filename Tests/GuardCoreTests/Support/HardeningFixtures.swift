@@ -2,7 +2,8 @@ import Foundation
 import GuardCore
 
 // Models for the tests of issue 7's defects: chains through optional and polymorphic middle objects, weak and unowned
-// stored properties, computed keys behind a lock, dotted dependent keys, non-ASCII keys.
+// stored properties, computed keys behind a lock, dotted dependent keys, non-ASCII keys; and (outside tester round 3)
+// noncopyable stored properties.
 
 /// The root of a chain whose middle object may be of any observable class (one without the leaf key included).
 final class ChainRoot: KVOObject, @unchecked Sendable {
@@ -110,4 +111,22 @@ final class AccentNode: KVOObject, @unchecked Sendable {
 
 final class AccentRoot: KVOObject, @unchecked Sendable {
     @Observed var a: AccentNode? = nil
+}
+
+/// A value that must not be copied, with storage of its own.
+struct FileToken: ~Copyable {
+    var descriptor: Int32 = 7
+}
+
+/// A value that must not be copied, without storage.
+struct EmptyToken: ~Copyable {}
+
+/// Noncopyable stored properties (which reflection reports as `()`), a property declared as `()`, and readable
+/// properties around them.
+final class NoncopyableHolder: KVOObject, @unchecked Sendable {
+    @Observed var level = 0
+    var token = FileToken()
+    var marker = EmptyToken()
+    var nothing: () = ()
+    var after = 5
 }

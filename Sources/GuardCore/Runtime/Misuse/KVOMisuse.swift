@@ -21,6 +21,11 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         /// an index beyond the array's bounds (Foundation: `NSRangeException`) or a number of elements that differs
         /// from the number of indexes (Foundation: `NSInvalidArgumentException`). Nothing is announced or changed.
         case invalidIndexes
+        /// A key path to observe, or one declared to affect it, has more than ``KeyPathSyntax/maximumGuardedComponents``
+        /// (128) components, or a chain of dotted key paths and dependencies nests deeper than that on one thread.
+        /// Following it could overflow the thread's stack (Foundation follows it until it does): nothing is registered,
+        /// or the chain reads as broken where the limit is reached.
+        case keyPathTooLong
     }
 
     /// What went wrong.

@@ -72,6 +72,31 @@ enum MisuseMessages {
             keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
     }
 
+    /// A key path that cannot be followed within ``KeyPathSyntax/maximumGuardedComponents`` nested steps: `keyPath`
+    /// itself, or `overlong`, a key path it depends on (or the rest of a chain it reaches).
+    static func keyPathTooLong(object: AnyObject, keyPath: String, overlong: String) -> KVOMisuse {
+        let objectText = ObjectDescription.of(object)
+        let limit = KeyPathSyntax.maximumGuardedComponents
+        let what =
+            overlong == keyPath
+            ? "it has more than \(limit) components"
+            : "it depends on the key path \"\(abbreviated(overlong))\", which goes deeper than \(limit) components"
+        return KVOMisuse(
+            kind: .keyPathTooLong, exceptionName: "NSInvalidArgumentException",
+            message: "Cannot observe the key path \"\(abbreviated(keyPath))\" of \(objectText): \(what), and following "
+                + "it could overflow the thread's stack.",
+            keyPath: keyPath, object: objectText, observer: nil, thread: CurrentThread.description)
+    }
+
+    /// The first keys of a long key path, then `…` and how many components it has.
+    private static func abbreviated(_ keyPath: String) -> String {
+        let shown = 8
+        guard KeyPathSyntax.hasMoreComponents(than: shown, keyPath) else { return keyPath }
+        let components = keyPath.utf8.split(separator: 0x2E, omittingEmptySubsequences: false)
+        let head = components.prefix(shown).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+        return "\(head).… (\(components.count) components)"
+    }
+
     /// An unknown key of `object` (Foundation: `NSUnknownKeyException` from `valueForUndefinedKey:`).
     static func unknownKey(object: AnyObject, key: String) -> KVOMisuse {
         unknownKey(objectText: ObjectDescription.of(object), object: object, key: key)
@@ -89,13 +114,26 @@ enum MisuseMessages {
 
     private static func unknownKey(objectText: String, object: AnyObject?, key: String) -> KVOMisuse {
         let firstKey = KeyPathSyntax.firstKey(of: key)
-        let isWeakOrUnowned = (object as? KVOObject).map {
-            StoredPropertyTable.for(type(of: $0)).isRefusedWeakOrUnowned(firstKey)
-        } ?? false
-        let note =
-            isWeakOrUnowned
-            ? " (\(firstKey) is a weak or unowned stored property, which GuardCore's key-value coding cannot read "
-                + "safely; override value(forKey:) to expose it.)" : ""
+        let kvoObject = object as? KVOObject
+        let table = kvoObject.map { StoredPropertyTable.for(type(of: $0)) }
+        let isUninitializedLazy =
+            kvoObject.flatMap { object in table?.property(named: firstKey)?.isUninitialized(in: object) } ?? false
+        let note: String
+        switch table?.refusal(of: firstKey) {
+        case .notAStrongReference:
+            note = " (\(firstKey) is a weak or unowned stored property, which GuardCore's key-value coding cannot read "
+                + "safely; override value(forKey:) to expose it.)"
+        case .reflectedAsEmptyTuple:
+            note = " (\(firstKey) is a stored property that reflection reports as `()`, such as one of a noncopyable "
+                + "type, which GuardCore's key-value coding cannot copy; override value(forKey:) to expose it.)"
+        case nil where isUninitializedLazy:
+            note =
+                " (\(firstKey) is a lazy property that has not been read yet: GuardCore's key-value coding reads its "
+                + "storage and cannot run its initializer; read it once first, or override value(forKey:) to expose "
+                + "it.)"
+        case nil:
+            note = ""
+        }
         return KVOMisuse(
             kind: .unknownKey, exceptionName: "NSUnknownKeyException",
             message: "[\(objectText) valueForUndefinedKey:]: this class is not key value coding-compliant for the "

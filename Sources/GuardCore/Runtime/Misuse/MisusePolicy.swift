@@ -5,6 +5,7 @@ public enum MisusePolicy: String, Sendable, Hashable, CaseIterable {
     /// Record the misuse (see ``RuntimeMonitor/reportedMisuses``), count it, and continue. The stress harness uses this to
     /// count the crashes that would have happened.
     case report
-    /// Write one line to standard error, count and record it (like ``report``), and continue.
+    /// Write one line to standard error, count and record it (like ``report``), and continue. The line is written as
+    /// ``StandardErrorSink`` writes one: lost, never waited for, when standard error cannot take it now.
     case log
 }

@@ -4,37 +4,69 @@ import Foundation
 /// how many observances exist. It is not the runtime itself (that is ``KVOObject`` and its observation tables).
 ///
 /// Everything here is thread-safe. The misuse policy is process-wide by design (like Foundation's exceptions);
-/// tests that change it should restore it, for example with ``withMisusePolicy(_:_:)``.
+/// tests that change it should restore it, best with ``withMisusePolicy(_:_:)``, whose scopes compose across threads.
 public enum RuntimeMonitor {
     /// How many reported misuses are kept for ``reportedMisuses``; older ones are dropped (they stay counted).
     public static let reportedMisuseLimit = 10_000
 
     private struct MisuseState {
-        var policy: MisusePolicy = .trap
+        /// The policy in force while no ``withMisusePolicy(_:_:)`` scope is open.
+        var processPolicy: MisusePolicy = .trap
+        /// The open ``withMisusePolicy(_:_:)`` scopes, oldest first, on every thread: each one's id and policy.
+        var scopes: [(id: UInt64, policy: MisusePolicy)] = []
+        var nextScopeID: UInt64 = 0
         var countsByKind: [KVOMisuse.Kind: Int] = [:]
         var total = 0
         var recent: [KVOMisuse] = []
+
+        /// The policy in force: the newest open scope's, or the process policy when no scope is open. Setting it
+        /// changes the newest open scope's policy (for the rest of that scope), or the process policy.
+        var policy: MisusePolicy {
+            get { scopes.last?.policy ?? processPolicy }
+            set {
+                if scopes.isEmpty {
+                    processPolicy = newValue
+                } else {
+                    scopes[scopes.count - 1].policy = newValue
+                }
+            }
+        }
     }
 
     private static let state = Protected(MisuseState())
     private static let liveObservances = AtomicCell()
 
     /// What happens on misuse: ``MisusePolicy/trap`` (the default), ``MisusePolicy/report`` or ``MisusePolicy/log``.
+    ///
+    /// While ``withMisusePolicy(_:_:)`` scopes are open (on any thread), this is the newest open scope's policy, and
+    /// setting it changes that scope's policy until the scope ends; otherwise it is the process-wide policy.
     public static var misusePolicy: MisusePolicy {
         get { state.withValue { $0.policy } }
         set { state.withValue { $0.policy = newValue } }
     }
 
-    /// Runs `body` with `policy` in force and restores the previous policy afterwards.
+    /// Runs `body` with `policy` in force, process-wide, and ends that when `body` returns or throws.
+    ///
+    /// Scopes nest and overlap, on one thread or several, as a stack that any scope may leave: the policy in force is
+    /// always the one of the newest scope still open, and once no scope is open it is again the process-wide policy
+    /// as it was before the first of them began. So `policy` is in force for the whole of `body` unless another
+    /// scope begins meanwhile (its policy then takes over until it ends) or ``misusePolicy`` is set meanwhile (which
+    /// changes the newest open scope's policy). When two threads' scopes overlap (A begins, B begins, A ends, B ends),
+    /// B's policy stays in force until B ends, and the process-wide policy is back after both.
     public static func withMisusePolicy<Result>(
         _ policy: MisusePolicy, _ body: () throws -> Result
     ) rethrows -> Result {
-        let previous = state.withValue { state -> MisusePolicy in
-            let previous = state.policy
-            state.policy = policy
-            return previous
+        let id = state.withValue { state -> UInt64 in
+            let id = state.nextScopeID
+            state.nextScopeID &+= 1
+            state.scopes.append((id, policy))
+            return id
         }
-        defer { misusePolicy = previous }
+        defer {
+            state.withValue { state in
+                if let index = state.scopes.lastIndex(where: { $0.id == id }) { state.scopes.remove(at: index) }
+            }
+        }
         return try body()
     }
 
@@ -99,7 +131,7 @@ public enum RuntimeMonitor {
         case .report:
             break
         case .log:
-            StandardError.write("KVOGuard runtime misuse: " + misuse.description + "\n")
+            StandardError.writeWithoutWaiting("KVOGuard runtime misuse: " + misuse.description + "\n")
         }
     }
 }
