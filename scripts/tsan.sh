@@ -20,6 +20,7 @@ if grep -q "WARNING: ThreadSanitizer" "$log"; then
     exit 1
 fi
 if [ "$status" -ne 0 ]; then
+    grep -E "error:|' failed \(|✘" "$log" | tail -n 40 >&2
     echo "tsan.sh: swift test exited $status" >&2
     exit "$status"
 fi
