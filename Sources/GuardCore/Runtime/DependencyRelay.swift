@@ -11,6 +11,12 @@ import GuardCoreAtomics
 /// stops it when the last dependent goes. The relay's registration holds the relay; the relay holds its object
 /// weakly.
 ///
+/// Every prior notification an observer gets is followed by its change: a relay stopped (see ``stop(_:on:)``) while a
+/// change it began is open stays registered until the last such change has ended, then unregisters, so an observer
+/// that registered meanwhile and got the announced prior notification gets its change too. Whether to begin a change
+/// and whether a stop must wait are both decided under the relay's lock, so no change begins after a stop decided
+/// not to wait.
+///
 /// Only the installed relay begins changes (a candidate that lost, or one already stopped, stays silent), and a relay
 /// never joins a change already under way when it was registered: it reads the dependent values itself, and a change
 /// whose new value is stored has no old value left to read. A relay pairs the changes it begins with their ends itself
@@ -33,6 +39,10 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private var begun: [UInt64: [ManualChanges.DetachedChange?]] = [:]
     /// The threads on which this relay is announcing the beginning of a change.
     private var announcingThreads: Set<UInt64> = []
+    /// Set by ``stop(_:on:)``: the table no longer keeps this relay, and it begins no more changes.
+    private var isStopped = false
+    /// The registration a stop left registered until the open changes end (the root's table holds it meanwhile).
+    private weak var registrationAwaitingUnregister: Observance?
     /// The relays this thread is starting, as (object, affecting key path), so a relay's own registration does not
     /// start it again.
     private static let starting = ThreadLocal { StartingRelays() }
@@ -86,37 +96,78 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         }
     }
 
+    /// Stops the relay `registration` notifies, which its root's table no longer keeps: unregisters it from `root` at
+    /// once, or, if a change the relay began is still open, right after the last such change ends.
+    static func stop(_ registration: Observance, on root: KVOObject) {
+        guard let relay = (registration as? ReceiverObservance)?.receiver as? DependencyRelay else {
+            root.unregister(registration)
+            return
+        }
+        let waits = relay.lock.withLock { () -> Bool in
+            relay.isStopped = true
+            guard relay.hasOpenChanges else { return false }
+            relay.registrationAwaitingUnregister = registration
+            return true
+        }
+        if !waits { root.unregister(registration) }
+    }
+
+    /// Whether a change this relay began (or is beginning) has not ended yet. Read under `lock`.
+    private var hasOpenChanges: Bool {
+        !begun.isEmpty || !announcingThreads.isEmpty
+    }
+
     func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard let root else { return }
         let thread = CurrentThread.identifier
         if change.isPrior {
-            guard isInstalled else { return }
-            let isEcho = lock.withLock { () -> Bool in
+            let action = lock.withLock { () -> PriorAction in
+                guard isInstalled, !isStopped else {
+                    // Not beginning anything; nested in a change this relay began on this thread (it was stopped
+                    // since), its change must not end that one.
+                    if begun[thread] != nil { begun[thread]!.append(nil) }
+                    return .ignore
+                }
                 if announcingThreads.contains(thread) {
-                    self.begun[thread, default: []].append(nil)
-                    return true
+                    begun[thread, default: []].append(nil)
+                    return .ignore
                 }
                 announcingThreads.insert(thread)
-                return false
+                return .begin
             }
-            guard !isEcho else { return }
-            let begun = ManualChanges.beginDetached(object: root, key: affectingKeyPath)
+            guard action == .begin else { return }
+            let change = ManualChanges.beginDetached(object: root, key: affectingKeyPath)
             // Appended after the echoes it caused, so the change notifications, outermost first, pair up innermost
             // last.
             lock.withLock {
                 announcingThreads.remove(thread)
-                self.begun[thread, default: []].append(begun)
+                begun[thread, default: []].append(change)
             }
         } else {
             // Ends the change this relay began on this thread, if it began one (it may have been installed between
             // the prior notification and this one).
             let pending = lock.withLock { () -> ManualChanges.DetachedChange? in
-                let last = self.begun[thread]?.popLast()
-                if self.begun[thread]?.isEmpty == true { self.begun[thread] = nil }
+                let last = begun[thread]?.popLast()
+                if begun[thread]?.isEmpty == true { begun[thread] = nil }
                 return last ?? nil
             }
             if let pending { ManualChanges.endDetached(pending, object: root) }
+            // A stop that waited for the changes this relay began unregisters once the last of them ended.
+            let awaiting = lock.withLock { () -> Observance? in
+                guard isStopped, !hasOpenChanges, let registration = registrationAwaitingUnregister else { return nil }
+                registrationAwaitingUnregister = nil
+                return registration
+            }
+            if let awaiting { root.unregister(awaiting) }
         }
+    }
+
+    /// What a prior notification makes this relay do.
+    private enum PriorAction {
+        /// Announce the beginning of a change of its key path on the root.
+        case begin
+        /// Nothing: an echo of its own announcement, or the relay is not (or no longer) the installed one.
+        case ignore
     }
 
     func observedObjectDidDeinit() {}

@@ -42,11 +42,15 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// call out while holding it.
     private static let pairingLock = Lock()
 
+    /// Whether the root observance asked for prior notifications (only then does this forwarder pair them).
+    private let pairsPriors: Bool
+
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root
         self.rootObservance = rootObservance
         self.target = target
         self.targetIdentity = ObjectIdentifier(target)
+        self.pairsPriors = rootObservance.options.contains(.prior)
     }
 
     /// Whether this is its root observance's current forwarder. Only an installed forwarder relays changes, so a
@@ -113,10 +117,19 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// Uninstalls the forwarder and unregisters it from its target; if prior notifications it relayed still wait
     /// for their changes, the unregistration waits for the last of them, so those changes still reach the root
     /// observance (nothing else does: the forwarder is no longer installed).
+    ///
+    /// Whether a prior notification is open is read under the pairing lock, under which ``receive(_:of:)`` decides
+    /// whether to relay a prior notification and counts it open: a prior notification relayed is always counted
+    /// before a detach looks, so the detach waits for its change.
     func detach() {
         isInstalled = false
         InlineAtomicWords.word(3, of: self).store(1, ordering: .releasing)
-        guard InlineAtomicWords.word(2, of: self).load(ordering: .acquiring) == 0 else { return }
+        let openCount = InlineAtomicWords.word(2, of: self)
+        let hasOpenPriors =
+            pairsPriors
+            ? Self.pairingLock.withLock { openCount.load(ordering: .acquiring) != 0 }
+            : openCount.load(ordering: .acquiring) != 0
+        guard !hasOpenPriors else { return }
         unregisterIfDetachDeferred()
     }
 
@@ -138,9 +151,13 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         let openCount = InlineAtomicWords.word(2, of: self)
         let thread = CurrentThread.identifier
         if change.isPrior {
-            let relays = isInstalled
-            Self.pairingLock.withLock { openPriors[thread, default: []].append(relays) }
-            openCount.add(1, ordering: .acquiringAndReleasing)
+            // Decided and counted open under the pairing lock, which a detach takes to see whether to wait.
+            let relays = Self.pairingLock.withLock { () -> Bool in
+                let relays = isInstalled
+                openPriors[thread, default: []].append(relays)
+                openCount.add(1, ordering: .acquiringAndReleasing)
+                return relays
+            }
             if relays { relay(change) }
             return
         }
