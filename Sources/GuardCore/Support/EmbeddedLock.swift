@@ -18,15 +18,11 @@ struct EmbeddedLock: ~Copyable, @unchecked Sendable {
 
     /// Creates an unlocked lock.
     init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        PthreadMutex.initialize(mutex)
+        mutex = PthreadMutex.allocate()
     }
 
     deinit {
-        PthreadMutex.destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        PthreadMutex.deallocate(mutex)
     }
 
     /// Blocks until the lock is acquired. `owner` is the object that stores this lock.

@@ -40,15 +40,11 @@ package final class LossyLineWriter: @unchecked Sendable {
         self.descriptor = descriptor
         // Taken with plain pthread calls, not a `Lock`: the critical section calls no GuardCore code, so it is no
         // schedule point. Made like every mutex of GuardCore's (error-checking in debug builds).
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        PthreadMutex.initialize(mutex)
+        mutex = PthreadMutex.allocate()
     }
 
     deinit {
-        PthreadMutex.destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        PthreadMutex.deallocate(mutex)
     }
 
     /// Writes as much of `text` as the descriptor takes without waiting (add the newline yourself); see the type's

@@ -15,6 +15,22 @@ import Darwin
 /// builds use a normal mutex. Every acquire and release is announced to ``SchedulePoints`` under the identity of the
 /// object that owns the mutex (one atomic load when no hook is installed).
 package enum PthreadMutex {
+    /// A new mutex in a heap block of its own (its address never moves, which POSIX requires), initialized; free it
+    /// with ``deallocate(_:)``.
+    package static func allocate() -> UnsafeMutablePointer<pthread_mutex_t> {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        initialize(mutex)
+        return mutex
+    }
+
+    /// Destroys a mutex made by ``allocate()`` and frees its block; it must not be held.
+    package static func deallocate(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
     /// Initializes the mutex at `mutex` (which must stay at that address until ``destroy(_:)``).
     package static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         var attributes = pthread_mutexattr_t()

@@ -18,18 +18,6 @@ final class GuardKeyPathLengthTests: XCTestCase {
         (Array(repeating: "next", count: components - 1) + ["level"]).joined(separator: ".")
     }
 
-    /// Runs `body` on a thread with a 512 KB stack (the default of a secondary thread on Apple platforms) and waits.
-    private func onSmallStack(_ body: @escaping @Sendable () -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            body()
-            done.signal()
-        }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the small-stack thread did not finish")
-    }
-
     func testTheLongestAllowedKeyPathIsObservedNotifiedAndRemovedOnASmallStack() {
         let node = CyclicNode()
         node.next = node
@@ -38,7 +26,7 @@ final class GuardKeyPathLengthTests: XCTestCase {
         let (sink, controller) = makeController(for: observer)
         let values = LockedBox<[Int?]>([])
         let results = LockedBox<[String]>([])
-        onSmallStack {
+        runOnSmallStack(waitingUpTo: 60) {
             let observed = controller.observe(node, keyPath: keyPath, options: [.initial, .new]) { _, _, change in
                 values.value.append(change.newValue(as: Int.self))
             }
@@ -86,7 +74,7 @@ final class GuardKeyPathLengthTests: XCTestCase {
         let observer = GuardTestObserver()
         let (sink, controller) = makeController(for: observer)
         let results = LockedBox<[String]>([])
-        onSmallStack {
+        runOnSmallStack(waitingUpTo: 60) {
             let observed = controller.observe(node, keyPath: keyPath) { _, _, _ in }
             let removed = controller.unobserve(node, keyPath: keyPath)
             results.value = ["\(observed)", "\(removed)"]

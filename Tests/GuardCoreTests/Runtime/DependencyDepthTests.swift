@@ -65,18 +65,6 @@ final class DependencyDepthTests: XCTestCase {
         }
     }
 
-    /// Runs `body` on a thread with a 512 KB stack (the default of a secondary thread on Apple platforms) and waits.
-    private func onSmallStack(_ body: @escaping @Sendable () -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            body()
-            done.signal()
-        }
-        thread.stackSize = 512 * 1024
-        thread.start()
-        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "the small-stack thread did not finish")
-    }
-
     private func list(of count: Int) -> [ListNode] {
         let nodes = (0..<count).map { _ in ListNode() }
         for (node, next) in zip(nodes, nodes.dropFirst()) { node.next = next }
@@ -92,7 +80,7 @@ final class DependencyDepthTests: XCTestCase {
         let controller = ObservationController(observer: owner, diagnosticSink: sink)
         let guarded = LockedBox<[Int?]>([])
         let misuses = LockedBox<[KVOMisuse.Kind]>([])
-        onSmallStack {
+        runOnSmallStack(waitingUpTo: 120) {
             misuses.value = recordingMisuse {
                 node.addObserver(observer, forKeyPath: "summary", options: [.new])
                 XCTAssertEqual(
@@ -176,7 +164,7 @@ final class DependencyDepthTests: XCTestCase {
         let head = nodes[0]
         let observer = Recorder()
         let misuses = LockedBox<[KVOMisuse.Kind]>([])
-        onSmallStack {
+        runOnSmallStack(waitingUpTo: 120) {
             misuses.value = recordingMisuse {
                 head.addObserver(observer, forKeyPath: "total")
                 nodes[0].value = 1
@@ -200,7 +188,7 @@ final class DependencyDepthTests: XCTestCase {
         let controller = ObservationController(observer: owner, diagnosticSink: CountingSink())
         let calls = LockedBox(0)
         let misuses = LockedBox<[KVOMisuse.Kind]>([])
-        onSmallStack {
+        runOnSmallStack(waitingUpTo: 120) {
             misuses.value = recordingMisuse {
                 XCTAssertEqual(
                     controller.observe(nodes[0], keyPath: "total") { _, _, _ in calls.mutate { $0 += 1 } }, .registered)

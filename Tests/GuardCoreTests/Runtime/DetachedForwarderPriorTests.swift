@@ -13,42 +13,37 @@ final class DetachedForwarderPriorTests: XCTestCase {
     /// change notifications in nested pairs (each change ends the innermost open prior), none left open, and once it
     /// leaves nothing stays registered on either account.
     func testReplacingTheMiddleObjectWhileAPriorIsRelayedLeavesNoPriorWithoutItsChange() {
-        var release = 1
-        var firedAtLeastOnce = false
-        while true {
+        let replacements = LockReleaseTrigger.forEachRelease { release in
             let person = Person()
             let first = Account()
             let second = Account()
             person.account = first
             let recorder = Recorder()
-            var releases = 0
+            var outcome = (fired: false, releases: 0)
             assertNoMisuse {
                 person.addObserver(recorder, forKeyPath: "account.balance", options: [.prior, .new])
-                let run = LockReleaseTrigger.run(
+                outcome = LockReleaseTrigger.run(
                     afterRelease: release, do: { person.account = second }, during: { first.balance = 5 })
-                releases = run.releases
-                firedAtLeastOnce = firedAtLeastOnce || run.fired
                 person.removeObserver(recorder, forKeyPath: "account.balance")
             }
+            let heard = recorder.changes.map { $0.isPrior ? "prior" : "change" }
             var open = 0
-            var unpaired = false
-            for change in recorder.changes {
-                if change.isPrior {
+            var changeWithoutPrior = false
+            for notification in heard {
+                if notification == "prior" {
                     open += 1
                 } else if open > 0 {
                     open -= 1
                 } else {
-                    unpaired = true
+                    changeWithoutPrior = true
                 }
             }
-            let heard = recorder.changes.map { $0.isPrior ? "prior" : "change" }
             XCTAssertEqual(open, 0, "replaced after release \(release): a prior without its change in \(heard)")
-            XCTAssertFalse(unpaired, "replaced after release \(release): a change without its prior in \(heard)")
+            XCTAssertFalse(changeWithoutPrior, "replaced after release \(release): a change without its prior in \(heard)")
             XCTAssertEqual(first.observationCount, 0, "replaced after release \(release): a forwarder stayed")
             XCTAssertEqual(second.observationCount, 0, "replaced after release \(release): a forwarder stayed")
-            guard release < releases else { break }
-            release += 1
+            return outcome
         }
-        XCTAssertTrue(firedAtLeastOnce, "the set released no lock: nothing was tried")
+        XCTAssertGreaterThan(replacements, 0, "the set released no lock: nothing was tried")
     }
 }

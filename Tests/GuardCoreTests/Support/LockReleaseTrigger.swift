@@ -30,6 +30,20 @@ final class LockReleaseTrigger: ScheduleHook, @unchecked Sendable {
         return trigger.lock.withLock { (trigger.action == nil, trigger.releases) }
     }
 
+    /// Places an action after each lock release of a body in turn: calls `attempt` with the release numbers 1, 2, …
+    /// (each attempt sets up afresh and calls ``run(afterRelease:do:during:)`` with its number) until an attempt's
+    /// body made no more releases than its number. Returns how many attempts ran their action.
+    static func forEachRelease(_ attempt: (_ release: Int) -> (fired: Bool, releases: Int)) -> Int {
+        var fired = 0
+        var release = 1
+        while true {
+            let outcome = attempt(release)
+            if outcome.fired { fired += 1 }
+            guard release < outcome.releases else { return fired }
+            release += 1
+        }
+    }
+
     func reach(_ point: SchedulePoint) {}
 
     func willAcquire(_ lock: ObjectIdentifier) {
