@@ -13,6 +13,8 @@ final class ControllerCore: @unchecked Sendable {
     weak var observer: AnyObject?
     /// The observer's type, rendered only when a diagnostic names it.
     private let observerMetatype: Any.Type
+    /// Answers `observe` without `.initial`, which only needs to know whether the observer lives.
+    private let observerLiveness: ObserverLiveness
     let retainsObjects: Bool
     let backend: any KeyValueObservingBackend
     /// Whether the backend hands every ``KVOObject`` to GuardCore's runtime (``KVORuntimeBackend`` itself, or
@@ -37,6 +39,7 @@ final class ControllerCore: @unchecked Sendable {
     init(observer: AnyObject, retainsObjects: Bool, backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?) {
         self.observer = observer
         self.observerMetatype = type(of: observer)
+        self.observerLiveness = ObserverLiveness(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
         self.runtimeHandlesKVOObjects = backend is KVORuntimeBackend || backend is AutomaticBackend
@@ -57,9 +60,24 @@ final class ControllerCore: @unchecked Sendable {
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
         callSite: GuardDiagnostic.CallSite, makeRegistration: (GuardRegistration.Setup) -> GuardRegistration
     ) -> ObserveResult {
-        guard let object else {
+        // Unretained: the caller keeps `object` alive for the whole call (unwrapping it would take a reference).
+        guard let object = object.map(Unmanaged.passUnretained) else {
             return invalid(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
         }
+        return object._withUnsafeGuaranteedRef {
+            observe(
+                present: $0, keyPath: keyPath, options: options, context: context, callSite: callSite,
+                makeRegistration: makeRegistration)
+        }
+    }
+
+    /// ``observe(_:keyPath:options:context:callSite:makeRegistration:)`` of an object that is there, borrowed from
+    /// the caller for the whole call (so the call takes no reference of its own to it).
+    private func observe(
+        present object: AnyObject, keyPath: String, options: KeyValueObservingOptions,
+        context: UnsafeMutableRawPointer?, callSite: GuardDiagnostic.CallSite,
+        makeRegistration: (GuardRegistration.Setup) -> GuardRegistration
+    ) -> ObserveResult {
         // An object asking from its own deinit is going away: a registration would hold it (strongly, past its
         // deinit, which stops the process) or observe nothing.
         guard !ObjectDeinitialization.isDeinitializing(object) else {
@@ -68,9 +86,19 @@ final class ControllerCore: @unchecked Sendable {
         // In a table of many objects the object's slot is a cache miss: start it now, so it overlaps the checks and
         // the registration's allocation instead of stalling the locked insertion.
         IdentityTable<GuardRegistration>.prefetchHome(of: ObjectIdentifier(object), in: registrationsLayout.layout)
-        // Held for the whole call, so the `.initial` notification always has an observer to go to.
-        guard let observer else {
-            return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
+        // With `.initial`, held for the whole call, so the initial notification always has an observer to go to;
+        // without, only asked about (no handler runs in this call).
+        let initialObserver: AnyObject?
+        if options.contains(.initial) {
+            guard let observer else {
+                return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
+            }
+            initialObserver = observer
+        } else {
+            guard observerLiveness.observerLives(weakObserver: observer) else {
+                return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
+            }
+            initialObserver = nil
         }
         guard !KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath) else {
             return invalid(.keyPathTooLong, object: object, keyPath: keyPath, callSite: callSite)
@@ -180,8 +208,8 @@ final class ControllerCore: @unchecked Sendable {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
         }
-        if options.contains(.initial) {
-            deliverInitial(to: registration, observer: observer, object: object)
+        if let initialObserver {
+            deliverInitial(to: registration, observer: initialObserver, object: object)
         }
         return .registered
     }
@@ -209,10 +237,20 @@ final class ControllerCore: @unchecked Sendable {
     // MARK: Unobserve
 
     func unobserve(_ object: AnyObject?, keyPath: String, callSite: GuardDiagnostic.CallSite) -> UnobserveResult {
-        guard let object else {
+        // Unretained, as in `observe`.
+        guard let object = object.map(Unmanaged.passUnretained) else {
             return invalidRemoval(.nilObject, object: nil, keyPath: keyPath, callSite: callSite)
         }
+        return object._withUnsafeGuaranteedRef { unobserve(present: $0, keyPath: keyPath, callSite: callSite) }
+    }
+
+    /// ``unobserve(_:keyPath:callSite:)`` of an object that is there, borrowed from the caller for the whole call.
+    private func unobserve(
+        present object: AnyObject, keyPath: String, callSite: GuardDiagnostic.CallSite
+    ) -> UnobserveResult {
         let id = ObjectIdentifier(object)
+        // Cast once, for the removal history and the runtime.
+        let kvoObject = KVOObject.unretained(object)
         var retired: GuardRegistration?
         var unregistration = Unregistration.none
         var sweepSurvivors: [AnyObject] = []
@@ -226,11 +264,15 @@ final class ControllerCore: @unchecked Sendable {
                 // Nothing registered under it: a key path that could never be registered is an invalid argument
                 // (checked only now, since one that was registered is valid).
                 if let reason = Self.invalidity(ofUnregistered: keyPath) { return .invalid(reason) }
-                return removed.contains(keyPath, of: id, object: object) ? .alreadyRemoved : .notRegistered
+                let objectTable = RemovalHistory.tableAddress(of: kvoObject)
+                return removed.contains(keyPath, of: id, object: object, objectTable: objectTable)
+                    ? .alreadyRemoved : .notRegistered
             }
             registrationTotal -= 1
             unregistration = Self.retire(registration)
-            removed.remember(keyPath, of: id, object: object, keepingSurvivorsIn: &sweepSurvivors)
+            removed.remember(
+                keyPath, of: id, object: object, objectTable: RemovalHistory.tableAddress(of: kvoObject),
+                keepingSurvivorsIn: &sweepSurvivors)
             retired = registration
             return .removed
         }
@@ -239,9 +281,12 @@ final class ControllerCore: @unchecked Sendable {
         }
         if let retired, !unregistration.isNone {
             SchedulePoints.reach(.guardBeforeUnregister)
-            unregister(retired, unregistration, from: object)
+            unregister(
+                retired, unregistration, from: object, runtimeObject: runtimeHandlesKVOObjects ? kvoObject : nil)
         }
-        reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
+        if case .removed = result {} else {
+            reportRemoval(result, object: object, keyPath: keyPath, callSite: callSite)
+        }
         // `retired` (the user's handler, maybe the object), `gone` and `sweepSurvivors` are released here, after
         // unlocking.
         withExtendedLifetime((gone, sweepSurvivors)) {}
@@ -393,9 +438,18 @@ final class ControllerCore: @unchecked Sendable {
     /// registration whose add is still running is cancelled instead: the observing thread removes it.
     private static func retire(_ registration: GuardRegistration) -> Unregistration {
         registration.nextOnSameObject = nil
-        // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
-        if registration.state.transition(from: .pending, to: .cancelled) { return .none }
-        guard registration.state.value == .active else { return .none }
+        switch registration.state.value {
+        case .pending:
+            // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
+            if registration.state.transition(from: .pending, to: .cancelled) { return .none }
+            guard registration.state.value == .active else { return .none }
+        case .active:
+            // Only `pending` changes without the lock: an active registration stays active until this retires it,
+            // so the common case needs no compare-and-exchange.
+            break
+        case .cancelled, .removed:
+            return .none
+        }
         registration.state.set(.removed)
         guard let handle = registration.backendHandle else { return .itself }
         registration.backendHandle = nil
@@ -407,11 +461,20 @@ final class ControllerCore: @unchecked Sendable {
     private func unregister(
         _ registration: GuardRegistration, _ unregistration: Unregistration, from object: AnyObject
     ) {
+        unregister(registration, unregistration, from: object, runtimeObject: runtimeObject(object))
+    }
+
+    /// ``unregister(_:_:from:)`` for a caller that cast `object` already: `runtimeObject` is
+    /// ``runtimeObject(_:)`` of it.
+    private func unregister(
+        _ registration: GuardRegistration, _ unregistration: Unregistration, from object: AnyObject,
+        runtimeObject: Unmanaged<KVOObject>?
+    ) {
         switch unregistration {
         case .none:
             break
         case .itself:
-            if let runtimeObject = runtimeObject(object) {
+            if let runtimeObject {
                 _ = runtimeObject._withUnsafeGuaranteedRef { $0.unregister(registration) }
             } else {
                 backend.removeObservation(registration, from: object)

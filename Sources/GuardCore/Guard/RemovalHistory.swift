@@ -41,10 +41,11 @@ struct RemovalHistory {
             self.keyPath = keyPath
         }
 
-        /// Whether this entry is about `object` (and not about a dead object that had its address).
-        func isAbout(_ object: AnyObject) -> Bool {
+        /// Whether this entry is about `object` (and not about a dead object that had its address), whose
+        /// observation table is at `objectTable` (see ``RemovalHistory/tableAddress(of:)``).
+        func isAbout(_ object: AnyObject, objectTable: UnsafeMutableRawPointer?) -> Bool {
             guard let tableAddress else { return self.object === object }
-            return KVOObject.existingTableReference(of: object)?.toOpaque() == tableAddress
+            return objectTable == tableAddress
         }
 
         /// Whether this entry is about the ``KVOObject`` whose observation table is `table`.
@@ -79,8 +80,18 @@ struct RemovalHistory {
     mutating func remember(
         _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
+        remember(
+            keyPath, of: id, object: object, objectTable: Self.tableAddress(of: object), keepingSurvivorsIn: &survivors)
+    }
+
+    /// ``remember(_:of:object:keepingSurvivorsIn:)`` for a caller that knows `object`'s ``tableAddress(of:)``
+    /// already: `objectTable`.
+    mutating func remember(
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?,
+        keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
         // The common case, an object removed from before: one lookup, no allocation.
-        if let entry = entries.value(for: id), entry.isAbout(object) {
+        if let entry = entries.value(for: id), entry.isAbout(object, objectTable: objectTable) {
             entry.add(keyPath)
             return
         }
@@ -114,16 +125,30 @@ struct RemovalHistory {
         if replaced == nil, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
     }
 
-    /// Whether `keyPath` was removed from this very `object` (whose identity is `id`) before.
-    func contains(_ keyPath: String, of id: ObjectIdentifier, object: AnyObject) -> Bool {
-        guard let entry = entries.value(for: id), entry.isAbout(object) else { return false }
+    /// Whether `keyPath` was removed from this very `object` (whose identity is `id`, and whose
+    /// ``tableAddress(of:)`` is `objectTable`) before.
+    func contains(
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?
+    ) -> Bool {
+        guard let entry = entries.value(for: id), entry.isAbout(object, objectTable: objectTable) else { return false }
         return entry.contains(keyPath)
     }
 
     /// Whether anything was removed from this very `object` before.
     func containsAny(of id: ObjectIdentifier, object: AnyObject) -> Bool {
         guard let entry = entries.value(for: id) else { return false }
-        return entry.isAbout(object)
+        return entry.isAbout(object, objectTable: Self.tableAddress(of: object))
+    }
+
+    /// The address of `object`'s observation table if it is a ``KVOObject`` that has one (what recognizes it, see
+    /// ``Entry``), `nil` otherwise. The caller keeps `object` alive.
+    static func tableAddress(of object: AnyObject) -> UnsafeMutableRawPointer? {
+        tableAddress(of: KVOObject.unretained(object))
+    }
+
+    /// ``tableAddress(of:)`` of an object already cast: `object` is it as a ``KVOObject``, or `nil` if it is none.
+    static func tableAddress(of object: Unmanaged<KVOObject>?) -> UnsafeMutableRawPointer? {
+        object?._withUnsafeGuaranteedRef { $0.existingTableReference }?.toOpaque()
     }
 
     private mutating func sweep(keepingSurvivorsIn survivors: inout [AnyObject]) {

@@ -153,9 +153,13 @@ extension KVOObject {
     /// Removes a specific observance without any misuse check. Returns whether it was still registered.
     @discardableResult
     func unregister(_ observance: Observance) -> Bool {
-        guard let table = existingTable, let removal = table.remove(observance, publishingTo: self) else { return false }
-        finish(removal, from: table)
-        return true
+        // Unretained: this object holds its table for its whole life.
+        guard let table = existingTableReference else { return false }
+        return table._withUnsafeGuaranteedRef { table in
+            guard let removal = table.remove(observance, publishingTo: self) else { return false }
+            finish(removal, from: table)
+            return true
+        }
     }
 
     /// After a removal, outside the table's lock: counts it, detaches a dotted key path's forwarder, and stops

@@ -123,9 +123,10 @@ open class KVOObject {
     }
 
     /// `object` as a ``KVOObject``, if it is one, without a strong reference to it: the caller keeps `object` alive
-    /// while it uses the result. (A type check and an unchecked downcast: unlike `as?`, no retained copy.)
+    /// while it uses the result. (A check of the object's class and an unchecked downcast: unlike `as?` or `is`, which
+    /// retain and release the object around the check, no reference counting.)
     static func unretained(_ object: AnyObject) -> Unmanaged<KVOObject>? {
-        guard object is KVOObject else { return nil }
+        guard type(of: object) is KVOObject.Type else { return nil }
         return Unmanaged.passUnretained(unsafeDowncast(object, to: KVOObject.self))
     }
 

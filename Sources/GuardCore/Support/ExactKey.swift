@@ -15,14 +15,11 @@ extension String {
     /// over its bytes, has already matched, `==` settles it: two spellings of one string have different hashes.)
     @inline(__always)
     func isSameKey(as other: String) -> Bool {
-        // `==` turns different keys away at once (equal bytes imply canonical equivalence); the keys it calls equal
-        // are the same bytes when their representations are identical (one storage, or the same small string), and
-        // otherwise their bytes are compared.
+        // Identical representations (one storage, or the same small string) are the same bytes: the common case,
+        // settled first. Otherwise `==` turns different keys away (equal bytes imply canonical equivalence), and the
+        // bytes of the keys it calls equal are compared.
+        if hasSameRepresentation(as: other) { return true }
         guard self == other else { return false }
-        let sameRepresentation = withUnsafeBytes(of: self) { mine in
-            withUnsafeBytes(of: other) { theirs in memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0 }
-        }
-        if sameRepresentation { return true }
         let compared = utf8.withContiguousStorageIfAvailable { mine in
             other.utf8.withContiguousStorageIfAvailable { theirs in
                 guard mine.count == theirs.count, !mine.isEmpty else { return mine.count == theirs.count }
@@ -30,6 +27,22 @@ extension String {
             }
         }
         return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
+    }
+
+    /// Whether `self` and `other` are bit for bit the same `String` value. Compared as two words in registers on
+    /// 64-bit platforms: comparing the bytes in memory stores both strings and reloads them at another width, which
+    /// stalls on store forwarding.
+    @inline(__always)
+    private func hasSameRepresentation(as other: String) -> Bool {
+        #if _pointerBitWidth(_64)
+        let mine = unsafeBitCast(self, to: (UInt64, UInt64).self)
+        let theirs = unsafeBitCast(other, to: (UInt64, UInt64).self)
+        return mine.0 == theirs.0 && mine.1 == theirs.1
+        #else
+        return withUnsafeBytes(of: self) { mine in
+            withUnsafeBytes(of: other) { theirs in memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0 }
+        }
+        #endif
     }
 }
 

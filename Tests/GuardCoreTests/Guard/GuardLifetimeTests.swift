@@ -161,6 +161,39 @@ final class GuardLifetimeTests: XCTestCase {
         XCTAssertEqual(person.observationCount, 0)
     }
 
+    /// The same without `.initial` (where the controller only asks whether its observer lives, without a reference to
+    /// it), for each option set: nothing is registered and no handler ever runs.
+    func testObservingWithoutInitialWithAnAlreadyDeadObserverIsInvalidWithOneEvent() {
+        for options: KeyValueObservingOptions in [[], [.new], [.old, .prior]] {
+            let sink = CountingSink()
+            let person = Person()
+            var controller: ObservationController<GuardTestObserver>?
+            weak var weakObserver: GuardTestObserver?
+            do {
+                let observer = GuardTestObserver()
+                weakObserver = observer
+                controller = ObservationController(observer: observer, diagnosticSink: sink)
+            }
+            XCTAssertNil(weakObserver, "the controller does not keep its observer alive")
+            var line = 0
+            assertNoMisuse {
+                line = #line + 1
+                let result = controller?.observe(person, keyPath: "age", options: options) { _, _, _ in
+                    XCTFail("handler ran without an observer")
+                }
+                XCTAssertEqual(result, .invalid(.observerDeallocated), "\(options)")
+                person.age = 4
+            }
+            XCTAssertEqual(
+                sink.records,
+                [expectedDiagnostic(.invalidArgument, .observerDeallocated, object: person, keyPath: "age", line: line)],
+                "\(options)")
+            XCTAssertEqual(controller?.registrationCount, 0)
+            controller = nil
+            XCTAssertEqual(person.observationCount, 0)
+        }
+    }
+
     // MARK: Strong versus weak holding
 
     func testDefaultControllerKeepsObjectsAliveUntilUnobserve() {
