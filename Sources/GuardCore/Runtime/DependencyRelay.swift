@@ -99,7 +99,7 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     /// Stops the relay `registration` notifies, which its root's table no longer keeps: unregisters it from `root` at
     /// once, or, if a change the relay began is still open, right after the last such change ends.
     static func stop(_ registration: Observance, on root: KVOObject) {
-        guard let relay = (registration as? ReceiverObservance)?.receiver as? DependencyRelay else {
+        guard let relay = notified(by: registration) else {
             root.unregister(registration)
             return
         }
@@ -110,6 +110,11 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
             return true
         }
         if !waits { root.unregister(registration) }
+    }
+
+    /// The relay `registration` notifies, `nil` if it is not a relay's registration.
+    static func notified(by registration: Observance) -> DependencyRelay? {
+        (registration as? ReceiverObservance)?.receiver as? DependencyRelay
     }
 
     /// Whether a change this relay began (or is beginning) has not ended yet. Read under `lock`.

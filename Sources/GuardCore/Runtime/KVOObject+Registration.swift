@@ -163,7 +163,8 @@ extension KVOObject {
     }
 
     /// After a removal, outside the table's lock: counts it, detaches a dotted key path's forwarder, and stops
-    /// relays nobody depends on any more (each unregisters once the changes it began have ended). The removal (and whatever it holds) is released when this returns.
+    /// relays nobody depends on any more (each unregisters once the changes it began have ended). The removal (and
+    /// whatever it holds) is released when this returns.
     private func finish(_ removal: ObservationTable.Removal, from table: ObservationTable) {
         RuntimeMonitor.observancesRemoved(1)
         if removal.observance.isDotted {

@@ -137,7 +137,7 @@ final class ObservationTable: @unchecked Sendable {
             guard let dependencies, isAnnounced(keyPath, hash: hash), !dependencies.hasRelay(for: keyPath, hash: hash)
             else { return false }
             dependencies.relays.append(Relay(hash: hash, keyPath: keyPath, registration: relay))
-            Relay.dependencyRelay(of: relay)?.isInstalled = true
+            DependencyRelay.notified(by: relay)?.isInstalled = true
             return true
         }
     }
@@ -206,7 +206,9 @@ final class ObservationTable: @unchecked Sendable {
         locked {
             let all = Self.inKeyPathOrder(observances)
             for observance in all { _ = observance.deactivate() }
-            for relay in dependencies?.relays ?? [] { Relay.dependencyRelay(of: relay.registration)?.isInstalled = false }
+            for relay in dependencies?.relays ?? [] {
+                DependencyRelay.notified(by: relay.registration)?.isInstalled = false
+            }
             let discarded = (observances, takeSnapshots(), dependencies)
             observances = []
             dependencies = nil
@@ -349,7 +351,7 @@ final class ObservationTable: @unchecked Sendable {
         for link in dependencies.links where !affected.contains(where: { $0 === link.keyPath }) {
             let keyPath = link.keyPath
             let isRegisteredByOtherThanRelays = observances.contains {
-                $0.info.isKeyPath(keyPath.keyPath, hash: keyPath.hash) && Relay.dependencyRelay(of: $0) == nil
+                $0.info.isKeyPath(keyPath.keyPath, hash: keyPath.hash) && DependencyRelay.notified(by: $0) == nil
             }
             if isRegisteredByOtherThanRelays { affected.append(keyPath) }
         }
@@ -405,11 +407,6 @@ extension ObservationTable {
         let hash: UInt64
         let keyPath: String
         let registration: Observance
-
-        /// The relay a relay registration notifies.
-        static func dependencyRelay(of registration: Observance) -> DependencyRelay? {
-            (registration as? ReceiverObservance)?.receiver as? DependencyRelay
-        }
     }
 
     /// Links and relays, on the side: most objects have none.
@@ -424,7 +421,7 @@ extension ObservationTable {
         func removeRelay(for keyPath: String, hash: UInt64) -> Observance? {
             guard let index = relays.firstIndex(where: { $0.hash == hash && $0.keyPath.isSameKey(as: keyPath) }) else { return nil }
             let registration = relays.remove(at: index).registration
-            Relay.dependencyRelay(of: registration)?.isInstalled = false
+            DependencyRelay.notified(by: registration)?.isInstalled = false
             return registration
         }
     }
