@@ -10,7 +10,9 @@ import GuardCoreAtomics
 /// registration, two setters of a lock-backed middle key), when they have all returned exactly one forwarder is
 /// installed, on the object the first key held when the last of them began, and only an installed forwarder relays
 /// (except the change of a prior notification it relayed while installed: every prior notification an observer gets
-/// is followed by its change, as in Foundation, even if a handler of it replaced the middle object).
+/// is followed by its change, as in Foundation, even if a handler of it replaced the middle object). A forwarder that
+/// still waits for such a change when the chain comes back to its target is installed again rather than replaced by a
+/// new one, which would join the same change under way: each change reaches the root observance once.
 ///
 /// The forwarder's registration on its target holds it; the forwarder holds its registration only until it is
 /// detached, and everything else weakly.
@@ -83,7 +85,14 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         var chainIsBroken = value != nil && newTarget == nil
         var isTooDeep = false
         var forwarder: KeyPathForwarder?
-        if let newTarget {
+        if let newTarget, let waiting = table.takeForwarderAwaitingChanges(of: observance, on: newTarget),
+            waiting.resumeIfAwaitingChanges()
+        {
+            // The chain is back on the target of a forwarder that still waits for the change of a prior notification
+            // it relayed: that forwarder is installed again instead of a new one, which would join the same change
+            // under way and deliver it a second time.
+            forwarder = waiting
+        } else if let newTarget {
             let candidate = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
             // One step deeper along the chain (see ``ChainDepth``): refused past the limit, which breaks the chain here.
             let registration = ChainDepth.step {
@@ -121,16 +130,41 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// Whether a prior notification is open is read under the pairing lock, under which ``receive(_:of:)`` decides
     /// whether to relay a prior notification and counts it open: a prior notification relayed is always counted
     /// before a detach looks, so the detach waits for its change.
+    ///
+    /// A forwarder whose unregistration waits is kept by its root's table until it ends, so a re-wiring that brings
+    /// the chain back to its target installs it again (``resumeIfAwaitingChanges()``): each change reaches the root
+    /// observance once.
     func detach() {
         isInstalled = false
-        InlineAtomicWords.word(3, of: self).store(1, ordering: .releasing)
+        let detachDeferred = InlineAtomicWords.word(3, of: self)
+        detachDeferred.store(1, ordering: .releasing)
         let openCount = InlineAtomicWords.word(2, of: self)
         let hasOpenPriors =
             pairsPriors
             ? Self.pairingLock.withLock { openCount.load(ordering: .acquiring) != 0 }
             : openCount.load(ordering: .acquiring) != 0
-        guard !hasOpenPriors else { return }
-        unregisterIfDetachDeferred()
+        guard hasOpenPriors else {
+            unregisterIfDetachDeferred()
+            return
+        }
+        guard let table = root?.existingTable else { return }
+        table.noteAwaitingChanges(self)
+        // The last open change may have ended (and unregistered this forwarder) before the table kept it.
+        if detachDeferred.load(ordering: .acquiring) == 0 { withExtendedLifetime(table.forgetAwaitingChanges(self)) {} }
+    }
+
+    /// Takes back a detach that waits for the changes of open prior notifications, so this forwarder can be
+    /// installed again; `false` if it is not waiting (its last open change already ended, or it was never detached).
+    func resumeIfAwaitingChanges() -> Bool {
+        Self.pairingLock.withLock {
+            guard InlineAtomicWords.word(2, of: self).load(ordering: .acquiring) != 0 else { return false }
+            return InlineAtomicWords.word(3, of: self).exchange(0) != 0
+        }
+    }
+
+    /// Whether this forwarder carries the changes of `target` to `observance`. The caller keeps both alive.
+    func relays(for observance: Observance, from target: KVOObject) -> Bool {
+        targetIdentity == ObjectIdentifier(target) && rootObservance === observance && self.target === target
     }
 
     /// Unregisters the forwarder from its target if a detach is waiting (once, whoever gets here first).
@@ -138,8 +172,8 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         guard InlineAtomicWords.word(3, of: self).exchange(0) != 0 else { return }
         let observance = targetObservance
         targetObservance = nil
-        guard let target, let observance else { return }
-        target.unregister(observance)
+        if let target, let observance { target.unregister(observance) }
+        if let table = root?.existingTable { withExtendedLifetime(table.forgetAwaitingChanges(self)) {} }
     }
 
     /// Relays `change` to the root observance while installed. A change whose prior notification this forwarder

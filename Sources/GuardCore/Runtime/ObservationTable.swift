@@ -42,6 +42,9 @@ final class ObservationTable: @unchecked Sendable {
     @exclusivity(unchecked) private var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
     @exclusivity(unchecked) private var dependencies: Dependencies?
+    /// Forwarders of this object's dotted observances that were replaced while a prior notification they relayed
+    /// still waits for its change (see ``KeyPathForwarder/detach()``); empty in the common case.
+    @exclusivity(unchecked) private var forwardersAwaitingChanges: [KeyPathForwarder] = []
 
     /// The cached ``ChangeTargets`` of one changed key (`nil`: nobody hears about it).
     fileprivate struct Snapshot {
@@ -198,7 +201,7 @@ final class ObservationTable: @unchecked Sendable {
     struct Clearance {
         /// Every observance, in the order of ``allObservances``.
         let observances: [Observance]
-        fileprivate let discarded: (ContiguousArray<Observance>, [Snapshot], Dependencies?)
+        fileprivate let discarded: (ContiguousArray<Observance>, [Snapshot], Dependencies?, [KeyPathForwarder])
     }
 
     /// Removes and deactivates every observance; the object is deinitializing.
@@ -209,9 +212,10 @@ final class ObservationTable: @unchecked Sendable {
             for relay in dependencies?.relays ?? [] {
                 DependencyRelay.notified(by: relay.registration)?.isInstalled = false
             }
-            let discarded = (observances, takeSnapshots(), dependencies)
+            let discarded = (observances, takeSnapshots(), dependencies, forwardersAwaitingChanges)
             observances = []
             dependencies = nil
+            forwardersAwaitingChanges = []
             InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
             return Clearance(observances: all, discarded: discarded)
         }
@@ -291,6 +295,33 @@ final class ObservationTable: @unchecked Sendable {
     /// The forwarder of a dotted-path observance.
     func forwarder(of observance: Observance) -> KeyPathForwarder? {
         locked { observance.forwarder }
+    }
+
+    /// Keeps `forwarder`, replaced while a prior notification it relayed waits for its change, so a re-wiring of its
+    /// observance back to its target can take it back (see ``takeForwarderAwaitingChanges(of:on:)``).
+    func noteAwaitingChanges(_ forwarder: KeyPathForwarder) {
+        locked { forwardersAwaitingChanges.append(forwarder) }
+    }
+
+    /// Forgets `forwarder` as one awaiting changes (its detach finished, or was never deferred). The caller releases
+    /// it after unlocking, so the table hands it back.
+    func forgetAwaitingChanges(_ forwarder: KeyPathForwarder) -> [KeyPathForwarder] {
+        locked {
+            guard forwardersAwaitingChanges.contains(where: { $0 === forwarder }) else { return [] }
+            let forgotten = forwardersAwaitingChanges.filter { $0 === forwarder }
+            forwardersAwaitingChanges.removeAll { $0 === forwarder }
+            return forgotten
+        }
+    }
+
+    /// Takes out the forwarder of `observance` on `target` that awaits changes, if there is one.
+    func takeForwarderAwaitingChanges(of observance: Observance, on target: KVOObject) -> KeyPathForwarder? {
+        locked {
+            guard !forwardersAwaitingChanges.isEmpty,
+                let index = forwardersAwaitingChanges.firstIndex(where: { $0.relays(for: observance, from: target) })
+            else { return nil }
+            return forwardersAwaitingChanges.remove(at: index)
+        }
     }
 
     // MARK: Inspection
