@@ -43,7 +43,7 @@ public enum ScenarioProfile: String, CaseIterable, Sendable {
         case .variants: return "contexts (forwarding variant), typed key paths (some unnamed), weak/unowned keys"
         case .longLived: return "controllers that live all round over 1,000 objects that come and go"
         case .crowd: return "two controllers over 4,096 objects with steady object churn"
-        case .dottedLeaf: return "link.gauge while links change and gauge is set on the middle objects at the same time"
+        case .dottedLeaf: return "link.gauge while links change and its leaf is set on the middle objects"
         }
     }
 
