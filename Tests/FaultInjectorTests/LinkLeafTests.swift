@@ -33,10 +33,10 @@ final class LinkLeafTests: XCTestCase {
         func history(setting object: Int) -> (HistoryBuilder, OperationRecord, OperationRecord) {
             var builder = HistoryBuilder()
             let observe = builder.observe(.linkGauge, options: [.old, .new], at: 10, returning: 20)
-            let first = builder.link(300, to: 301, gauge: nil, to: 5, at: 22, returning: 26)
+            let first = builder.link(300, to: 301, gauge: nil, gaugeTo: 5, at: 22, returning: 26)
             builder.deliver(first, to: observe, at: 24)
             builder.mutate(.gauge, from: 5, to: 9, at: 30, returning: 50, object: object)
-            let second = builder.link(300, from: 301, to: 302, gauge: 5, to: 0, at: 35, returning: 45)
+            let second = builder.link(300, from: 301, to: 302, gauge: 5, gaugeTo: 0, at: 35, returning: 45)
             return (builder, observe, second)
         }
         var overlapping = history(setting: 301)
@@ -55,12 +55,12 @@ final class LinkLeafTests: XCTestCase {
     func testAPriorNotificationRelayedBeforeALinkMovedOnStillNeedsItsChange() {
         var builder = HistoryBuilder()
         let observe = builder.observe(.linkGauge, options: [.prior], at: 10, returning: 20)
-        let first = builder.link(300, to: 301, gauge: nil, to: 0, at: 22, returning: 26)
+        let first = builder.link(300, to: 301, gauge: nil, gaugeTo: 0, at: 22, returning: 26)
         builder.deliver(first, to: observe, at: 23, prior: true)
         builder.deliver(first, to: observe, at: 25)
         let set = builder.mutate(.gauge, from: 0, to: 9, at: 30, returning: 50, object: 301)
         builder.deliver(set, to: observe, at: 32, prior: true)
-        let second = builder.link(300, from: 301, to: 302, gauge: 0, to: 0, at: 35, returning: 45)
+        let second = builder.link(300, from: 301, to: 302, gauge: 0, gaugeTo: 0, at: 35, returning: 45)
         builder.deliver(second, to: observe, at: 36, prior: true)
         builder.deliver(second, to: observe, at: 44)
         assertOnly(
@@ -77,7 +77,7 @@ final class LinkLeafTests: XCTestCase {
             var builder = HistoryBuilder()
             let observe = builder.observe(.linkGauge, options: [.prior], at: 10, returning: 20)
             let set = builder.mutate(.gauge, from: 0, to: 9, at: 30, returning: 50, object: 301)
-            let link = builder.link(300, to: 301, gauge: nil, to: 0, at: call, returning: ret)
+            let link = builder.link(300, to: 301, gauge: nil, gaugeTo: 0, at: call, returning: ret)
             builder.deliver(link, to: observe, at: call + 1, prior: true)
             builder.deliver(link, to: observe, at: ret - 1)
             builder.deliver(set, to: observe, at: 48)
@@ -114,13 +114,13 @@ final class LinkLeafTests: XCTestCase {
 
     /// A worker's mutate of `gauge` reads back from its text; a handler action may set only the stored keys.
     func testGaugeSetsHaveATextFormOnlyAsAWorkersOperation() {
-        XCTAssertEqual(Operation.mutate(object: 1, key: .gauge).description, "mutate o1 gauge")
-        XCTAssertEqual(Operation("mutate o1 gauge"), .mutate(object: 1, key: .gauge))
-        XCTAssertEqual(Operation("observe c0 o1 link.gauge [prior]"), .observe(controller: 0, object: 1, key: .linkGauge, options: [.prior], action: .none))
+        XCTAssertEqual(FaultInjector.Operation.mutate(object: 1, key: .gauge).description, "mutate o1 gauge")
+        XCTAssertEqual(FaultInjector.Operation("mutate o1 gauge"), .mutate(object: 1, key: .gauge))
+        XCTAssertEqual(FaultInjector.Operation("observe c0 o1 link.gauge [prior]"), .observe(controller: 0, object: 1, key: .linkGauge, options: [.prior], action: .none))
         XCTAssertNil(HandlerAction("mutate o1 gauge"))
     }
 
-    private func setsGauge(_ operation: Operation) -> Bool {
+    private func setsGauge(_ operation: FaultInjector.Operation) -> Bool {
         if case .mutate(_, .gauge) = operation { return true }
         return false
     }

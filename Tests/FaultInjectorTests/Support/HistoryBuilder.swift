@@ -129,7 +129,7 @@ struct HistoryBuilder {
     @discardableResult
     mutating func link(
         _ root: Int, from previous: Int? = nil, to target: Int?, leaf oldLeaf: Int? = nil, to newLeaf: Int? = nil,
-        gauge oldGauge: Int? = nil, to newGauge: Int? = nil, at call: UInt64, returning ret: UInt64, worker: Int = 0
+        gauge oldGauge: Int? = nil, gaugeTo newGauge: Int? = nil, at call: UInt64, returning ret: UInt64, worker: Int = 0
     ) -> OperationRecord {
         var record = operation(.link, .link, object: root, at: call, returning: ret, worker: worker)
         record.oldValue = previous ?? StressValue.nilValue
