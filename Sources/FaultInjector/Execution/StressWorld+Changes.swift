@@ -76,8 +76,12 @@ extension StressWorld {
         record.oldLeaf = (previous as? StressObject)?.k0 ?? StressValue.nilValue
         record.newLeaf = (next as? StressObject)?.k0 ?? StressValue.nilValue
         enter(&record, worker: worker)
-        record.oldGauge = (previous as? StressObject)?.gauge ?? StressValue.nilValue
-        record.newGauge = (next as? StressObject)?.gauge ?? StressValue.nilValue
+        // Only where `link.gauge` can be observed: each read takes the object's gauge lock, a schedule point, and a
+        // scenario without `link.gauge` (every one from before it existed) keeps the schedules it had.
+        if configuration.keys.contains(.linkGauge) {
+            record.oldGauge = (previous as? StressObject)?.gauge ?? StressValue.nilValue
+            record.newGauge = (next as? StressObject)?.gauge ?? StressValue.nilValue
+        }
         root.setLink(next)
         leave(&record, worker: worker)
     }

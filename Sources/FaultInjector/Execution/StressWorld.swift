@@ -23,7 +23,7 @@ final class StressWorld: @unchecked Sendable {
     let observableKeys: Set<StressKey>
     /// What objects' deinit removals choose from (``deinitAction(ofObject:)``); `nil` when they make none.
     let deinitRemovals: DeinitRemovalChoices?
-    /// The identities of the world's own slot and mutation locks, which are never the system's.
+    /// The identities of the world's own slot, mutation and gauge locks, which are never the system's.
     private(set) var worldLocks: Set<ObjectIdentifier> = []
 
     private struct Facts {
@@ -131,6 +131,7 @@ final class StressWorld: @unchecked Sendable {
         var names: [ObjectIdentifier: String] = [:]
         for slot in objectSlots {
             names[slot.mutationLock.identity] = "object slot \(slot.index) mutation lock"
+            names[slot.gaugeLock.identity] = "object slot \(slot.index) gauge lock"
             names[slot.slot.lockIdentity] = "object slot \(slot.index)"
         }
         for slot in controllerSlots { names[slot.slot.lockIdentity] = "controller slot \(slot.index)" }

@@ -97,7 +97,8 @@ public struct OperationRecord: Sendable {
     public var newLeaf = StressValue.nilValue
     /// Link: `link.gauge` before and after (``StressValue/nilValue`` when the middle object is nil or has no `gauge`),
     /// read once the link's call began without the middle objects' `gauge` locks, so a set of `gauge` on either middle
-    /// object overlapping the link may have changed it (the oracle then does not judge those values).
+    /// object overlapping the link may have changed it (the oracle then does not judge those values); left
+    /// ``StressValue/nilValue`` in a scenario that does not observe `link.gauge`.
     public var oldGauge = StressValue.nilValue
     /// See `oldGauge`.
     public var newGauge = StressValue.nilValue
