@@ -33,12 +33,19 @@ extension StressWorld {
 
     /// Sets `gauge` of slot `o`'s object (a mutate of `gauge`, drawn from a worker's list only) holding the slot's
     /// `gauge` lock and no mutation lock: it may overlap a link of an object linking here, in either direction, while
-    /// sets of one object's `gauge` never overlap (their old and new values are exact).
+    /// sets of one object's `gauge` never overlap (their old and new values are exact). In a scenario whose mix draws
+    /// no sets of `gauge` (one in a seed file's own operation list) it holds the slot's mutation lock instead.
     private func setGauge(objectSlot o: Int, index: Int, worker: WorkerContext) {
         var record = begin(.mutate, index: index, worker: worker)
-        let lock = objectSlots[o].gaugeLock
-        lock.lock()
-        defer { lock.unlock() }
+        let gaugeLock = objectSlots[o].gaugeLock
+        if let gaugeLock {
+            gaugeLock.lock()
+        } else if !lockObjectSlot(o, worker: worker) {
+            return skip(&record, worker: worker)
+        }
+        defer {
+            if let gaugeLock { gaugeLock.unlock() } else { unlockObjectSlot(o, worker: worker) }
+        }
         guard let object = objectSlots[o].object else { return skip(&record, worker: worker) }
         record.object = object.id
         record.key = .gauge
