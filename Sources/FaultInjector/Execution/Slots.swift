@@ -35,11 +35,19 @@ final class ObjectSlot: @unchecked Sendable {
     /// a handler may mutate the object whose change it is handling; announces its outermost acquire and release to
     /// the schedule hook, so a cooperative scheduler knows who holds it.
     let mutationLock = ReentrantLock()
+    /// Held around every set of `gauge` of the objects in the slot, instead of ``mutationLock`` (a per-key lock): sets
+    /// of one object's `gauge` never overlap one another, so each records exact old and new values, but they overlap
+    /// links (which hold the mutation locks of both middle objects) and every other change. Only a worker's own mutate
+    /// of `gauge` takes it, holding no other lock, so it comes first in every lock order. Made only for scenarios whose
+    /// mix draws sets of `gauge` (`nil` otherwise, and a set of `gauge` then takes ``mutationLock``), so every other
+    /// scenario's world is laid out in memory exactly as before `gauge` existed.
+    let gaugeLock: ReentrantLock?
     let slot: Slot<StressObject>
 
-    init(index: Int, object: StressObject) {
+    init(index: Int, object: StressObject, locksGaugeApart: Bool) {
         self.index = index
         self.slot = Slot(object)
+        self.gaugeLock = locksGaugeApart ? ReentrantLock() : nil
     }
 
     var object: StressObject? { slot.instance }

@@ -10,6 +10,7 @@ extension StressWorld {
     static let itemsLimit = 8
 
     func mutate(objectSlot o: Int, key: StressKey, index: Int, worker: WorkerContext) {
+        if key == .gauge { return setGauge(objectSlot: o, index: index, worker: worker) }
         var record = begin(.mutate, index: index, worker: worker)
         // A handler may change the object it is hearing about only through `k2`: a nested change of `k0` or `k1`
         // during a prior notification would move `sum` (and `link.k0` of objects linking here) between the outer
@@ -30,8 +31,34 @@ extension StressWorld {
         leave(&record, worker: worker)
     }
 
+    /// Sets `gauge` of slot `o`'s object (a mutate of `gauge`, drawn from a worker's list only) holding the slot's
+    /// `gauge` lock and no mutation lock: it may overlap a link of an object linking here, in either direction, while
+    /// sets of one object's `gauge` never overlap (their old and new values are exact). In a scenario whose mix draws
+    /// no sets of `gauge` (one in a seed file's own operation list) it holds the slot's mutation lock instead.
+    private func setGauge(objectSlot o: Int, index: Int, worker: WorkerContext) {
+        var record = begin(.mutate, index: index, worker: worker)
+        let gaugeLock = objectSlots[o].gaugeLock
+        if let gaugeLock {
+            gaugeLock.lock()
+        } else if !lockObjectSlot(o, worker: worker) {
+            return skip(&record, worker: worker)
+        }
+        defer {
+            if let gaugeLock { gaugeLock.unlock() } else { unlockObjectSlot(o, worker: worker) }
+        }
+        guard let object = objectSlots[o].object else { return skip(&record, worker: worker) }
+        record.object = object.id
+        record.key = .gauge
+        record.oldValue = object.gauge
+        record.newValue = makeValue()
+        enter(&record, worker: worker)
+        object.set(.gauge, to: record.newValue)
+        leave(&record, worker: worker)
+    }
+
     /// Sets the middle object of slot `o`'s object. Holds the locks of the object and of the old and new middle
-    /// objects (always later slots), so `link.k0` is read consistently and links of one object never overlap.
+    /// objects (always later slots), so `link.k0` is read consistently and links of one object never overlap; not
+    /// their `gauge` locks, so `link.gauge` is read once the call began and may change under a set of `gauge`.
     func link(objectSlot o: Int, to target: LinkTarget, index: Int, worker: WorkerContext) {
         var record = begin(.link, index: index, worker: worker)
         guard !worker.heldObjectSlots.contains(o), lockObjectSlot(o, worker: worker) else {
@@ -56,6 +83,12 @@ extension StressWorld {
         record.oldLeaf = (previous as? StressObject)?.k0 ?? StressValue.nilValue
         record.newLeaf = (next as? StressObject)?.k0 ?? StressValue.nilValue
         enter(&record, worker: worker)
+        // Only where `link.gauge` can be observed: each read takes the object's gauge lock, a schedule point, and a
+        // scenario without `link.gauge` (every one from before it existed) keeps the schedules it had.
+        if configuration.keys.contains(.linkGauge) {
+            record.oldGauge = (previous as? StressObject)?.gauge ?? StressValue.nilValue
+            record.newGauge = (next as? StressObject)?.gauge ?? StressValue.nilValue
+        }
         root.setLink(next)
         leave(&record, worker: worker)
     }

@@ -22,11 +22,14 @@ extension StressWorld {
             id: record.id, controllerSlot: c, handle: handle, objectSlot: o, keyPath: keyPath, key: key, form: form,
             action: action, world: self)
         // The value `.initial` + `.new` reads: `link`'s, kept behind a lock, may race its changes (the oracle
-        // judges it against them); any other key's is a plain stored property (or made of several), read with the
-        // object locked, as a correct program must, and so is everything a typed key path names (naming it may read
-        // the object's properties).
+        // judges it against them), and so does `gauge`'s or `link.gauge`'s, whose sets take no lock the world could
+        // hold here; any other key's is a plain stored property (or made of several), read with the object locked,
+        // as a correct program must, and so is everything a typed key path names (naming it may read the object's
+        // properties).
         let readsValue = options.contains(.initial) && options.contains(.new) && key != nil
-        let racesRead = readsValue && configuration.racesInitialValue && record.typedKey == nil && key == .link
+        let racesRead =
+            readsValue && record.typedKey == nil
+            && ((configuration.racesInitialValue && key == .link) || key?.isSetWithoutObjectLock == true)
         if racesRead { record.newValue = StressValue.racedRead }
         var locked: [Int] = []
         if (readsValue && !racesRead) || record.typedKey != nil {

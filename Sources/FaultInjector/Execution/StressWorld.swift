@@ -23,7 +23,7 @@ final class StressWorld: @unchecked Sendable {
     let observableKeys: Set<StressKey>
     /// What objects' deinit removals choose from (``deinitAction(ofObject:)``); `nil` when they make none.
     let deinitRemovals: DeinitRemovalChoices?
-    /// The identities of the world's own slot and mutation locks, which are never the system's.
+    /// The identities of the world's own slot, mutation and gauge locks, which are never the system's.
     private(set) var worldLocks: Set<ObjectIdentifier> = []
 
     private struct Facts {
@@ -50,7 +50,10 @@ final class StressWorld: @unchecked Sendable {
         self.diagnostics = DiagnosticRecorder(clock: clock)
         self.observableKeys = target.observableKeys
         deinitRemovals = DeinitRemovalChoices(configuration: configuration, target: target)
-        objectSlots = (0..<configuration.objects).map { ObjectSlot(index: $0, object: makeObject(home: $0)) }
+        let locksGaugeApart = configuration.mix[.setGauge] > 0
+        objectSlots = (0..<configuration.objects).map {
+            ObjectSlot(index: $0, object: makeObject(home: $0), locksGaugeApart: locksGaugeApart)
+        }
         controllerSlots = (0..<configuration.controllers).map { index in
             let weakly = configuration.holdsWeakly(controller: index)
             return ControllerSlot(index: index, holdsWeakly: weakly, observer: makeObserver(holdsWeakly: weakly))
@@ -131,6 +134,7 @@ final class StressWorld: @unchecked Sendable {
         var names: [ObjectIdentifier: String] = [:]
         for slot in objectSlots {
             names[slot.mutationLock.identity] = "object slot \(slot.index) mutation lock"
+            if let gaugeLock = slot.gaugeLock { names[gaugeLock.identity] = "object slot \(slot.index) gauge lock" }
             names[slot.slot.lockIdentity] = "object slot \(slot.index)"
         }
         for slot in controllerSlots { names[slot.slot.lockIdentity] = "controller slot \(slot.index)" }

@@ -12,6 +12,11 @@ extension History {
             hash.add(Int(record.outcome.rawValue), Int(truncatingIfNeeded: record.call), Int(truncatingIfNeeded: record.ret))
             hash.add(record.oldValue, record.newValue, record.oldSum, record.newSum, record.replacement)
             hash.add(record.oldLeaf, record.newLeaf, Int(record.changeKind), Int(bitPattern: UInt(record.indexMask)))
+            // Only gauges that were ever set: a history without sets of `gauge` (every file written before it existed)
+            // keeps its digest.
+            if Self.gaugeWasSet(record.oldGauge) || Self.gaugeWasSet(record.newGauge) {
+                hash.add(record.oldGauge, record.newGauge)
+            }
             hash.add(record.context, record.typedKey?.rawValue ?? -1, record.answer)
             hash.add(record.action.description)
         }
@@ -38,6 +43,12 @@ extension History {
         let value = hash.value
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Whether a link's `link.gauge` value shows a set of `gauge` (a middle object's untouched gauge is 0; no middle
+    /// object, or one without `gauge`, gives ``StressValue/nilValue``).
+    static func gaugeWasSet(_ value: Int) -> Bool {
+        value != 0 && value != StressValue.nilValue
     }
 
     /// `text` with every hexadecimal address (`0x` and its digits) replaced by `0x?`. A Swift key path without names

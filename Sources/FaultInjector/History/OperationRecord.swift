@@ -95,6 +95,13 @@ public struct OperationRecord: Sendable {
     public var oldLeaf = StressValue.nilValue
     /// See `oldLeaf`.
     public var newLeaf = StressValue.nilValue
+    /// Link: `link.gauge` before and after (``StressValue/nilValue`` when the middle object is nil or has no `gauge`),
+    /// read once the link's call began without the middle objects' `gauge` locks, so a set of `gauge` on either middle
+    /// object overlapping the link may have changed it (the oracle then does not judge those values); left
+    /// ``StressValue/nilValue`` in a scenario that does not observe `link.gauge`.
+    public var oldGauge = StressValue.nilValue
+    /// See `oldGauge`.
+    public var newGauge = StressValue.nilValue
     /// Changes: the change kind's raw value (1 setting, 2 insertion, 3 removal, 4 replacement).
     public var changeKind: UInt8 = 1
     /// To-many changes: the changed positions as bits.

@@ -6,13 +6,16 @@ struct ChangeExpectation {
     let old: Int
     let new: Int
     let indexMask: UInt64
-    /// Whether a registration live throughout the change must hear it (a change of the linked object's `k0` while the
-    /// link was changing may or may not be heard; with its values then unknown, they are not checked either).
+    /// Whether the values are known: a change of the linked object's leaf (`k0`, `gauge`) while the link was changing
+    /// may or may not be heard, and a link while a set of `gauge` on either middle object was under way read
+    /// `link.gauge` before or after that set; their values are then unknown and not checked (whether a change must be
+    /// heard at all is ``DeliveryChecks``' business; that a prior notification is followed by its change is checked
+    /// either way).
     let isCertain: Bool
 
     /// The expectation for a registration of `key` on `object`, or `nil` if `change` does not affect it: a change of
-    /// the key itself; of `k0` or `k1` for `sum`; of `link` for `link.k0` and `linked` (the old and new leaf); or of
-    /// `k0` on an object that `object` linked at an overlapping time, for `link.k0` and `linked`.
+    /// the key itself; of `k0` or `k1` for `sum`; of `link` for the keys read through it (the old and new leaf); or of
+    /// the leaf (``StressKey/leaf``) on an object that `object` linked at an overlapping time.
     static func of(
         _ change: OperationRecord, forKey key: StressKey, on object: Int, index: HistoryIndex
     ) -> ChangeExpectation? {
@@ -26,12 +29,14 @@ struct ChangeExpectation {
             if key == .sum, changed == .k0 || changed == .k1 {
                 return ChangeExpectation(kind: 1, old: change.oldSum, new: change.newSum, indexMask: 0, isCertain: true)
             }
-            if key.readsThroughLink, changed == .link {
-                return ChangeExpectation(kind: 1, old: change.oldLeaf, new: change.newLeaf, indexMask: 0, isCertain: true)
+            if let leaf = key.leaf, changed == .link {
+                let (old, new) = leaf == .gauge ? (change.oldGauge, change.newGauge) : (change.oldLeaf, change.newLeaf)
+                return ChangeExpectation(
+                    kind: 1, old: old, new: new, indexMask: 0, isCertain: !index.mayChange(leaf, ofMiddlesOf: change))
             }
             return nil
         }
-        guard key.readsThroughLink, changed == .k0,
+        guard let leaf = key.leaf, changed == leaf,
             index.mayLink(object, change.object, between: change.call, and: change.ret)
         else { return nil }
         return ChangeExpectation(

@@ -174,9 +174,14 @@ struct DeliveryChecks {
             }
             // A change that began while the registration was still being made may be heard without its prior
             // notification, or with it after the change (the registration, or a dotted one's forwarder, joined between
-            // the two): the pair is checked for changes that began once the registration surely existed.
+            // the two): the pair is checked for changes that began once the registration surely existed, and, for a
+            // change of the leaf on a middle object, once the link to that object had surely been made (a forwarder
+            // wired to it by a link overlapping the change joins the change under way).
             let window = index.windows[observe.id]
-            let surelyRegistered = change.call > (window?.sureStart ?? .max)
+            let surelyRegistered =
+                change.call > (window?.sureStart ?? .max)
+                && (change.object == observe.object
+                    || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
             // A prior notification announces its change: the change must follow unless the registration may have
             // ended before the change returned.
             if count.priors > 0, count.changes == 0, change.ret < (window?.mayEnd ?? 0) {
@@ -193,7 +198,8 @@ struct DeliveryChecks {
     }
 
     /// Every change that began after the registration had to hear it (``RegistrationWindow/hearsFrom``) and ended
-    /// before it possibly ended, of a key it hears on its object, or of `k0` on an object it surely linked throughout.
+    /// before it possibly ended, of a key it hears on its object, or of its leaf (`k0`, `gauge`) on an object it surely
+    /// linked throughout.
     private func checkLiveRegistrationsHeard(_ pairs: [PairKey: PairCount], report: inout OracleReport) {
         for (id, window) in index.windows {
             let observe = window.observe
@@ -202,12 +208,12 @@ struct DeliveryChecks {
                 let changes = index.changes[.init(object: observe.object, key: changedKey)] ?? []
                 requireHeard(changes, by: window, id: id, from: window.hearsFrom, to: window.mayEnd, pairs, &report)
             }
-            guard key.readsThroughLink else { continue }
+            guard let leaf = key.leaf else { continue }
             for span in index.spansByRoot[observe.object] ?? [] {
                 let start = max(window.hearsFrom, span.sureStart)
                 let end = min(window.mayEnd, span.sureEnd)
                 guard start < end else { continue }
-                let changes = index.changes[.init(object: span.target, key: .k0)] ?? []
+                let changes = index.changes[.init(object: span.target, key: leaf)] ?? []
                 requireHeard(changes, by: window, id: id, from: start, to: end, pairs, &report)
             }
         }

@@ -42,7 +42,7 @@ struct DiagnosticChecks {
         for (registration, events) in byRegistration {
             checkRegistrationEvents(events, of: registration, into: &report)
         }
-        for (id, window) in index.windows where window.observe.key == .linkK0 && byRegistration[id] == nil {
+        for (id, window) in index.windows where window.observe.key?.isDotted == true && byRegistration[id] == nil {
             checkRegistrationEvents([], of: id, into: &report)
         }
         for (id, window) in index.windows
@@ -200,7 +200,7 @@ struct DiagnosticChecks {
             }
         }
         let unavailable = events.filter { $0.kind == .keyPathUnavailable }.count
-        guard unavailable > 0 || observe.key == .linkK0 else { return }
+        guard unavailable > 0 || observe.key?.isDotted == true else { return }
         report.count("a broken chain is reported once per re-wiring")
         let strangerLinks = (index.links[observe.object] ?? []).filter(HistoryIndex.linksStranger)
         // Every link to an object without k0 while it lived can re-wire it once; the observe's own first wiring can
@@ -209,7 +209,7 @@ struct DiagnosticChecks {
         let possible =
             strangerLinks.filter { $0.call < window.tableSureEnd && $0.ret > window.mayStart }.count + (duringObserve ? 1 : 0)
         let certain = strangerLinks.filter { $0.call > window.sureStart && $0.ret < window.mayEnd }.count
-        if observe.key != .linkK0 || unavailable < certain || unavailable > possible {
+        if observe.key?.isDotted != true || unavailable < certain || unavailable > possible {
             report.add(.init(
                 .diagnosticMismatch,
                 "\(OperationDescription.of(observe)) reported \(unavailable) broken chains, but its object's link was set to "

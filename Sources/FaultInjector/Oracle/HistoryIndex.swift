@@ -150,6 +150,15 @@ struct HistoryIndex {
         (spansByTarget[target] ?? []).contains { $0.root == root && $0.possibleStart < end && $0.possibleEnd > start }
     }
 
+    /// Whether a change of `key` on the old or the new middle object of `link` overlapped it (for `gauge`, whose sets
+    /// do not take the lock a link holds: the values of `link.gauge` it read may be either middle's before or after).
+    func mayChange(_ key: StressKey, ofMiddlesOf link: OperationRecord) -> Bool {
+        [link.oldValue, link.newValue].contains { middle in
+            middle != StressValue.nilValue
+                && (changes[ObjectKey(object: middle, key: key)] ?? []).contains { $0.call < link.ret && $0.ret > link.call }
+        }
+    }
+
     /// Whether `root` surely linked `target` from `start` to `end`.
     func surelyLinks(_ root: Int, _ target: Int, from start: UInt64, to end: UInt64) -> Bool {
         (spansByTarget[target] ?? []).contains { $0.root == root && $0.sureStart <= start && $0.sureEnd >= end }

@@ -1,5 +1,6 @@
 /// The value of an `.initial` notification whose read raced changes of its key (an observe with `.initial` + `.new`
-/// of `link`, made while other workers link the object elsewhere: ``ScenarioConfiguration/racesInitialValue``).
+/// of `link`, made while other workers link the object elsewhere: ``ScenarioConfiguration/racesInitialValue``; or of
+/// `gauge`, whose sets hold no lock the observe could take).
 ///
 /// - It is a value the key had at some instant of the observe: the one left by the last change that completed before
 ///   the observe began, or one set by a change that began before the notification arrived.
@@ -11,7 +12,11 @@
 ///   when the set began is not announced at all"): only changes during which another registration of the same
 ///   object and key surely existed are held to it.
 ///
-/// Changes of one object's key never overlap (the world holds the object's mutation lock while it sets it), so they
+/// The raced value of `link.gauge` is not judged here (which middle object it was read through, and so which sets
+/// could have left it, is not recorded): only that it comes, with a new value (``DeliveryChecks``).
+///
+/// Changes of one object's key never overlap (the world holds the object's mutation lock, or for `gauge` the key's own
+/// lock, while it sets it), so they
 /// form one sequence, each leaving its value from some instant of its call on; before the first, the key has the
 /// value the first one found (a new object's: `nil` for `link`, 0 for a stored integer).
 struct InitialValueChecks {
@@ -34,7 +39,7 @@ struct InitialValueChecks {
         }
         let raced = initials.compactMap { id, delivery -> (OperationRecord, DeliveryRecord)? in
             guard let observe = index.observes[id], observe.newValue == StressValue.racedRead, delivery.hasNew,
-                observe.key != nil
+                let key = observe.key, !key.readsThroughLink
             else { return nil }
             return (observe, delivery)
         }.sorted { $0.0.id < $1.0.id }

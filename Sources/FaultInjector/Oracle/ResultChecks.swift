@@ -36,7 +36,7 @@ struct ResultChecks {
             }
         case .invalid:
             if refused || index.observerMayBeGone(record.observer, before: record.ret) { return }
-            if record.key == .linkK0, index.mayLinkStranger(record.object, between: record.call, and: record.ret) { return }
+            if record.key?.isDotted == true, index.mayLinkStranger(record.object, between: record.call, and: record.ret) { return }
             report.add(.init(.unexpectedResult, "\(describe(record)) reported invalid"))
         default:
             report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))

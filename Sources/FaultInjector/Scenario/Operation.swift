@@ -29,7 +29,7 @@ public enum Operation: Hashable, Sendable {
     case unobserveObject(controller: Int, object: Int)
     /// Stop observing everything through one controller.
     case unobserveAll(controller: Int)
-    /// Set a stored key (`k0`, `k1`, `k2`) to a fresh, unique value.
+    /// Set a stored key (`k0`, `k1`, `k2`) or `gauge` to a fresh, unique value.
     case mutate(object: Int, key: StressKey)
     /// Set the middle object (`link`) of slot `object`'s object.
     case link(object: Int, to: LinkTarget)
@@ -176,7 +176,7 @@ extension Operation: CustomStringConvertible {
             guard let c = words.slot("c") else { return nil }
             self = .unobserveAll(controller: c)
         case "mutate":
-            guard let o = words.slot("o"), let key = words.key(), StressKey.stored.contains(key) else { return nil }
+            guard let o = words.slot("o"), let key = words.key(), StressKey.mutated.contains(key) else { return nil }
             self = .mutate(object: o, key: key)
         case "link":
             guard let o = words.slot("o"), let target = words.next().flatMap(LinkTarget.init(text:)) else { return nil }

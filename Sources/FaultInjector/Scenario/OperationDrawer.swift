@@ -58,6 +58,7 @@ struct OperationDrawer {
         case .countRegistrations: return .countRegistrations(controller: c)
         case .isObserving: return .isObserving(controller: c, object: o, key: key)
         case .observedKeyPaths: return .observedKeyPaths(controller: c, object: o)
+        case .setGauge: return .mutate(object: o, key: .gauge)
         }
     }
 

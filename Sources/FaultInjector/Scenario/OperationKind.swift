@@ -44,6 +44,9 @@ public enum OperationKind: String, CaseIterable, Codable, Sendable {
     case isObserving
     /// Ask a controller for the key paths it observes on an object.
     case observedKeyPaths
+    /// Set an object's `gauge` (a key kept behind a lock, announced by hand), holding only that key's lock: drawn as a
+    /// mutate of `gauge`, it may overlap links of the objects that link to this one.
+    case setGauge
 
     /// The kinds an older configuration can have weights for (the ten before the widened scenarios).
     static let classic: [OperationKind] = Array(allCases.prefix(10))

@@ -29,10 +29,12 @@ public struct OperationMix: Hashable, Sendable {
         return mix
     }
 
-    /// The weight of `kind`.
+    /// The weight of `kind`. A weight of 0 is stored as no weight, so two mixes that draw alike are equal whether a
+    /// kind is absent (the default mix has no weight for kinds added later, such as `setGauge`) or named with 0 (a
+    /// file that lists every kind).
     public subscript(kind: OperationKind) -> Int {
         get { weightsByKind[kind, default: 0] }
-        set { weightsByKind[kind] = newValue }
+        set { weightsByKind[kind] = newValue == 0 ? nil : newValue }
     }
 
     /// The largest weight a mix (or a handler action mix) may give one kind, from `--mix` or from a file.

@@ -25,6 +25,10 @@ public enum ScenarioProfile: String, CaseIterable, Sendable {
     case longLived = "long-lived"
     /// Two controllers over four thousand objects, with steady object churn.
     case crowd
+    /// Dotted key paths whose leaf is set while links change: `link.gauge` (a lock-backed leaf announced by hand, set
+    /// without the lock a link takes) next to `link.k0` and `linked`, so a link overlaps sets of `gauge` on its old
+    /// and new middle objects (a forwarder detached while it relays a prior notification of such a set).
+    case dottedLeaf = "dotted-leaf"
 
     /// One line for `--help`.
     public var summary: String {
@@ -39,6 +43,7 @@ public enum ScenarioProfile: String, CaseIterable, Sendable {
         case .variants: return "contexts (forwarding variant), typed key paths (some unnamed), weak/unowned keys"
         case .longLived: return "controllers that live all round over 1,000 objects that come and go"
         case .crowd: return "two controllers over 4,096 objects with steady object churn"
+        case .dottedLeaf: return "link.gauge while links change and its leaf is set on the middle objects"
         }
     }
 
@@ -79,6 +84,13 @@ public enum ScenarioProfile: String, CaseIterable, Sendable {
             configuration.keys = [.k0, .link, .linkK0, .linked]
             configuration.mix[.link] = 25
             configuration.mix[.mutate] = 30
+            configuration.mix[.announce] = 0
+            configuration.mix[.changeItems] = 0
+        case .dottedLeaf:
+            configuration.keys = [.k0, .link, .linkK0, .linked, .gauge, .linkGauge]
+            configuration.mix[.link] = 25
+            configuration.mix[.mutate] = 15
+            configuration.mix[.setGauge] = 25
             configuration.mix[.announce] = 0
             configuration.mix[.changeItems] = 0
         case .manual:

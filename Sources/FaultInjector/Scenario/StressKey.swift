@@ -11,6 +11,9 @@
 /// - `linked`: a dependent key that depends on the dotted key path `link.k0` (it fires on the leaf too).
 /// - `delegate` (weak) and `owner` (unowned): stored properties that are not key-value coding keys; observing them
 ///   is refused (the guard answers `.invalid`, the raw runtime reports `unknownKey`).
+/// - `gauge`: an integer kept behind a lock and announced by hand, so it may be read while another thread sets it;
+///   its sets take only their own key's lock, never the object's, so they overlap links of objects linking here.
+/// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
 ///
 /// The raw values fix the order operations are drawn in: new keys are appended, so older configurations (which list
 /// their keys) draw exactly what they drew before.
@@ -32,6 +35,10 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case delegate
     /// An unowned stored property (not a key).
     case owner
+    /// Kept behind a lock and announced by hand; set without the object's mutation lock.
+    case gauge
+    /// The dotted key path `link.gauge`.
+    case linkGauge
 
     /// The string key path.
     public var name: String {
@@ -47,6 +54,8 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .linked: return "linked"
         case .delegate: return "delegate"
         case .owner: return "owner"
+        case .gauge: return "gauge"
+        case .linkGauge: return "link.gauge"
         }
     }
 
@@ -59,6 +68,15 @@ public enum StressKey: Int, CaseIterable, Sendable {
     /// Keys a mutation sets directly (through their `@Observed` setters).
     public static let stored: [StressKey] = [.k0, .k1, .k2]
 
+    /// Keys a mutate operation of a worker's list sets: the stored keys and `gauge` (handler actions set only the
+    /// stored keys).
+    public static let mutated: [StressKey] = stored + [.gauge]
+
+    /// The keys observe operations draw from by default: every key up to `owner` (the keys that existed before
+    /// `gauge`), so the default configuration and every profile that names no keys draw exactly what they drew before
+    /// `gauge` and `link.gauge` were added. Profiles that want those name them.
+    public static let widened: [StressKey] = Array(allCases.prefix(through: StressKey.owner.rawValue))
+
     /// The keys observe operations drew from before the widened keys existed; a configuration that names no keys
     /// (written by an older version) draws from these.
     public static let classic: [StressKey] = [.k0, .k1, .k2, .sum]
@@ -69,29 +87,52 @@ public enum StressKey: Int, CaseIterable, Sendable {
     }
 
     /// Keys whose value is read through the middle object (`link`): reading one needs that object's lock too, and
-    /// its observers also hear about changes of `k0` on whatever object `link` names.
+    /// its observers also hear about changes of ``leaf`` on whatever object `link` names.
     public var readsThroughLink: Bool {
-        self == .linkK0 || self == .linked
+        leaf != nil
+    }
+
+    /// For a key read through the middle object, the key of the middle object it reads: `k0` for `link.k0` and
+    /// `linked`, `gauge` for `link.gauge`; `nil` for every other key.
+    public var leaf: StressKey? {
+        switch self {
+        case .linkK0, .linked: return .k0
+        case .linkGauge: return .gauge
+        default: return nil
+        }
+    }
+
+    /// The dotted key paths (`link.k0`, `link.gauge`): linking an object without the leaf key breaks their chain (the
+    /// guard refuses or reports it as `keyPathUnavailable`).
+    public var isDotted: Bool {
+        self == .linkK0 || self == .linkGauge
+    }
+
+    /// Keys whose sets take only the key's own lock, not the object's mutation lock (``StressObject/gauge``): a read
+    /// of such a key, or through the link of such a key, may race its sets, so an `.initial` value of one is judged
+    /// against the sets rather than read in advance.
+    public var isSetWithoutObjectLock: Bool {
+        self == .gauge || leaf == .gauge
     }
 
     /// The keys of the *same* object whose observers hear about a change of `self`: itself, `sum` for `k0` and `k1`,
-    /// and `link.k0` and `linked` for `link`. (A change of `k0` also reaches `link.k0` and `linked` of every object
-    /// that links to this one; the oracle follows links separately.)
+    /// and `link.k0`, `linked` and `link.gauge` for `link`. (A change of `k0` or `gauge` also reaches the keys read
+    /// through the link of every object that links to this one; the oracle follows links separately.)
     public var notifiedKeys: [StressKey] {
         switch self {
         case .k0, .k1: return [self, .sum]
-        case .k2, .level, .items: return [self]
-        case .link: return [.link, .linkK0, .linked]
-        case .sum, .linkK0, .linked, .delegate, .owner: return []
+        case .k2, .level, .items, .gauge: return [self]
+        case .link: return [.link, .linkK0, .linked, .linkGauge]
+        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner: return []
         }
     }
 
     /// The keys of the same object whose changes `self` hears about (the inverse of ``notifiedKeys``).
     public var notifyingKeys: [StressKey] {
         switch self {
-        case .k0, .k1, .k2, .level, .items, .link: return [self]
+        case .k0, .k1, .k2, .level, .items, .link, .gauge: return [self]
         case .sum: return [.k0, .k1]
-        case .linkK0, .linked: return [.link]
+        case .linkK0, .linked, .linkGauge: return [.link]
         case .delegate, .owner: return []
         }
     }

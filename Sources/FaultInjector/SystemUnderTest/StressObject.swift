@@ -9,6 +9,9 @@ import GuardCore
 /// - `link`: the middle object of the dotted key path `link.k0` (another stress object, a ``StressStranger`` without
 ///   `k0`, or nil). It is kept behind a lock and announced by hand, so the runtime may read it while another thread
 ///   sets it; `linked` depends on the dotted key path `link.k0`.
+/// - `gauge`: an integer kept behind a lock and announced by hand (like `link`), so it may be read (for `.old` / `.new`
+///   of `gauge` or of `link.gauge` on an object linking here) while another thread sets it; the dotted key path
+///   `link.gauge` reaches it.
 /// - `peer`: always nil, for typed key paths that cannot be named (`\.peer!.k0` traps if evaluated).
 /// - `delegate` (weak) and `owner` (unowned): stored properties that key-value coding must refuse.
 ///
@@ -43,6 +46,8 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     public let home: Int
     private let linkLock = Lock()
     private var storedLink: KVOObject?
+    private let gaugeLock = Lock()
+    private var storedGauge = 0
     private let onDeinit: (@Sendable (StressObject) -> Void)?
 
     /// Creates an object with all keys at zero and no link, made for object slot `home`.
@@ -91,6 +96,19 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         withExtendedLifetime(previous) {}
     }
 
+    /// Kept behind a lock and announced by hand: `link.gauge` of objects linking here reads it.
+    public var gauge: Int {
+        gaugeLock.withLock { storedGauge }
+    }
+
+    /// Sets `gauge`, announcing the change by hand (observers of `gauge`, and of `link.gauge` on objects linking
+    /// here, hear about it).
+    public func setGauge(_ value: Int) {
+        willChangeValue(forKey: "gauge")
+        gaugeLock.withLock { storedGauge = value }
+        didChangeValue(forKey: "gauge")
+    }
+
     /// The current value of `key`, encoded as ``StressValue`` does for notifications.
     public func value(of key: StressKey) -> Int {
         switch key {
@@ -102,22 +120,25 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .items: return StressValue.fingerprint(items)
         case .link: return StressValue.encode(link)
         case .linkK0, .linked: return linked ?? StressValue.nilValue
+        case .gauge: return gauge
+        case .linkGauge: return (link as? StressObject)?.gauge ?? StressValue.nilValue
         case .delegate, .owner: return StressValue.nilValue
         }
     }
 
-    /// Sets a stored key (through its `@Observed` setter, so observers are notified).
+    /// Sets a stored key (through its `@Observed` setter, so observers are notified) or `gauge` (announced by hand).
     public func set(_ key: StressKey, to value: Int) {
         switch key {
         case .k0: k0 = value
         case .k1: k1 = value
         case .k2: k2 = value
+        case .gauge: setGauge(value)
         default: preconditionFailure("\(key.name) is not set by a mutation")
         }
     }
 
     override public class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
-        key == "level" || key == "link" ? false : super.automaticallyNotifiesObservers(forKey: key)
+        key == "level" || key == "link" || key == "gauge" ? false : super.automaticallyNotifiesObservers(forKey: key)
     }
 
     override public class func keyPathsForValuesAffectingValue(forKey key: String) -> Set<String> {
@@ -133,6 +154,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case "sum": return sum
         case "link": return link
         case "linked": return linked
+        case "gauge": return gauge
         default: return super.value(forKey: key)
         }
     }

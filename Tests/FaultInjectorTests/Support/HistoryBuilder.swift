@@ -124,17 +124,20 @@ struct HistoryBuilder {
         return append(record)
     }
 
-    /// A link of `root` to `target` (an object id, or nil), changing `link.k0` from `oldLeaf` to `newLeaf`.
+    /// A link of `root` to `target` (an object id, or nil), changing `link.k0` from `oldLeaf` to `newLeaf` and
+    /// `link.gauge` from `oldGauge` to `newGauge`.
     @discardableResult
     mutating func link(
         _ root: Int, from previous: Int? = nil, to target: Int?, leaf oldLeaf: Int? = nil, to newLeaf: Int? = nil,
-        at call: UInt64, returning ret: UInt64, worker: Int = 0
+        gauge oldGauge: Int? = nil, gaugeTo newGauge: Int? = nil, at call: UInt64, returning ret: UInt64, worker: Int = 0
     ) -> OperationRecord {
         var record = operation(.link, .link, object: root, at: call, returning: ret, worker: worker)
         record.oldValue = previous ?? StressValue.nilValue
         record.newValue = target ?? StressValue.nilValue
         record.oldLeaf = oldLeaf ?? StressValue.nilValue
         record.newLeaf = newLeaf ?? StressValue.nilValue
+        record.oldGauge = oldGauge ?? StressValue.nilValue
+        record.newGauge = newGauge ?? StressValue.nilValue
         return append(record)
     }
 
@@ -178,8 +181,9 @@ struct HistoryBuilder {
         return append(record)
     }
 
-    /// The notification `registration` should get for `change`, as the guard would send it (for `link.k0` and
-    /// `linked`, the change is either a link of the registration's object or a change of `k0` of its middle object).
+    /// The notification `registration` should get for `change`, as the guard would send it (for `link.k0`, `linked`
+    /// and `link.gauge`, the change is either a link of the registration's object or a change of the leaf of its
+    /// middle object).
     @discardableResult
     mutating func deliver(
         _ change: OperationRecord, to registration: OperationRecord, at time: UInt64, prior: Bool = false,
@@ -188,10 +192,13 @@ struct HistoryBuilder {
         let options = registration.options
         let sameKey = registration.key == change.key
         let throughLink = registration.key?.readsThroughLink == true
+        let throughGauge = registration.key?.leaf == .gauge
+        let linkOld = throughGauge ? change.oldGauge : change.oldLeaf
+        let linkNew = throughGauge ? change.newGauge : change.newLeaf
         let expectedOld =
-            sameKey ? change.oldValue : throughLink ? (change.key == .link ? change.oldLeaf : change.oldValue) : change.oldSum
+            sameKey ? change.oldValue : throughLink ? (change.key == .link ? linkOld : change.oldValue) : change.oldSum
         let expectedNew =
-            sameKey ? change.newValue : throughLink ? (change.key == .link ? change.newLeaf : change.newValue) : change.newSum
+            sameKey ? change.newValue : throughLink ? (change.key == .link ? linkNew : change.newValue) : change.newSum
         let hasNew = options.contains(.new) && !prior
         return add(
             DeliveryRecord(

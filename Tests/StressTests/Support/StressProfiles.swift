@@ -21,6 +21,8 @@ enum StressProfile: String, CaseIterable {
     case variants
     /// Controllers that live the whole round over hundreds of objects that come and go.
     case longLived
+    /// `link.gauge` while links change and the lock-backed leaf is set on the middle objects at the same time.
+    case dottedLeaf
 
     /// The FaultInjector profile this one sizes.
     var scenarioProfile: ScenarioProfile {
@@ -34,6 +36,7 @@ enum StressProfile: String, CaseIterable {
         case .manual: return .manual
         case .variants: return .variants
         case .longLived: return .longLived
+        case .dottedLeaf: return .dottedLeaf
         }
     }
 

@@ -37,6 +37,7 @@ enum RuntimeWarmUp {
             }
             operations += [
                 .link(object: 0, to: .object(1)), .mutate(object: 1, key: .k0), .mutate(object: 0, key: .k0),
+                .mutate(object: 1, key: .gauge), .mutate(object: 0, key: .gauge),
                 .mutate(object: 0, key: .k1), .mutate(object: 0, key: .k2), .announce(object: 0, nested: true),
                 .announce(object: 0, nested: false), .changeItems(object: 0, change: .insert),
                 .changeItems(object: 0, change: .replace), .changeItems(object: 0, change: .remove),
