@@ -419,7 +419,9 @@ final class ControllerCore: @unchecked Sendable {
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
-        return lock.withLock(ownedBy: self) { liveChain(from: registrations.value(for: id)?.newest, of: object).map(\.keyPath) }
+        return lock.withLock(ownedBy: self) {
+            liveChain(from: registrations.value(for: id)?.newest, of: object).map(\.keyPath)
+        }
             .sortedAsKeys()
     }
 
