@@ -86,9 +86,10 @@ struct RemovalHistory {
     mutating func remember(
         _ keyPath: String, of object: AnyObject, objectTable: UnsafeMutableRawPointer?, in entry: inout Entry?
     ) -> Bool {
-        // The common case, an object removed from before: no allocation.
-        if let existing = entry, existing.isAbout(object, objectTable: objectTable) {
-            existing.add(keyPath)
+        // The common case, an object removed from before: no allocation, and the entry is used where it is (binding
+        // it to a name would take a reference).
+        if entry?.isAbout(object, objectTable: objectTable) == true {
+            entry!.add(keyPath)
             return false
         }
         return store(Entry(object: object, keyPath: keyPath), in: &entry)
