@@ -25,15 +25,15 @@ final class ControllerCore: @unchecked Sendable {
     // The mutable state below is touched only under the lock and never across a call out of the controller, so the
     // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every observe and unobserve.
     @exclusivity(unchecked) private var ownSink: (any DiagnosticSink)?
-    /// Per object: its live registrations and the removal history's entry (see ``ObjectRecord``).
-    @exclusivity(unchecked) private var registrations = IdentityTable<ObjectRecord>()
+    /// Live registrations by object: the newest of each object's registrations, which links to the older ones
+    /// (``GuardRegistration/nextOnSameObject``).
+    @exclusivity(unchecked) private var registrations = IdentityTable<GuardRegistration>()
     /// Where `registrations` keeps its storage, for `observe` to prefetch an object's slot before it locks.
     private let registrationsLayout = StorageLayoutCell()
     @exclusivity(unchecked) private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
-    /// What was removed before, to tell a double removal from the removal of something never registered; its
-    /// entries live in `registrations`.
+    /// What was removed before, to tell a double removal from the removal of something never registered.
     @exclusivity(unchecked) private var removed = RemovalHistory()
 
     init(observer: AnyObject, retainsObjects: Bool, backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?) {
@@ -85,7 +85,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         // In a table of many objects the object's slot is a cache miss: start it now, so it overlaps the checks and
         // the registration's allocation instead of stalling the locked insertion.
-        IdentityTable<ObjectRecord>.prefetchHome(of: ObjectIdentifier(object), in: registrationsLayout.layout)
+        IdentityTable<GuardRegistration>.prefetchHome(of: ObjectIdentifier(object), in: registrationsLayout.layout)
         // With `.initial`, held for the whole call, so the initial notification always has an observer to go to;
         // without, only asked about (no handler runs in this call).
         let initialObserver: AnyObject?
@@ -133,9 +133,9 @@ final class ControllerCore: @unchecked Sendable {
                 retainsObject: retainsObjects, callSite: callSite, core: self))
         var gone: [GuardRegistration] = []
         let reserved = lock.withLock(ownedBy: self) { () -> Bool in
-            let linked = withRecord(of: registration.objectID) { record in
-                takeRegistrationsOfGoneObject(from: &record.newest, notAbout: object, into: &gone)
-                return Self.link(registration, into: &record.newest)
+            let linked = registrations.update(registration.objectID) { head in
+                takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
+                return Self.link(registration, into: &head)
             }
             guard linked else { return false }
             registrationsLayout.publish(registrations.storageLayout)
@@ -255,26 +255,24 @@ final class ControllerCore: @unchecked Sendable {
         // take a reference of its own.
         let (result, retired, unregistration) = lock.withLock(ownedBy: self) {
             () -> (UnobserveResult, GuardRegistration?, Unregistration) in
-            var sweepDue = false
-            // One lookup: the registration comes out of the object's record, and its removal goes into it.
-            let outcome = withRecord(of: id) { record -> (UnobserveResult, GuardRegistration?, Unregistration) in
-                takeRegistrationsOfGoneObject(from: &record.newest, notAbout: object, into: &gone)
-                let objectTable = RemovalHistory.tableAddress(of: kvoObject)
-                guard let registration = Self.unlink(keyPath: keyPath, from: &record.newest) else {
-                    // Nothing registered under it: a key path that could never be registered is an invalid argument
-                    // (checked only now, since one that was registered is valid).
-                    if let reason = Self.invalidity(ofUnregistered: keyPath) { return (.invalid(reason), nil, .none) }
-                    let removedBefore = RemovalHistory.contains(
-                        keyPath, of: object, objectTable: objectTable, in: record.removals)
-                    return (removedBefore ? .alreadyRemoved : .notRegistered, nil, .none)
-                }
-                registrationTotal -= 1
-                let unregistration = Self.retire(registration)
-                sweepDue = removed.remember(keyPath, of: object, objectTable: objectTable, in: &record.removals)
-                return (.removed, registration, unregistration)
+            let unlinked = registrations.update(id) { head in
+                takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
+                return Self.unlink(keyPath: keyPath, from: &head)
             }
-            if sweepDue { removed.sweep(&registrations, keepingSurvivorsIn: &sweepSurvivors) }
-            return outcome
+            guard let registration = unlinked else {
+                // Nothing registered under it: a key path that could never be registered is an invalid argument
+                // (checked only now, since one that was registered is valid).
+                if let reason = Self.invalidity(ofUnregistered: keyPath) { return (.invalid(reason), nil, .none) }
+                let objectTable = RemovalHistory.tableAddress(of: kvoObject)
+                let removedBefore = removed.contains(keyPath, of: id, object: object, objectTable: objectTable)
+                return (removedBefore ? .alreadyRemoved : .notRegistered, nil, .none)
+            }
+            registrationTotal -= 1
+            let unregistration = Self.retire(registration)
+            removed.remember(
+                keyPath, of: id, object: object, objectTable: RemovalHistory.tableAddress(of: kvoObject),
+                keepingSurvivorsIn: &sweepSurvivors)
+            return (.removed, registration, unregistration)
         }
         if case .invalid(let reason) = result {
             return invalidRemoval(reason, object: object, keyPath: keyPath, callSite: callSite)
@@ -301,30 +299,25 @@ final class ControllerCore: @unchecked Sendable {
         let id = ObjectIdentifier(object)
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             var gone: [GuardRegistration] = []
-            var sweepDue = false
-            var retirement = withRecord(of: id) { record -> Retirement in
-                takeRegistrationsOfGoneObject(from: &record.newest, notAbout: object, into: &gone)
-                guard let newest = record.newest else {
-                    return Retirement(
-                        result: RemovalHistory.containsAny(of: object, in: record.removals)
-                            ? .alreadyRemoved : .notRegistered)
-                }
-                record.newest = nil
-                var retirement = Retirement(result: .removed)
-                let objectTable = RemovalHistory.tableAddress(of: object)
-                for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
-                    registrationTotal -= 1
-                    retirement.retire(registration, object: object)
-                    if removed.remember(
-                        registration.keyPath, of: object, objectTable: objectTable, in: &record.removals)
-                    {
-                        sweepDue = true
-                    }
-                }
+            let chain = registrations.update(id) { head -> GuardRegistration? in
+                takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
+                defer { head = nil }
+                return head
+            }
+            guard let newest = chain else {
+                let result: UnobserveResult = removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
+                var retirement = Retirement(result: result)
+                retirement.keep(gone)
                 return retirement
             }
+            var retirement = Retirement(result: .removed)
             retirement.keep(gone)
-            if sweepDue { removed.sweep(&registrations, keepingSurvivorsIn: &retirement.survivors) }
+            for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
+                registrationTotal -= 1
+                retirement.retire(registration, object: object)
+                removed.remember(
+                    registration.keyPath, of: id, object: object, keepingSurvivorsIn: &retirement.survivors)
+            }
             return retirement
         }
         outcome.unregister(from: self)
@@ -340,38 +333,26 @@ final class ControllerCore: @unchecked Sendable {
     func unobserveAll() -> Int {
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             var retirement = Retirement(result: .removed)
-            let all = registrations.values.flatMap { Self.chain(from: $0.newest) }.sorted { $0.sequence < $1.sequence }
-            var sweepDue = false
+            let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
             for registration in all {
                 let object = registration.object
-                let table = object == nil ? registration.tableOfDeinitializingObject : nil
-                withRecord(of: registration.objectID) { record in
-                    if let object {
-                        if removed.remember(
-                            registration.keyPath, of: object, objectTable: RemovalHistory.tableAddress(of: object),
-                            in: &record.removals)
-                        {
-                            sweepDue = true
-                        }
-                    } else if let table {
-                        // Its object is running its deinit, where it may still unobserve itself: a double removal
-                        // then.
-                        if removed.remember(
-                            registration.keyPath, deinitializingObjectTable: table, in: &record.removals)
-                        {
-                            sweepDue = true
-                        }
-                    }
+                if let object {
+                    removed.remember(
+                        registration.keyPath, of: registration.objectID, object: object,
+                        keepingSurvivorsIn: &retirement.survivors)
+                } else if let table = registration.tableOfDeinitializingObject {
+                    // Its object is running its deinit, where it may still unobserve itself: a double removal then.
+                    removed.remember(
+                        registration.keyPath, of: registration.objectID, deinitializingObjectTable: table,
+                        keepingSurvivorsIn: &retirement.survivors)
                 }
                 retirement.retire(registration, object: object)
             }
-            // `retirement` holds every registration: none of the releases here is the last one.
-            registrations.updateAll { record in
-                record!.newest = nil
-                if record!.isEmpty { record = nil }
-            }
-            if sweepDue { removed.sweep(&registrations, keepingSurvivorsIn: &retirement.survivors) }
+            let emptied = registrations
+            registrations = IdentityTable()
+            registrationsLayout.publish(registrations.storageLayout)
             registrationTotal = 0
+            retirement.keep(emptied)
             return retirement
         }
         outcome.unregister(from: self)
@@ -410,18 +391,14 @@ final class ControllerCore: @unchecked Sendable {
         let id = ObjectIdentifier(object)
         return lock.withLock(ownedBy: self) {
             // A gone object's registration at this address is never `object`'s (see `liveChain(from:of:)`).
-            guard let registration = Self.find(keyPath: keyPath, from: registrations.value(for: id)?.newest) else {
-                return false
-            }
+            guard let registration = Self.find(keyPath: keyPath, from: registrations.value(for: id)) else { return false }
             return retainsObjects || registration.isAbout(object)
         }
     }
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
-        return lock.withLock(ownedBy: self) {
-            liveChain(from: registrations.value(for: id)?.newest, of: object).map(\.keyPath)
-        }
+        return lock.withLock(ownedBy: self) { liveChain(from: registrations.value(for: id), of: object).map(\.keyPath) }
             .sortedAsKeys()
     }
 
@@ -523,7 +500,7 @@ final class ControllerCore: @unchecked Sendable {
         private var removals: [(GuardRegistration, Unregistration, AnyObject)] = []
         private var released: [Any] = []
         /// Objects a sweep of the removal history found alive (see
-        /// ``RemovalHistory/sweep(_:keepingSurvivorsIn:)``).
+        /// ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``).
         var survivors: [AnyObject] = []
 
         init(result: UnobserveResult) {
@@ -558,9 +535,9 @@ final class ControllerCore: @unchecked Sendable {
         /// Lock released, after ``unregister(from:)``. Releases the retired registrations one by one in the order
         /// they were made, so the deinits those releases set off (of handlers, what they captured, observed objects
         /// the controller retained) run in an order that does not depend on object addresses: a run replayed under
-        /// the same schedule takes the same steps. Everything else kept (registrations of gone objects, handles, and
-        /// the survivors of a sweep of the removal history) is released first, while ``registrations`` still holds
-        /// each registration, so none of those releases is the last one.
+        /// the same schedule takes the same steps. Everything else kept (a bulk removal's emptied table, whose slots
+        /// are ordered by address, handles, and the survivors of a sweep of the removal history) is released first,
+        /// while ``registrations`` still holds each registration, so none of those releases is the last one.
         mutating func releaseInRegistrationOrder() {
             released.removeAll()
             survivors.removeAll()
@@ -653,24 +630,11 @@ final class ControllerCore: @unchecked Sendable {
         return retainsObjects ? all : all.filter { $0.isAbout(object) }
     }
 
-    /// Lock held. Calls `body` with the record of `id` (an empty one if there is none) and keeps the record in the
-    /// table only if it holds something afterwards.
-    @inline(__always)
-    private func withRecord<Result>(of id: ObjectIdentifier, _ body: (inout ObjectRecord) -> Result) -> Result {
-        registrations.update(id) { slot in
-            // Moved out and back, so the record's references are never copied (retained) on the way.
-            var record = slot.take() ?? ObjectRecord()
-            let result = body(&record)
-            if !record.isEmpty { slot = consume record }
-            return result
-        }
-    }
-
     /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to
     /// release after unlocking).
     private func dropFromTable(_ registration: GuardRegistration) -> GuardRegistration? {
-        let dropped = withRecord(of: registration.objectID) { record in
-            Self.unlink(from: &record.newest, where: { $0 === registration })
+        let dropped = registrations.update(registration.objectID) { head in
+            Self.unlink(from: &head, where: { $0 === registration })
         }
         guard let dropped else { return nil }
         registrationTotal -= 1

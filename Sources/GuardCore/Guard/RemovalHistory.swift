@@ -6,17 +6,12 @@
 /// alive, and a new object may reuse a dead one's address. For a ``KVOObject`` the entry keeps the object's
 /// observation table, which belongs to that object for good and knows when it deinitialized; any other object is
 /// held weakly. (A weak reference would give every removed ``KVOObject`` a side table, which makes each later retain
-/// and release of it slower.) One object with one removed key path costs one small entry; one with many keeps them
-/// hashed, so telling a removal apart costs the same however many key paths were removed from it.
-///
-/// The entries live in the controller's per-object records (``ObjectRecord/removals``), beside the object's
-/// registrations, so that an `unobserve` takes the registration out and records its removal with one lookup; this
-/// type keeps their count and sweeps them. Entries whose object is gone no longer count and are swept out once the
-/// history grows, so the history stays about as large as the set of live objects the controller removed
-/// registrations from.
+/// and release of it slower.) Entries whose object is gone no longer count and are swept out once the history grows,
+/// so the history stays about as large as the set of live objects the controller removed registrations from. One
+/// object with one removed key path costs one small entry; one with many keeps them hashed, so telling a removal
+/// apart costs the same however many key paths were removed from it.
 struct RemovalHistory {
-    /// What was removed from one object.
-    final class Entry {
+    private final class Entry {
         private let table: ObservationTable?
         /// `table`'s address, compared without touching `table`'s reference count.
         private let tableAddress: UnsafeMutableRawPointer?
@@ -76,62 +71,76 @@ struct RemovalHistory {
         }
     }
 
-    /// How many records have an entry.
-    private(set) var count = 0
+    private var entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
 
-    /// Records in `entry` (the entry of `object`'s record) that `keyPath` was removed from `object`, whose
-    /// ``tableAddress(of:)`` is `objectTable`. Returns whether the history grew past its threshold: the caller then
-    /// calls ``sweep(_:keepingSurvivorsIn:)`` once it no longer holds the record.
+    /// Records that `keyPath` was removed from `object` (whose identity is `id`). The weakly held objects a sweep of
+    /// the history found alive are appended to `survivors`: the caller releases them after unlocking, since a
+    /// reference taken to check an object may turn out to be its last, and its deinit must not run under the lock.
     mutating func remember(
-        _ keyPath: String, of object: AnyObject, objectTable: UnsafeMutableRawPointer?, in entry: inout Entry?
-    ) -> Bool {
-        // The common case, an object removed from before: no allocation, and the entry is used where it is (binding
-        // it to a name would take a reference).
-        if entry?.isAbout(object, objectTable: objectTable) == true {
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
+        remember(
+            keyPath, of: id, object: object, objectTable: Self.tableAddress(of: object), keepingSurvivorsIn: &survivors)
+    }
+
+    /// ``remember(_:of:object:keepingSurvivorsIn:)`` for a caller that knows `object`'s ``tableAddress(of:)``
+    /// already: `objectTable`.
+    mutating func remember(
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?,
+        keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
+        // The common case, an object removed from before: one lookup, no allocation, and the entry is used where it
+        // is (taking it out of the table would take a reference to it).
+        let added = entries.update(id) { entry -> Bool in
+            guard entry?.isAbout(object, objectTable: objectTable) == true else { return false }
             entry!.add(keyPath)
-            return false
+            return true
         }
-        return store(Entry(object: object, keyPath: keyPath), in: &entry)
+        if added { return }
+        store(Entry(object: object, keyPath: keyPath), for: id, keepingSurvivorsIn: &survivors)
     }
 
-    /// Records in `entry` that `keyPath` was removed from the ``KVOObject`` whose observation table is `table`, while
-    /// that object runs its deinit (its weak references read `nil` already, but it may still ask about its removals
-    /// there). Returns what ``remember(_:of:objectTable:in:)`` returns.
+    /// Records that `keyPath` was removed from the ``KVOObject`` whose identity is `id` and whose observation table
+    /// is `table`, while that object runs its deinit (its weak references read `nil` already, but it may still ask
+    /// about its removals there).
     mutating func remember(
-        _ keyPath: String, deinitializingObjectTable table: ObservationTable, in entry: inout Entry?
-    ) -> Bool {
-        if let existing = entry, existing.isAbout(table: table) {
-            existing.add(keyPath)
-            return false
+        _ keyPath: String, of id: ObjectIdentifier, deinitializingObjectTable table: ObservationTable,
+        keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
+        if let entry = entries.value(for: id), entry.isAbout(table: table) {
+            entry.add(keyPath)
+            return
         }
-        return store(Entry(table: table, keyPath: keyPath), in: &entry)
+        store(Entry(table: table, keyPath: keyPath), for: id, keepingSurvivorsIn: &survivors)
     }
 
-    /// Makes `new` the entry, replacing one about a dead object that had the same address; returns whether the
-    /// history is due for a sweep.
-    private mutating func store(_ new: Entry, in entry: inout Entry?) -> Bool {
-        let isNew = entry == nil
-        // A replaced entry (about a dead object) holds nothing user-owned: releasing it here is harmless.
-        entry = new
-        guard isNew else { return false }
-        count += 1
-        return count > sweepThreshold
+    /// Makes `entry` the one at `id`, replacing an entry about a dead object that had the same address, and sweeps
+    /// the history when it grew past the threshold.
+    private mutating func store(
+        _ entry: Entry, for id: ObjectIdentifier, keepingSurvivorsIn survivors: inout [AnyObject]
+    ) {
+        let replaced = entries.update(id) { slot -> Entry? in
+            defer { slot = entry }
+            return slot
+        }
+        // The replaced entry (about a dead object) holds nothing user-owned: releasing it here is harmless.
+        if replaced == nil, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
     }
 
-    /// Whether `entry` (of `object`'s record) says `keyPath` was removed from this very `object` (whose
+    /// Whether `keyPath` was removed from this very `object` (whose identity is `id`, and whose
     /// ``tableAddress(of:)`` is `objectTable`) before.
-    static func contains(
-        _ keyPath: String, of object: AnyObject, objectTable: UnsafeMutableRawPointer?, in entry: Entry?
+    func contains(
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?
     ) -> Bool {
-        guard let entry, entry.isAbout(object, objectTable: objectTable) else { return false }
+        guard let entry = entries.value(for: id), entry.isAbout(object, objectTable: objectTable) else { return false }
         return entry.contains(keyPath)
     }
 
-    /// Whether `entry` (of `object`'s record) says anything was removed from this very `object` before.
-    static func containsAny(of object: AnyObject, in entry: Entry?) -> Bool {
-        guard let entry else { return false }
-        return entry.isAbout(object, objectTable: tableAddress(of: object))
+    /// Whether anything was removed from this very `object` before.
+    func containsAny(of id: ObjectIdentifier, object: AnyObject) -> Bool {
+        guard let entry = entries.value(for: id) else { return false }
+        return entry.isAbout(object, objectTable: Self.tableAddress(of: object))
     }
 
     /// The address of `object`'s observation table if it is a ``KVOObject`` that has one (what recognizes it, see
@@ -145,16 +154,8 @@ struct RemovalHistory {
         object?._withUnsafeGuaranteedRef { $0.existingTableReference }?.toOpaque()
     }
 
-    /// Drops from `records` the entries whose object is gone, and the records that leave empty. The weakly held
-    /// objects found alive are appended to `survivors`: the caller releases them after unlocking, since a reference
-    /// taken to check an object may turn out to be its last, and its deinit must not run under the lock.
-    mutating func sweep(_ records: inout IdentityTable<ObjectRecord>, keepingSurvivorsIn survivors: inout [AnyObject]) {
-        records.updateAll { record in
-            guard let entry = record?.removals, !entry.objectLives(keepingSurvivorsIn: &survivors) else { return }
-            record!.removals = nil
-            count -= 1
-            if record!.isEmpty { record = nil }
-        }
-        sweepThreshold = max(64, count * 2)
+    private mutating func sweep(keepingSurvivorsIn survivors: inout [AnyObject]) {
+        entries.removeAll { !$0.objectLives(keepingSurvivorsIn: &survivors) }
+        sweepThreshold = max(64, entries.count * 2)
     }
 }

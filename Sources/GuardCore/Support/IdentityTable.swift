@@ -65,21 +65,8 @@ struct IdentityTable<Value> {
 
     /// Removes the values for which `shouldRemove` is true (releasing them here), keeping the table's capacity.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
-        updateAll { value in
-            if shouldRemove(value!) { value = nil }
-        }
-    }
-
-    /// Calls `body` with every value (never `nil`) to read and change, in no particular order; a `nil` left there
-    /// removes its identity (releasing the value here). Keeps the table's capacity.
-    mutating func updateAll(_ body: (inout Value?) -> Void) {
-        var removedAny = false
-        for index in slots.indices where tags[index] != 0 {
-            body(&slots[index].value)
-            if slots[index].value == nil { removedAny = true }
-        }
-        guard removedAny else { return }
-        let kept = slots.filter { $0.key != 0 && $0.value != nil }
+        let kept = slots.filter { $0.key != 0 && !shouldRemove($0.value!) }
+        guard kept.count < count else { return }
         for index in slots.indices {
             slots[index] = Slot(key: 0, value: nil)
             tags[index] = 0

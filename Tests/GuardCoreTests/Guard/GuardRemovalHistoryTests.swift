@@ -15,54 +15,6 @@ final class GuardRemovalHistoryTests: XCTestCase {
 
     private let keyCount = 1_000
 
-    /// The history's entries share the controller's per-object slots with the live registrations. Sweeping the
-    /// entries of gone objects (which happens once the history grows) keeps every live registration, including those
-    /// of new objects at gone objects' addresses, and every entry of a live object.
-    func testASweepOfTheHistoryKeepsLiveRegistrationsAndLiveObjectsEntries() {
-        let observer = GuardTestObserver()
-        let (sink, controller) = makeController(for: observer, retainsObservedObjects: true)
-        let log = HandlerLog()
-        let misuses = recordingMisuse {
-            // Entries about objects that then go away (the controller released them with their registrations).
-            for _ in 0..<20 {
-                let doomed = Person()
-                XCTAssertEqual(
-                    controller.observe(doomed, keyPath: "age", handler: log.recording("doomed")), .registered)
-                XCTAssertEqual(controller.unobserve(doomed, keyPath: "age"), .removed)
-            }
-            // New objects, some of them likely at the gone ones' addresses, observed and left registered.
-            let fresh = (0..<20).map { _ in Person() }
-            for person in fresh {
-                XCTAssertEqual(
-                    controller.observe(person, keyPath: "age", options: .new, handler: log.recording("fresh")),
-                    .registered)
-            }
-            // Enough removals from live objects to sweep the history several times.
-            let kept = (0..<300).map { _ in Person() }
-            for person in kept {
-                XCTAssertEqual(controller.observe(person, keyPath: "age", handler: log.recording("kept")), .registered)
-                XCTAssertEqual(controller.unobserve(person, keyPath: "age"), .removed)
-            }
-            XCTAssertEqual(controller.registrationCount, fresh.count)
-            for (index, person) in fresh.enumerated() {
-                XCTAssertTrue(controller.isObserving(person, keyPath: "age"), "fresh \(index)")
-                person.age = index
-            }
-            XCTAssertEqual(log.all.map(\.tag), Array(repeating: "fresh", count: fresh.count))
-            XCTAssertEqual(sink.events, [])
-            XCTAssertEqual(
-                fresh.map { controller.unobserve($0, keyPath: "age") }, Array(repeating: .removed, count: fresh.count))
-            XCTAssertEqual(
-                kept.map { controller.unobserve($0, keyPath: "age") },
-                Array(repeating: .alreadyRemoved, count: kept.count))
-            XCTAssertEqual(controller.unobserve(Person(), keyPath: "age"), .notRegistered)
-        }
-        XCTAssertEqual(misuses, [])
-        XCTAssertEqual(sink.count(of: .doubleRemoval), 300)
-        XCTAssertEqual(sink.count(of: .removalOfUnregistered), 1)
-        XCTAssertEqual(controller.registrationCount, 0)
-    }
-
     /// Observes and unobserves `keys` of `model` one after the other, then asks about each again and about keys never
     /// registered: every removal again is a double removal, every other key never registered.
     private func assertRemovalsToldApart(retainsObservedObjects: Bool, line: UInt = #line) {

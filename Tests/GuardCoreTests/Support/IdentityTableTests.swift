@@ -96,35 +96,6 @@ final class IdentityTableTests: XCTestCase {
         }
     }
 
-    /// `updateAll` changes every value in place and drops those it leaves `nil`, and the table stays a working table
-    /// afterwards (lookups, insertions and removals see the rebuilt probe runs).
-    func testUpdateAllChangesEveryValueAndDropsTheNilOnes() {
-        let keys = (0..<100).map { _ in Key() }
-        var table = IdentityTable<Int>()
-        for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
-        var visited = 0
-        table.updateAll { value in
-            visited += 1
-            value = value! % 4 == 0 ? nil : value! * 10
-        }
-        XCTAssertEqual(visited, 100)
-        XCTAssertEqual(table.count, 75)
-        for (index, key) in keys.enumerated() {
-            XCTAssertEqual(table.value(for: ObjectIdentifier(key)), index % 4 == 0 ? nil : index * 10)
-        }
-        for (index, key) in keys.enumerated() where index % 4 == 0 {
-            table.update(ObjectIdentifier(key)) { $0 = -index }
-        }
-        for (index, key) in keys.enumerated() where index % 4 == 1 {
-            XCTAssertEqual(table.removeValue(for: ObjectIdentifier(key)), index * 10)
-        }
-        XCTAssertEqual(table.count, 75)
-        for (index, key) in keys.enumerated() {
-            let expected: Int? = index % 4 == 0 ? -index : index % 4 == 1 ? nil : index * 10
-            XCTAssertEqual(table.value(for: ObjectIdentifier(key)), expected)
-        }
-    }
-
     func testAnEmptyTableFindsNothingAndRemovesNothing() {
         var table = IdentityTable<String>()
         let key = Key()
