@@ -125,14 +125,12 @@ final class ControllerCore: @unchecked Sendable {
             }
             info = KeyPathInfo(keyPath: keyPath, triggerKeys: [KeyPathSyntax.firstKey(of: keyPath)])
         }
-        // The setup borrows `object` (which the caller keeps alive for the whole call) and `info`: keep `info` alive
-        // until the registration holds it.
-        let registration = withExtendedLifetime(info) {
-            makeRegistration(
-                GuardRegistration.Setup(
-                    object: object, info: info, options: options, context: context, retainsObject: retainsObjects,
-                    callSite: callSite, core: self))
-        }
+        // The setup borrows `object` (which the caller keeps alive for the whole call) and takes `info` over, so the
+        // call takes no reference to either of its own.
+        let registration = makeRegistration(
+            GuardRegistration.Setup(
+                object: object, info: consume info, options: options, context: context,
+                retainsObject: retainsObjects, callSite: callSite, core: self))
         var gone: [GuardRegistration] = []
         let reserved = lock.withLock(ownedBy: self) { () -> Bool in
             let linked = registrations.update(registration.objectID) { head in
@@ -251,11 +249,12 @@ final class ControllerCore: @unchecked Sendable {
         let id = ObjectIdentifier(object)
         // Cast once, for the removal history and the runtime.
         let kvoObject = KVOObject.unretained(object)
-        var retired: GuardRegistration?
-        var unregistration = Unregistration.none
         var sweepSurvivors: [AnyObject] = []
         var gone: [GuardRegistration] = []
-        let result = lock.withLock(ownedBy: self) { () -> UnobserveResult in
+        // The retired registration comes back as a result, not through a captured variable: reading that again would
+        // take a reference of its own.
+        let (result, retired, unregistration) = lock.withLock(ownedBy: self) {
+            () -> (UnobserveResult, GuardRegistration?, Unregistration) in
             let unlinked = registrations.update(id) { head in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
                 return Self.unlink(keyPath: keyPath, from: &head)
@@ -263,23 +262,23 @@ final class ControllerCore: @unchecked Sendable {
             guard let registration = unlinked else {
                 // Nothing registered under it: a key path that could never be registered is an invalid argument
                 // (checked only now, since one that was registered is valid).
-                if let reason = Self.invalidity(ofUnregistered: keyPath) { return .invalid(reason) }
+                if let reason = Self.invalidity(ofUnregistered: keyPath) { return (.invalid(reason), nil, .none) }
                 let objectTable = RemovalHistory.tableAddress(of: kvoObject)
-                return removed.contains(keyPath, of: id, object: object, objectTable: objectTable)
-                    ? .alreadyRemoved : .notRegistered
+                let removedBefore = removed.contains(keyPath, of: id, object: object, objectTable: objectTable)
+                return (removedBefore ? .alreadyRemoved : .notRegistered, nil, .none)
             }
             registrationTotal -= 1
-            unregistration = Self.retire(registration)
+            let unregistration = Self.retire(registration)
             removed.remember(
                 keyPath, of: id, object: object, objectTable: RemovalHistory.tableAddress(of: kvoObject),
                 keepingSurvivorsIn: &sweepSurvivors)
-            retired = registration
-            return .removed
+            return (.removed, registration, unregistration)
         }
         if case .invalid(let reason) = result {
             return invalidRemoval(reason, object: object, keyPath: keyPath, callSite: callSite)
         }
-        if let retired, !unregistration.isNone {
+        // Moved out of `retired`: bound as it is, it would take a reference of its own for the call.
+        if let retired = consume retired, !unregistration.isNone {
             SchedulePoints.reach(.guardBeforeUnregister)
             unregister(
                 retired, unregistration, from: object, runtimeObject: runtimeHandlesKVOObjects ? kvoObject : nil)

@@ -44,11 +44,12 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     @exclusivity(unchecked) var reportedObserverGone = false
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
-    /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects.
+    /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects but the
+    /// key path's info, which the controller hands over (moves) to it.
     @usableFromInline
     struct Setup {
         private let objectReference: Unmanaged<AnyObject>
-        private let infoReference: Unmanaged<KeyPathInfo>
+        let info: KeyPathInfo
         private let coreReference: Unmanaged<ControllerCore>
         let options: KeyValueObservingOptions
         let context: UnsafeMutableRawPointer?
@@ -56,13 +57,14 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         let callSite: GuardDiagnostic.CallSite
 
         /// The arguments of one `observe`; `info` is the key path (with what GuardCore's runtime knows about it when
-        /// that is the backend). The caller keeps `object`, `info` and `core` alive while the setup is used.
+        /// that is the backend). The caller keeps `object` and `core` alive while the setup is used.
         init(
-            object: AnyObject, info: KeyPathInfo, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-            retainsObject: Bool, callSite: GuardDiagnostic.CallSite, core: ControllerCore
+            object: AnyObject, info: consuming KeyPathInfo, options: KeyValueObservingOptions,
+            context: UnsafeMutableRawPointer?, retainsObject: Bool, callSite: GuardDiagnostic.CallSite,
+            core: ControllerCore
         ) {
             self.objectReference = Unmanaged.passUnretained(object)
-            self.infoReference = Unmanaged.passUnretained(info)
+            self.info = info
             self.coreReference = Unmanaged.passUnretained(core)
             self.options = options
             self.context = context
@@ -71,7 +73,6 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         }
 
         var object: AnyObject { objectReference.takeUnretainedValue() }
-        var info: KeyPathInfo { infoReference.takeUnretainedValue() }
         var core: ControllerCore { coreReference.takeUnretainedValue() }
     }
 

@@ -90,11 +90,14 @@ struct RemovalHistory {
         _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?,
         keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
-        // The common case, an object removed from before: one lookup, no allocation.
-        if let entry = entries.value(for: id), entry.isAbout(object, objectTable: objectTable) {
-            entry.add(keyPath)
-            return
+        // The common case, an object removed from before: one lookup, no allocation, and the entry is used where it
+        // is (taking it out of the table would take a reference to it).
+        let added = entries.update(id) { entry -> Bool in
+            guard entry?.isAbout(object, objectTable: objectTable) == true else { return false }
+            entry!.add(keyPath)
+            return true
         }
+        if added { return }
         store(Entry(object: object, keyPath: keyPath), for: id, keepingSurvivorsIn: &survivors)
     }
 
