@@ -38,6 +38,13 @@ enum KeyNameProbe {
         AtomicWord(gca_active_probes_word())
     }
     private static let threadState = ThreadLocal { ThreadState() }
+
+    /// Whether the calling thread is probing. `Observed`'s getter asks only while ``activeProbes`` is nonzero, and
+    /// takes its storage's address only if so, so a probe never makes other threads' reads of a property modify it.
+    @usableFromInline
+    static var isProbingOnCurrentThread: Bool {
+        threadState.valueIfCreated?.isRecording == true
+    }
     private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
     /// Called by `Observed`'s getter while some thread probes: records the step if this thread is the one.

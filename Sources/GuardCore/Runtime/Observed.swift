@@ -52,7 +52,9 @@ public struct Observed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0 {
+            // Only the probing thread takes the storage's address (a modifying access): on any other thread that
+            // access would race with other threads' reads of the same property.
+            if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0, KeyNameProbe.isProbingOnCurrentThread {
                 let storage = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { UnsafeRawPointer($0) }
                 KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storage, in: object)
             }
