@@ -9,21 +9,6 @@ import XCTest
 final class LinkLeafTests: XCTestCase {
     private let guardOracle = Oracle(checksGuardSemantics: true)
 
-    private func assertPassed(_ report: OracleReport, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "), file: file, line: line)
-    }
-
-    private func assertOnly(
-        _ kind: Violation.Kind, in report: OracleReport, mentioning phrase: String, file: StaticString = #filePath,
-        line: UInt = #line
-    ) {
-        XCTAssertEqual(
-            report.violationCounts, [kind: 1], report.violations.map(\.message).joined(separator: " | "), file: file,
-            line: line)
-        let message = report.violations.first?.message ?? ""
-        XCTAssertTrue(message.contains(phrase), "\"\(message)\" does not mention \"\(phrase)\"", file: file, line: line)
-    }
-
     // MARK: Oracle
 
     /// A link from 301 to 302 while a set of 301's `gauge` (5 → 9) is under way may read `link.gauge`'s old value

@@ -27,21 +27,6 @@ final class OracleTests: XCTestCase {
         var history: History { builder.history }
     }
 
-    /// Asserts that `report` failed with exactly one violation, of `kind`, whose message contains `phrase`.
-    private func assertOnly(
-        _ kind: Violation.Kind, in report: OracleReport, mentioning phrase: String,
-        file: StaticString = #filePath, line: UInt = #line
-    ) {
-        XCTAssertFalse(report.passed, file: file, line: line)
-        XCTAssertEqual(report.violationCounts, [kind: 1], report.violations.map(\.message).joined(separator: " | "), file: file, line: line)
-        XCTAssertEqual(report.signature, kind.rawValue, file: file, line: line)
-        XCTAssertEqual(report.violations.count, 1, file: file, line: line)
-        XCTAssertEqual(report.violations.first?.kind, kind, file: file, line: line)
-        XCTAssertTrue(
-            report.violations.first?.message.contains(phrase) ?? false,
-            "\"\(report.violations.first?.message ?? "")\" does not mention \"\(phrase)\"", file: file, line: line)
-    }
-
     // MARK: Clean histories
 
     func testCleanHistoryPasses() {

@@ -10,21 +10,6 @@ final class WidenedOracleTests: XCTestCase {
     private let diagnosticsOracle = Oracle(checksGuardSemantics: true, checksDiagnostics: true)
     private let rawOracle = Oracle(checksGuardSemantics: false)
 
-    private func assertPassed(_ report: OracleReport, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "), file: file, line: line)
-    }
-
-    private func assertOnly(
-        _ kind: Violation.Kind, in report: OracleReport, mentioning phrase: String, file: StaticString = #filePath,
-        line: UInt = #line
-    ) {
-        XCTAssertEqual(
-            report.violationCounts, [kind: 1], report.violations.map(\.message).joined(separator: " | "), file: file,
-            line: line)
-        let message = report.violations.first?.message ?? ""
-        XCTAssertTrue(message.contains(phrase), "\"\(message)\" does not mention \"\(phrase)\"", file: file, line: line)
-    }
-
     // MARK: A removal that overlaps its own observe ends the registration
 
     /// An unobserve inside the `.initial` handler (a child of the observe) removes the registration the observe made:

@@ -7,6 +7,49 @@ import XCTest
 final class ReturningForwarderTests: XCTestCase {
     private final class Owner: @unchecked Sendable {}
 
+    /// A person whose account (balance 1) is observed as `account.balance` through the guard, a second account
+    /// (balance 2), and what the handler heard (`prior`, or `new` and the new value).
+    private struct Setup {
+        let owner = Owner()
+        let controller: ObservationController<Owner>
+        let person = Person()
+        let first = Account()
+        let second = Account()
+        let seen = PriorPairingLines()
+
+        init(options: KeyValueObservingOptions) {
+            controller = ObservationController(observer: owner)
+            first.balance = 1
+            second.balance = 2
+            person.account = first
+            let seen = seen
+            XCTAssertEqual(
+                controller.observe(person, keyPath: "account.balance", options: options) { _, _, change in
+                    seen.append(change.isPrior ? "prior" : "new \(change.newValue.map { "\($0)" } ?? "-")")
+                }, .registered)
+        }
+
+        /// Announces a change of the first account's balance and, before it ends, replaces the person's account and
+        /// puts it back `swaps` times.
+        func swapAccountsDuringAChangeOfTheFirstBalance(swaps: Int) {
+            assertNoMisuse {
+                first.willChangeValue(forKey: "balance")
+                for _ in 0..<swaps {
+                    person.account = second
+                    person.account = first
+                }
+                first.didChangeValue(forKey: "balance")
+            }
+        }
+
+        /// Removes the registration and checks that no forwarder stayed on either account.
+        func tearDown(file: StaticString = #filePath, line: UInt = #line) {
+            controller.unobserveAll()
+            XCTAssertEqual(first.observationCount, 0, "a forwarder stayed on the first account", file: file, line: line)
+            XCTAssertEqual(second.observationCount, 0, "a forwarder stayed on the second account", file: file, line: line)
+        }
+    }
+
     /// KeyPathForwarder.detach()'s doc: "a re-wiring that brings the chain back to its target installs it again
     /// (``resumeIfAwaitingChanges()``): each change reaches the root observance once". The oracle's rule
     /// `duplicate-delivery` checks the same in campaigns (the dotted-leaf profile re-points links while the leaf is set).
@@ -15,90 +58,32 @@ final class ReturningForwarderTests: XCTestCase {
     /// change ends, the person's account is replaced and put back. Without taking the waiting forwarder back, the new
     /// forwarder on the first account joins the change under way and delivers it again: `prior, new 1` twice.
     func testPuttingTheMiddleObjectBackDuringItsChangeDeliversThatChangeOnce() {
-        let owner = Owner()
-        let controller = ObservationController(observer: owner)
-        let person = Person()
-        let first = Account()
-        first.balance = 1
-        let second = Account()
-        second.balance = 2
-        person.account = first
-        let seen = PriorPairingLines()
-        XCTAssertEqual(
-            controller.observe(person, keyPath: "account.balance", options: [.prior, .new]) { _, _, change in
-                seen.append(change.isPrior ? "prior" : "new \(change.newValue.map { "\($0)" } ?? "-")")
-            }, .registered)
-        assertNoMisuse {
-            first.willChangeValue(forKey: "balance")
-            person.account = second
-            person.account = first
-            first.didChangeValue(forKey: "balance")
-        }
-        XCTAssertEqual(seen.items, ["prior", "prior", "new 2", "prior", "new 1", "new 1"])
-        controller.unobserveAll()
-        XCTAssertEqual(first.observationCount, 0, "a forwarder stayed on the first account")
-        XCTAssertEqual(second.observationCount, 0, "a forwarder stayed on the second account")
+        let setup = Setup(options: [.prior, .new])
+        setup.swapAccountsDuringAChangeOfTheFirstBalance(swaps: 1)
+        XCTAssertEqual(setup.seen.items, ["prior", "prior", "new 2", "prior", "new 1", "new 1"])
+        setup.tearDown()
+    }
+
+    /// With `.prior`, several replacements during one open change: the prior notification and its change pair up, once.
+    func testPuttingTheMiddleObjectBackRepeatedlyWithPriorPairsTheOpenChangeOnce() {
+        let setup = Setup(options: [.prior, .new])
+        setup.swapAccountsDuringAChangeOfTheFirstBalance(swaps: 3)
+        let swaps = Array(repeating: ["prior", "new 2", "prior", "new 1"], count: 3).flatMap { $0 }
+        XCTAssertEqual(setup.seen.items, ["prior"] + swaps + ["new 1"])
+        setup.tearDown()
     }
 
     /// Without `.prior` no forwarder waits for a change: the one made when the account is put back joins the change
     /// under way and alone delivers it, once, however often the account was replaced; later changes follow the
     /// person's current account.
-    func testPuttingTheMiddleObjectBackRepeatedlyKeepsOneForwarderPerChange() {
-        let owner = Owner()
-        let controller = ObservationController(observer: owner)
-        let person = Person()
-        let first = Account()
-        let second = Account()
-        second.balance = 2
-        person.account = first
-        let seen = PriorPairingLines()
-        XCTAssertEqual(
-            controller.observe(person, keyPath: "account.balance", options: [.new]) { _, _, change in
-                seen.append("new \(change.newValue.map { "\($0)" } ?? "-")")
-            }, .registered)
+    func testPuttingTheMiddleObjectBackRepeatedlyWithoutPriorDeliversTheChangeOnce() {
+        let setup = Setup(options: [.new])
+        setup.swapAccountsDuringAChangeOfTheFirstBalance(swaps: 3)
         assertNoMisuse {
-            first.willChangeValue(forKey: "balance")
-            for _ in 0..<3 {
-                person.account = second
-                person.account = first
-            }
-            first.didChangeValue(forKey: "balance")
-            first.balance = 7
-            second.balance = 8
+            setup.first.balance = 7
+            setup.second.balance = 8
         }
-        XCTAssertEqual(seen.items, ["new 2", "new 0", "new 2", "new 0", "new 2", "new 0", "new 0", "new 7"])
-        controller.unobserveAll()
-        XCTAssertEqual(first.observationCount, 0, "a forwarder stayed on the first account")
-        XCTAssertEqual(second.observationCount, 0, "a forwarder stayed on the second account")
-    }
-
-    /// With `.prior`, several replacements during one open change: the prior notification and its change pair up, once.
-    func testPuttingTheMiddleObjectBackRepeatedlyWithPriorPairsTheOpenChangeOnce() {
-        let owner = Owner()
-        let controller = ObservationController(observer: owner)
-        let person = Person()
-        let first = Account()
-        first.balance = 1
-        let second = Account()
-        second.balance = 2
-        person.account = first
-        let seen = PriorPairingLines()
-        XCTAssertEqual(
-            controller.observe(person, keyPath: "account.balance", options: [.prior, .new]) { _, _, change in
-                seen.append(change.isPrior ? "prior" : "new \(change.newValue.map { "\($0)" } ?? "-")")
-            }, .registered)
-        assertNoMisuse {
-            first.willChangeValue(forKey: "balance")
-            for _ in 0..<3 {
-                person.account = second
-                person.account = first
-            }
-            first.didChangeValue(forKey: "balance")
-        }
-        let swaps = Array(repeating: ["prior", "new 2", "prior", "new 1"], count: 3).flatMap { $0 }
-        XCTAssertEqual(seen.items, ["prior"] + swaps + ["new 1"])
-        controller.unobserveAll()
-        XCTAssertEqual(first.observationCount, 0, "a forwarder stayed on the first account")
-        XCTAssertEqual(second.observationCount, 0, "a forwarder stayed on the second account")
+        XCTAssertEqual(setup.seen.items, ["new 2", "new 1", "new 2", "new 1", "new 2", "new 1", "new 1", "new 7"])
+        setup.tearDown()
     }
 }
