@@ -1,6 +1,6 @@
 @testable import FaultInjector
 import Foundation
-import GuardCore
+@testable import GuardCore
 import XCTest
 
 /// The controlled runner: one worker at a time, switching only at schedule points; the same seed gives the same
@@ -67,6 +67,32 @@ final class ControlledRunnerTests: XCTestCase {
                     }
                 }
             }
+        }
+    }
+
+    /// The same seed takes the same steps after GuardCore's bounded per-class caches started over (something else in
+    /// the process filled them, as GuardCore's own tests of a model answering arbitrary keys do): the runner warms
+    /// them again first. (Warmed once per process, the run after a flood missed the entries the warm-up had made and
+    /// took the caches' locks again, extra acquire steps the run before had not taken.)
+    func testTheSameSeedTakesTheSameStepsAfterGuardCoresCachesStartOver() {
+        var configuration = ScenarioProfile.mixed.configuration()
+        configuration.workers = 4
+        configuration.operationsPerWorker = 30
+        for seed: UInt64 in 1...2 {
+            let scenario = Scenario(configuration: configuration, seed: seed)
+            let label = "seed \(seed)"
+            let before = run(scenario, guardTarget, ControlledFixtures.settings(.random))
+            let evictions = RuntimeCacheEvictions.count
+            // Nearly twice the limit: the caches start over once and are left nearly full, so warming them again
+            // makes them start over once more, midway.
+            ArbitraryKeysModel.flood(keys: 2 * ObservedClassInfo.cacheLimit - 10, named: "flood-\(seed)-")
+            XCTAssertGreaterThan(RuntimeCacheEvictions.count, evictions, "\(label): the flood made the caches start over")
+            let after = run(scenario, guardTarget, ControlledFixtures.settings(.random))
+            XCTAssertNotNil(before.recording.controlled?.schedule, label)
+            XCTAssertTrue(
+                before.recording.controlled?.schedule == after.recording.controlled?.schedule,
+                "\(label): the schedules differ")
+            XCTAssertEqual(before.history.digest, after.history.digest, "\(label): the histories differ")
         }
     }
 

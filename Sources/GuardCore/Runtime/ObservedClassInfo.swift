@@ -18,6 +18,8 @@ enum ObservedClassInfo {
 
     private static let keyPaths = ReadMostlyCache<ClassKey, KeyPathInfo>(capacity: cacheLimit)
     private static let computedKeys = Protected<Set<ClassKey>>([])
+    /// How many times ``computedKeys`` started over.
+    private static let computedKeysStartedOver = AtomicCell()
 
     /// What the runtime knows about `keyPath` on objects of `object`'s class, or `nil` if it cannot be registered
     /// there: it is not well formed, or `object` does not know its first key (asked without reporting a misuse).
@@ -68,9 +70,17 @@ enum ObservedClassInfo {
 
     static func noteKnownComputedKey(_ key: String, of type: KVOObject.Type) {
         computedKeys.withValue { keys in
-            if keys.count >= cacheLimit { keys.removeAll(keepingCapacity: true) }
+            if keys.count >= cacheLimit {
+                keys.removeAll(keepingCapacity: true)
+                _ = computedKeysStartedOver.word.add(1, ordering: .acquiringAndReleasing)
+            }
             keys.insert(ClassKey(type: ObjectIdentifier(type), key: key))
         }
+    }
+
+    /// How many times either cache started over (dropped every entry it held) in this process.
+    static var startedOverCount: UInt64 {
+        keyPaths.startedOverCount &+ computedKeysStartedOver.word.load(ordering: .acquiring)
     }
 
     /// Entries held by both caches (the shared copies), for tests.

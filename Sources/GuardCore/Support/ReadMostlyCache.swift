@@ -44,6 +44,13 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
         shared.withValue { $0.entries.count }
     }
 
+    /// How many times the shared copy started over (dropping every entry) since the cache was created: a caller that
+    /// filled the cache ahead of time compares it with the count it saw then to know whether its entries are all
+    /// still there. One atomic load.
+    package var startedOverCount: UInt64 {
+        generation.word.load(ordering: .acquiring)
+    }
+
     /// The cached value for `key`, built with `make` on the first miss anywhere in the process. Two threads that
     /// miss at once may both build; the first to finish wins and both get its value.
     package func value(for key: Key, orMake make: () -> Value) -> Value {

@@ -179,6 +179,22 @@ final class RuntimeHardeningTests: XCTestCase {
         XCTAssertLessThanOrEqual(ObservedClassInfo.cachedEntryCount, ObservedClassInfo.cacheLimit * 2)
     }
 
+    /// Each time a bounded per-class cache starts over, ``RuntimeCacheEvictions/count`` grows: that is how a harness
+    /// that filled the caches ahead of time (FaultInjector's warm-up) knows its entries are gone.
+    func testStartingOverIsCountedForEachBoundedCache() {
+        let before = RuntimeCacheEvictions.count
+        for index in 0...ObservedClassInfo.cacheLimit {
+            ObservedClassInfo.noteKnownComputedKey("evicted-\(index)", of: OpenEndedModel.self)
+        }
+        let afterComputedKeys = RuntimeCacheEvictions.count
+        XCTAssertGreaterThan(afterComputedKeys, before, "the computed keys started over")
+        let model = OpenEndedModel()
+        for index in 0...ObservedClassInfo.cacheLimit {
+            XCTAssertNotNil(ObservedClassInfo.keyPathInfo(for: "dynamic-evicted-\(index)", on: model))
+        }
+        XCTAssertGreaterThan(RuntimeCacheEvictions.count, afterComputedKeys, "the key path facts started over")
+    }
+
     /// An unpaired `willChangeValue` on an object that then deallocates must neither leak its pending entry nor pair
     /// with a `didChangeValue` of a new object that happens to reuse the address.
     func testAPendingChangeDiesWithItsObject() {

@@ -9,15 +9,37 @@ import GuardCore
 /// computed key exists reads it (and naming a typed key path may read the object), which would race with a worker's
 /// change of the values it reads. Worker threads are new for every run, so per-thread caches start empty every time.
 ///
+/// GuardCore's bounded per-class caches start over when anything in the process fills them (a model answering
+/// arbitrary keys, GuardCore's own tests), dropping what the warm-up put there; the next run would then miss and take
+/// the cache locks again, and the same run after it would not. So the warm-up is done again before a run whenever
+/// they started over since (``RuntimeCacheEvictions``), and repeated if they started over during it.
+///
 /// Refused keys (`delegate`, `owner`), typed key paths that cannot be named and adopting handlers are left out: the
 /// runtime needs no cache for them, and (run against a GuardCore from before issue 7's fixes, to show a seed file
 /// fails there) they would crash or hang the warm-up instead of the run that exercises them.
 enum RuntimeWarmUp {
-    /// Runs the warm-up once per process. Call inside ``RunEnvironment/exclusively(_:)`` (misuse is reported, not
-    /// trapped) before taking the run's misuse baseline.
+    /// Runs the warm-up unless it ran before and GuardCore's bounded caches kept everything since. Call inside
+    /// ``RunEnvironment/exclusively(_:)`` (misuse is reported, not trapped) before taking the run's misuse baseline.
     static func ensure() {
-        _ = done
+        // A pass that made the caches start over dropped what it put there before: one more pass puts it back (the
+        // warm-up's own entries are far fewer than a cache holds, so that pass keeps them all).
+        for _ in 0..<maximumPasses {
+            let evictions = RuntimeCacheEvictions.count
+            guard warmedAt.current != evictions else { return }
+            warmUp()
+            if RuntimeCacheEvictions.count == evictions {
+                _ = warmedAt.exchange(evictions)
+                return
+            }
+        }
     }
+
+    /// ``RuntimeCacheEvictions/count`` after the last warm-up that left every entry it made in place; `nil` before
+    /// the first.
+    private static let warmedAt = Protected<UInt64?>(nil)
+
+    /// Passes ``ensure()`` makes at most: two always suffice unless something else fills the caches meanwhile.
+    private static let maximumPasses = 3
 
     /// The warm-up's operations, for one worker on three objects and two controllers (the second holds weakly).
     static var operations: [Operation] {
@@ -55,7 +77,8 @@ enum RuntimeWarmUp {
         return operations
     }
 
-    private static let done: Void = {
+    /// Performs ``operations`` against the guard and the raw runtime on the calling thread.
+    private static func warmUp() {
         var configuration = ScenarioConfiguration()
         configuration.workers = 1
         configuration.objects = 3
@@ -74,5 +97,5 @@ enum RuntimeWarmUp {
             WorkerContext.setCurrent(previous)
             world.releaseEverything()
         }
-    }()
+    }
 }
