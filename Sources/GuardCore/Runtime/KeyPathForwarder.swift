@@ -200,8 +200,10 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
             return
         }
         // The change of a prior notification this forwarder received: relayed if that prior was (whatever happened
-        // since), or if the forwarder is installed now; a detach that waited for it finishes after.
+        // since), or if the forwarder is installed now (installed, or installed again, after that prior came: the
+        // prior it did not relay is relayed first, so the change has one); a detach that waited for it finishes after.
         if isInstalled {
+            if !priorWasRelayed { relay(change.priorNotification) }
             relay(change)
         } else if priorWasRelayed {
             relay(change, readingNewValueFromRoot: true)
@@ -243,5 +245,13 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
             return
         }
         rootObservance?.announceChainBroken()
+    }
+}
+
+extension KeyValueChange {
+    /// The prior notification of this change, as the change's observance gets one: its kind, key path, old value and
+    /// indexes, no new value.
+    fileprivate var priorNotification: KeyValueChange {
+        KeyValueChange(kind: kind, keyPath: keyPath, oldValue: oldValue, indexes: indexes, isPrior: true)
     }
 }

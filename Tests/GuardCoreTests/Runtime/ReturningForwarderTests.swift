@@ -73,6 +73,38 @@ final class ReturningForwarderTests: XCTestCase {
         setup.tearDown()
     }
 
+    /// KeyPathForwarder's doc: a forwarder "installed again, after that prior came" relays "the prior it did not
+    /// relay ... first, so the change has one". While the forwarder on the first account waits (detached, the change
+    /// the main thread announced still open), another thread announces a change of the same balance: the detached
+    /// forwarder does not relay its prior. The account is put back, the waiting forwarder is installed again, and the
+    /// other thread's change ends: without the prior relayed first, the handler heard a change without its prior.
+    func testAChangeWhosePriorCameWhileTheForwarderWaitedGetsItsPriorWhenItIsInstalledAgain() {
+        let setup = Setup(options: [.prior, .new])
+        let otherBegan = DispatchSemaphore(value: 0)
+        let accountPutBack = DispatchSemaphore(value: 0)
+        let otherEnded = DispatchSemaphore(value: 0)
+        assertNoMisuse {
+            setup.first.willChangeValue(forKey: "balance")
+            setup.person.account = setup.second
+            let first = setup.first
+            Thread {
+                first.willChangeValue(forKey: "balance")
+                otherBegan.signal()
+                accountPutBack.wait()
+                first.didChangeValue(forKey: "balance")
+                otherEnded.signal()
+            }.start()
+            XCTAssertEqual(otherBegan.wait(timeout: .now() + 60), .success)
+            setup.person.account = setup.first
+            accountPutBack.signal()
+            XCTAssertEqual(otherEnded.wait(timeout: .now() + 60), .success)
+            setup.first.didChangeValue(forKey: "balance")
+        }
+        XCTAssertEqual(
+            setup.seen.items, ["prior", "prior", "new 2", "prior", "new 1", "prior", "new 1", "new 1"])
+        setup.tearDown()
+    }
+
     /// Without `.prior` no forwarder waits for a change: the one made when the account is put back joins the change
     /// under way and alone delivers it, once, however often the account was replaced; later changes follow the
     /// person's current account.
