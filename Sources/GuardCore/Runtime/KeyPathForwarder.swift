@@ -201,9 +201,13 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
         // The change of a prior notification this forwarder received: relayed if that prior was (whatever happened
         // since), or if the forwarder is installed now (installed, or installed again, after that prior came: the
-        // prior it did not relay is relayed first, so the change has one); a detach that waited for it finishes after.
+        // prior it did not relay is relayed first, so the change has one, unless the root observance is a dependent
+        // key's relay, which reads the values itself and so cannot begin a change already stored: it ignores a
+        // change it did not begin); a detach that waited for it finishes after.
         if isInstalled {
-            if !priorWasRelayed { relay(change.priorNotification) }
+            if !priorWasRelayed, let rootObservance, DependencyRelay.notified(by: rootObservance) == nil {
+                relay(change.priorNotification)
+            }
             relay(change)
         } else if priorWasRelayed {
             relay(change, readingNewValueFromRoot: true)
