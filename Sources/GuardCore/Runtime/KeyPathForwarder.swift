@@ -30,6 +30,8 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
 
     private weak var root: KVOObject?
     private weak var rootObservance: Observance?
+    /// `rootObservance`'s identity, compared before the weak reference is loaded (see ``relays(for:from:)``).
+    private let rootObservanceIdentity: ObjectIdentifier
     private weak var target: KVOObject?
     private let targetIdentity: ObjectIdentifier
     /// The forwarder's own registration on the target; set once, before the forwarder can be installed, and taken
@@ -50,6 +52,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root
         self.rootObservance = rootObservance
+        self.rootObservanceIdentity = ObjectIdentifier(rootObservance)
         self.target = target
         self.targetIdentity = ObjectIdentifier(target)
         self.pairsPriors = rootObservance.options.contains(.prior)
@@ -162,9 +165,12 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
     }
 
-    /// Whether this forwarder carries the changes of `target` to `observance`. The caller keeps both alive.
+    /// Whether this forwarder carries the changes of `target` to `observance`. The caller keeps both alive. The weak
+    /// references are loaded only once the identities match, so a load gives `nil` or the caller's own object, and
+    /// releasing it is never the last release (asked under the root table's lock).
     func relays(for observance: Observance, from target: KVOObject) -> Bool {
-        targetIdentity == ObjectIdentifier(target) && rootObservance === observance && self.target === target
+        targetIdentity == ObjectIdentifier(target) && rootObservanceIdentity == ObjectIdentifier(observance)
+            && rootObservance === observance && self.target === target
     }
 
     /// Unregisters the forwarder from its target if a detach is waiting (once, whoever gets here first).
