@@ -74,6 +74,47 @@ final class LinkLeafTests: XCTestCase {
             mentioning: "without the prior notification it asked for")
     }
 
+    /// An observe of `link.gauge` with `.initial` + `.new` at 10...32 whose read raced (initial notification at 30):
+    /// meanwhile 300's link moved from 301 (`gauge` 5, set to 9 at 12...14) to 302 (`gauge` 0, set to 7 at 25...27).
+    /// Any of 5, 9, 0 and 7 is a value read through the link; 11 (set on 303, never linked) and 13 (304's, linked only
+    /// after the notification) are not, and neither is nil while the link named a stress object throughout.
+    func testARacedInitialValueOfLinkGaugeIsALeafValueOfAnObjectTheLinkNamedDuringTheCall() {
+        func report(initial: Int, movingTo target: Int? = 302) -> OracleReport {
+            var builder = HistoryBuilder()
+            builder.mutate(.gauge, from: 0, to: 5, at: 1, returning: 2, object: 301)
+            builder.mutate(.gauge, from: 0, to: 13, at: 3, returning: 4, object: 304)
+            builder.link(300, to: 301, gauge: nil, gaugeTo: 5, at: 5, returning: 6)
+            var observe = builder.observe(.linkGauge, options: [.initial, .new], at: 10, returning: 32, worker: 1)
+            observe.newValue = StressValue.racedRead
+            builder.history.operations = builder.history.operations.map { $0.id == observe.id ? observe : $0 }
+            builder.mutate(.gauge, from: 5, to: 9, at: 12, returning: 14, object: 301)
+            builder.link(300, from: 301, to: target, gauge: 5, gaugeTo: target == nil ? nil : 0, at: 15, returning: 20)
+            builder.mutate(.gauge, from: 0, to: 11, at: 16, returning: 18, object: 303)
+            builder.mutate(.gauge, from: 0, to: 7, at: 25, returning: 27, object: 302)
+            builder.add(
+                DeliveryRecord(
+                    registration: observe.id, cause: observe.id, worker: 1, sequence: 0, time: 30, kind: 1,
+                    isPrior: false, hasOld: false, hasNew: true, oldValue: .min, newValue: initial,
+                    observer: HistoryBuilder.observer, keyPathMatches: true))
+            let last = builder.link(
+                300, from: target, to: 304, gauge: target == nil ? nil : 7, gaugeTo: 13, at: 50, returning: 55)
+            builder.deliver(last, to: observe, at: 52)
+            return guardOracle.evaluate(builder.history, facts: RunFacts())
+        }
+        for value in [5, 9, 0, 7] {
+            let passing = report(initial: value)
+            assertPassed(passing)
+            XCTAssertEqual(passing.checks[InitialValueChecks.throughLinkRule], 1, "\(value)")
+        }
+        for value in [11, 13, StressValue.nilValue] {
+            assertOnly(.valueMismatch, in: report(initial: value), mentioning: "which no object the link named")
+        }
+        // A link to nothing during the call: nil was read through it.
+        assertPassed(report(initial: StressValue.nilValue, movingTo: nil))
+        assertOnly(
+            .valueMismatch, in: report(initial: 7, movingTo: nil), mentioning: "(they had nil, 5, 9)")
+    }
+
     // MARK: Drawing and text
 
     /// The dotted-leaf profile draws sets of `gauge` (as mutates) and observes `link.gauge`; no other profile draws
