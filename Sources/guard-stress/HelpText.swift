@@ -292,7 +292,9 @@ enum HelpText {
           --list           list the figures (with --filter: the selected ones) and what each measures; measure nothing
 
         FIGURES
-          1 unobserved-set.*      a set of an @Observed property nobody observes vs a non-inlined plain setter
+          1 unobserved-{set,get}.*
+                                  a set and a read of an @Observed property nobody observes vs a non-inlined
+                                  plain setter and getter
           2 notify.floor, notify.{raw,guard}.1-observer
                                   one observer, .new/.old: raw runtime vs a floor (lock, lookup, closure call),
                                   guard vs raw
@@ -302,7 +304,8 @@ enum HelpText {
                                   observe / unobserve with 10, 1,000, 100,000 registrations on other objects
           6 throughput.*          sets per second from 1, 2, 8, 64 queues: own observed object, own unobserved
                                   object, one shared object under a lock that spins before it sleeps, and
-                                  under a plain mutex (which convoys with many more threads than cores)
+                                  under a plain mutex (which convoys with many more threads than cores); reads
+                                  per second, each queue reading its own object
           7 memory.*              heap bytes per registration; resident growth over 10^7 observe/unobserve cycles
           8 harness.*             chaos-runner operations per second with the full oracle
 

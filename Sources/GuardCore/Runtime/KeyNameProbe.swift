@@ -48,12 +48,13 @@ enum KeyNameProbe {
     private static let cache = ReadMostlyCache<AnyKeyPath, String>()
 
     /// Called by `Observed`'s getter while some thread probes: records the step if this thread is the one.
-    /// `storage` is the address of the property's `Observed` storage inside `object`.
+    /// `storage` is the address of the property's `Observed` storage inside `object`; `wrapped` gives the property's
+    /// key path, asked only when the step is recorded (so the getter materializes it only then).
     @usableFromInline
-    static func recordIfProbing(wrapped: AnyKeyPath, storage: UnsafeRawPointer, in object: KVOObject) {
+    static func recordIfProbing(wrapped: () -> AnyKeyPath, storage: UnsafeRawPointer, in object: KVOObject) {
         guard let state = threadState.valueIfCreated, state.isRecording else { return }
         let offset = storage - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        state.steps.append(Step(wrapped: wrapped, objectType: type(of: object), storageOffset: offset))
+        state.steps.append(Step(wrapped: wrapped(), objectType: type(of: object), storageOffset: offset))
     }
 
     /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.

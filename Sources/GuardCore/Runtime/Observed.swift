@@ -42,9 +42,11 @@ public struct Observed<Value> {
     /// a storage key path used as a value anywhere in the declaring module makes the compiler keep Swift's dynamic
     /// exclusivity check (`swift_beginAccess`) on every access of the storage, while without one whole-module
     /// optimization proves the accesses cannot overlap and drops the check. So an unobserved set is the atomic load
-    /// and the store. The probe identifies the storage by its address instead. The getter does pass the wrapped key
-    /// path (which the probe compares with the one it names) as a value, so a read materializes it
-    /// (`swift_getKeyPath` and a release) even though only a probe uses it; the setter never does.
+    /// and the store. The probe identifies the storage by its address instead. The getter hands the wrapped key path
+    /// (which the probe compares with the one it names) to the probe only inside a closure the probe calls: passed as
+    /// a value, it would be materialized on every read (`swift_getKeyPath`, a retain and a release of one object that
+    /// every thread reading the property shares, so reads on two threads ran no faster than on one), even though only
+    /// a probe uses it. A read is then the probe check and the load.
     @inlinable @inline(__always)
     public static subscript<Object: KVOObject>(
         _enclosingInstance object: Object,
@@ -56,7 +58,7 @@ public struct Observed<Value> {
             // access would race with other threads' reads of the same property.
             if KeyNameProbe.activeProbes.load(ordering: .relaxed) != 0, KeyNameProbe.isProbingOnCurrentThread {
                 let storage = withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { UnsafeRawPointer($0) }
-                KeyNameProbe.recordIfProbing(wrapped: wrappedKeyPath, storage: storage, in: object)
+                KeyNameProbe.recordIfProbing(wrapped: { wrappedKeyPath }, storage: storage, in: object)
             }
             return object[keyPath: storageKeyPath].value
         }

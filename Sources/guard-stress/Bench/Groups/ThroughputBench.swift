@@ -2,8 +2,9 @@ import Dispatch
 import GuardCore
 
 /// Group 6: sets per second from 1, 2, 8 and 64 Dispatch queues, each setting its own observed object, its own
-/// unobserved object, or all setting one shared observed object under a lock (as a correct app would). Ratios are
-/// to one queue: above 1 means the work spread over the cores, below 1 means threads got in each other's way.
+/// unobserved object, or all setting one shared observed object under a lock (as a correct app would); and reads per
+/// second, each queue reading its own object. Ratios are to one queue: above 1 means the work spread over the cores,
+/// below 1 means threads got in each other's way.
 ///
 /// The shared object is set under a lock that spins briefly before it sleeps (glibc's adaptive mutex), and again
 /// under a plain mutex: with 64 threads on a few cores, a plain mutex convoys on its own (each unlock wakes a sleeper
@@ -23,6 +24,8 @@ struct ThroughputBench: BenchGroup {
         case sharedObject = "shared-object"
         /// The same under a plain mutex.
         case sharedObjectPlainMutex = "shared-object-plain-mutex"
+        /// Each queue reads its own model's `@Observed` property (a read costs the same whether anyone observes).
+        case reads
 
         var summary: String {
             switch self {
@@ -31,6 +34,7 @@ struct ThroughputBench: BenchGroup {
             case .sharedObject:
                 return "every queue sets one shared observed object, under a lock that spins briefly before it sleeps"
             case .sharedObjectPlainMutex: return "every queue sets one shared observed object, under a plain mutex"
+            case .reads: return "each queue reads an @Observed property of its own object"
             }
         }
 
@@ -44,7 +48,8 @@ struct ThroughputBench: BenchGroup {
                 FigureSpec(
                     Self.name(workload, queues), .operationsPerSecond,
                     baseline: queues == 1 ? nil : Self.name(workload, 1),
-                    "sets per second from \(queues) \(queues == 1 ? "queue" : "queues"): \(workload.summary)")
+                    "\(workload == .reads ? "reads" : "sets") per second from \(queues) "
+                        + "\(queues == 1 ? "queue" : "queues"): \(workload.summary)")
             }
         }
     }
@@ -103,7 +108,7 @@ private struct WorkloadSetup: Sendable {
         mutex = BenchMutex(spinsBeforeSleeping: workload == .sharedObject)
         let modelCount = workload.isShared ? 1 : queues
         models = (0..<modelCount).map { _ in BenchModel() }
-        let observed = workload != .unobserved
+        let observed = workload != .unobserved && workload != .reads
         tallies = observed ? models.map { _ in Tally() } : []
         controllers = tallies.map { $0.makeController() }
         for (model, controller) in zip(models, controllers) {
@@ -111,10 +116,13 @@ private struct WorkloadSetup: Sendable {
         }
     }
 
-    /// The work of queue number `queue`: `sets` sets of its model (or of the shared one, under the lock).
+    /// The work of queue number `queue`: `sets` sets of its model (or of the shared one, under the lock), or as many
+    /// reads of its model.
     func work(queue: Int, sets: Int) {
         let step = BlackHole.opaque(queue + 1)
-        if workload.isShared {
+        if workload == .reads {
+            BlackHole.consume(ReadLoops.read(models[queue], iterations: sets, step: step))
+        } else if workload.isShared {
             SetLoops.set(models[0], iterations: sets, step: step, under: mutex)
         } else {
             SetLoops.set(models[queue], iterations: sets, step: step)

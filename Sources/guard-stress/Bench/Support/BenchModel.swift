@@ -11,6 +11,13 @@ final class BenchModel: KVOObject, @unchecked Sendable {
 
     /// The key of ``value``.
     static let key = "value"
+
+    /// Reads ``value`` out of line, like ``PlainModel/readValue()``: inlined into a timing loop, a read could be
+    /// hoisted or merged with the loop's other work.
+    @inline(never)
+    func readValue() -> Int {
+        value
+    }
 }
 
 /// The baseline for a set and a read: a plain stored property behind accessors the compiler may not inline.
