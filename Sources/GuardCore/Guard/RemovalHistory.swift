@@ -74,8 +74,9 @@ struct RemovalHistory {
     private var entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
     /// The entry at `lastID` in `entries`, the last one a removal used: an object removed from again and again (an
-    /// observe/unobserve loop) is recognized without a lookup. Always the very entry `entries` holds there, or `nil`.
-    private var lastEntry: Entry?
+    /// observe/unobserve loop) is recognized without a lookup. Always the very entry `entries` holds there, or `nil`
+    /// (a store that replaces it sets it anew, a sweep clears it), so it needs no reference of its own.
+    private var lastEntry: Unmanaged<Entry>?
     private var lastID: ObjectIdentifier?
 
     /// Records that `keyPath` was removed from `object` (whose identity is `id`). The weakly held objects a sweep of
@@ -95,15 +96,20 @@ struct RemovalHistory {
         keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
         // The commonest case, the object the last removal was from: no lookup.
-        if lastID == id, lastEntry?.isAbout(object, objectTable: objectTable) == true {
-            lastEntry!.add(keyPath)
+        if lastID == id, let lastEntry,
+            lastEntry._withUnsafeGuaranteedRef({ entry in
+                guard entry.isAbout(object, objectTable: objectTable) else { return false }
+                entry.add(keyPath)
+                return true
+            })
+        {
             return
         }
         // Another object removed from before: one lookup, no allocation.
         let found = entries.value(for: id)
         if let found, found.isAbout(object, objectTable: objectTable) {
             found.add(keyPath)
-            lastEntry = found
+            lastEntry = Unmanaged.passUnretained(found)
             lastID = id
             return
         }
@@ -133,7 +139,7 @@ struct RemovalHistory {
             defer { slot = entry }
             return slot
         }
-        lastEntry = entry
+        lastEntry = Unmanaged.passUnretained(entry)
         lastID = id
         // The replaced entry (about a dead object) holds nothing user-owned: releasing it here is harmless.
         if replaced == nil, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
