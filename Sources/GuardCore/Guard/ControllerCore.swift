@@ -58,7 +58,7 @@ final class ControllerCore: @unchecked Sendable {
     @usableFromInline
     func observe(
         _ object: AnyObject?, keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?,
-        callSite: GuardDiagnostic.CallSite, makeRegistration: (GuardRegistration.Setup) -> GuardRegistration
+        callSite: GuardDiagnostic.CallSite, makeRegistration: (consuming GuardRegistration.Setup) -> GuardRegistration
     ) -> ObserveResult {
         // Unretained: the caller keeps `object` alive for the whole call (unwrapping it would take a reference).
         guard let object = object.map(Unmanaged.passUnretained) else {
@@ -76,7 +76,7 @@ final class ControllerCore: @unchecked Sendable {
     private func observe(
         present object: AnyObject, keyPath: String, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, callSite: GuardDiagnostic.CallSite,
-        makeRegistration: (GuardRegistration.Setup) -> GuardRegistration
+        makeRegistration: (consuming GuardRegistration.Setup) -> GuardRegistration
     ) -> ObserveResult {
         // An object asking from its own deinit is going away: a registration would hold it (strongly, past its
         // deinit, which stops the process) or observe nothing.
@@ -156,7 +156,7 @@ final class ControllerCore: @unchecked Sendable {
         SchedulePoints.reach(.guardBeforeRegister)
         if let runtimeObject {
             // The registration is the runtime's observance, made with this very `info`: insert it as it is.
-            _ = runtimeObject._withUnsafeGuaranteedRef { $0.insert(registration) }
+            runtimeObject._withUnsafeGuaranteedRef { $0.add(registration) }
             if registration.lacksObjectTable {
                 // A weakly held object observed for the first time: the insert made its table.
                 lock.withLock(ownedBy: self) {

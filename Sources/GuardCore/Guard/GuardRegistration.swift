@@ -45,11 +45,13 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
     /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects but the
-    /// key path's info, which the controller hands over (moves) to it.
+    /// key path's info, whose reference the controller hands over to it and it hands over to the one registration
+    /// made from it (so neither the setup nor the registration pays for a reference of its own).
     @usableFromInline
-    struct Setup {
-        private let objectReference: Unmanaged<AnyObject>
-        let info: KeyPathInfo
+    struct Setup: ~Copyable {
+        fileprivate let objectReference: Unmanaged<AnyObject>
+        /// The key path's info, with the reference the setup holds until ``takeInfo()``.
+        private let infoReference: Unmanaged<KeyPathInfo>
         private let coreReference: Unmanaged<ControllerCore>
         let options: KeyValueObservingOptions
         let context: UnsafeMutableRawPointer?
@@ -57,14 +59,15 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         let callSite: GuardDiagnostic.CallSite
 
         /// The arguments of one `observe`; `info` is the key path (with what GuardCore's runtime knows about it when
-        /// that is the backend). The caller keeps `object` and `core` alive while the setup is used.
+        /// that is the backend). The caller keeps `object` and `core` alive while the setup is used, and makes one
+        /// registration from it.
         init(
             object: AnyObject, info: consuming KeyPathInfo, options: KeyValueObservingOptions,
             context: UnsafeMutableRawPointer?, retainsObject: Bool, callSite: GuardDiagnostic.CallSite,
             core: ControllerCore
         ) {
             self.objectReference = Unmanaged.passUnretained(object)
-            self.info = info
+            self.infoReference = Unmanaged.passRetained(info)
             self.coreReference = Unmanaged.passUnretained(core)
             self.options = options
             self.context = context
@@ -74,19 +77,28 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
         var object: AnyObject { objectReference.takeUnretainedValue() }
         var core: ControllerCore { coreReference.takeUnretainedValue() }
+
+        /// The key path's info with the setup's reference to it, taken once: by the registration made from it.
+        consuming func takeInfo() -> KeyPathInfo {
+            infoReference.takeRetainedValue()
+        }
     }
 
-    init(_ setup: borrowing Setup) {
+    init(_ setup: consuming Setup) {
         self.objectID = ObjectIdentifier(setup.object)
         self.callSite = setup.callSite
         self.core = setup.core
-        self.strongObject = setup.retainsObject ? setup.object : nil
+        let retainsObject = setup.retainsObject
+        self.strongObject = retainsObject ? setup.object : nil
         self.weakObjectTable =
-            setup.retainsObject ? nil : KVOObject.existingTableReference(of: setup.object)?.takeUnretainedValue()
+            retainsObject ? nil : KVOObject.existingTableReference(of: setup.object)?.takeUnretainedValue()
+        let object = setup.objectReference
+        let options = setup.options
+        let context = setup.context
         super.init(
-            info: setup.info, options: setup.options, context: setup.context, dropsWithObject: !setup.retainsObject,
+            info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObject,
             isGuarded: true)
-        if !setup.retainsObject { self.weakObject = setup.object }
+        if !retainsObject { self.weakObject = object.takeUnretainedValue() }
     }
 
     /// The registration's life; see ``RegistrationState``.
@@ -206,7 +218,7 @@ final class HandlerRegistration<Observer: AnyObject, Object: AnyObject>: GuardRe
     private let handler: Handler
 
     @usableFromInline
-    init(_ setup: borrowing Setup, handler: @escaping Handler) {
+    init(_ setup: consuming Setup, handler: @escaping Handler) {
         self.handler = handler
         super.init(setup)
     }

@@ -73,6 +73,11 @@ struct RemovalHistory {
 
     private var entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
+    /// The entry at `lastID` in `entries`, the last one a removal used: an object removed from again and again (an
+    /// observe/unobserve loop) is recognized without a lookup. Always the very entry `entries` holds there, or `nil`
+    /// (a store that replaces it sets it anew, a sweep clears it), so it needs no reference of its own.
+    private var lastEntry: Unmanaged<Entry>?
+    private var lastID: ObjectIdentifier?
 
     /// Records that `keyPath` was removed from `object` (whose identity is `id`). The weakly held objects a sweep of
     /// the history found alive are appended to `survivors`: the caller releases them after unlocking, since a
@@ -90,14 +95,24 @@ struct RemovalHistory {
         _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?,
         keepingSurvivorsIn survivors: inout [AnyObject]
     ) {
-        // The common case, an object removed from before: one lookup, no allocation, and the entry is used where it
-        // is (taking it out of the table would take a reference to it).
-        let added = entries.update(id) { entry -> Bool in
-            guard entry?.isAbout(object, objectTable: objectTable) == true else { return false }
-            entry!.add(keyPath)
-            return true
+        // The commonest case, the object the last removal was from: no lookup.
+        if lastID == id, let lastEntry,
+            lastEntry._withUnsafeGuaranteedRef({ entry in
+                guard entry.isAbout(object, objectTable: objectTable) else { return false }
+                entry.add(keyPath)
+                return true
+            })
+        {
+            return
         }
-        if added { return }
+        // Another object removed from before: one lookup, no allocation.
+        let found = entries.value(for: id)
+        if let found, found.isAbout(object, objectTable: objectTable) {
+            found.add(keyPath)
+            lastEntry = Unmanaged.passUnretained(found)
+            lastID = id
+            return
+        }
         store(Entry(object: object, keyPath: keyPath), for: id, keepingSurvivorsIn: &survivors)
     }
 
@@ -124,6 +139,8 @@ struct RemovalHistory {
             defer { slot = entry }
             return slot
         }
+        lastEntry = Unmanaged.passUnretained(entry)
+        lastID = id
         // The replaced entry (about a dead object) holds nothing user-owned: releasing it here is harmless.
         if replaced == nil, entries.count > sweepThreshold { sweep(keepingSurvivorsIn: &survivors) }
     }
@@ -156,6 +173,9 @@ struct RemovalHistory {
 
     private mutating func sweep(keepingSurvivorsIn survivors: inout [AnyObject]) {
         entries.removeAll { !$0.objectLives(keepingSurvivorsIn: &survivors) }
+        // The last entry may be gone from `entries` now.
+        lastEntry = nil
+        lastID = nil
         sweepThreshold = max(64, entries.count * 2)
     }
 }

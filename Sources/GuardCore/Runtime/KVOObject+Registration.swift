@@ -132,13 +132,21 @@ extension KVOObject {
     }
 
     /// Inserts `observance`, made for a key path known to be registrable here, and starts what it needs (relays
-    /// of dependent keys, a dotted key path's forwarder).
+    /// of dependent keys, a dotted key path's forwarder). Returns `observance`.
     func insert(_ observance: Observance) -> Observance {
+        add(observance)
+        return observance
+    }
+
+    /// ``insert(_:)`` for a caller that keeps `observance` itself (the guard): handing it back would cost a
+    /// reference.
+    @inline(__always)
+    func add(_ observance: Observance) {
         SchedulePoints.reach(.runtimeBeforeInsert)
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()
-        guard !insertion.relaysNeeded.isEmpty || observance.isDotted else { return observance }
+        guard !insertion.relaysNeeded.isEmpty || observance.isDotted else { return }
         ChainDepth.registering(reportsMisuse: !observance.isGuarded) {
             for affectingKeyPath in insertion.relaysNeeded {
                 DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
@@ -147,7 +155,6 @@ extension KVOObject {
                 KeyPathForwarder.rewire(observance, of: self)
             }
         }
-        return observance
     }
 
     /// Removes a specific observance without any misuse check. Returns whether it was still registered.

@@ -126,7 +126,7 @@ open class KVOObject {
     /// while it uses the result. (A check of the object's class and an unchecked downcast: unlike `as?` or `is`, which
     /// retain and release the object around the check, no reference counting.)
     static func unretained(_ object: AnyObject) -> Unmanaged<KVOObject>? {
-        guard type(of: object) is KVOObject.Type else { return nil }
+        guard KVOObjectClasses.contains(type(of: object)) else { return nil }
         return Unmanaged.passUnretained(unsafeDowncast(object, to: KVOObject.self))
     }
 

@@ -79,9 +79,26 @@ static inline gca_word *gca_open_silences_word(void) { return &gca_process_words
 /// How many changes begun in their object's deinit are pending on all threads (see `ManualChanges`).
 static inline gca_word *gca_open_deinit_changes_word(void) { return &gca_process_words[3].word; }
 
+/// How many classes `KVOObjectClasses` remembers: a power of two.
+#define GCA_KVO_CLASS_COUNT 16
+
+/// The classes `KVOObjectClasses` remembers: each word the metadata address of a `KVOObject` class, or 0.
+extern gca_word gca_kvo_classes[GCA_KVO_CLASS_COUNT];
+
+/// The word where the class whose metadata address is `metadata` is remembered if it is a `KVOObject` class.
+static inline gca_word *gca_kvo_class_word(uint64_t metadata) {
+    return &gca_kvo_classes[(metadata >> 3) & (GCA_KVO_CLASS_COUNT - 1)];
+}
+
 /// Whether the native Swift object at `object` is running its deinit: the Swift runtime's own answer
 /// (`swift_isDeallocating`, one atomic load of the object's reference count). `object` must be a native Swift object
 /// the caller keeps alive (or whose deinit is running); never an Objective-C one.
-bool gca_swift_object_is_deinitializing(const void *object);
+static inline bool gca_swift_object_is_deinitializing(const void *object) {
+    // Exported by the Swift runtime (libswiftCore) on every platform, with the C calling convention: `HeapObject.h`
+    // declares `bool swift_isDeallocating(HeapObject *object)`. Called directly, with no call of GuardCore's own
+    // around it.
+    extern bool swift_isDeallocating(void *object);
+    return swift_isDeallocating((void *)object);
+}
 
 #endif
