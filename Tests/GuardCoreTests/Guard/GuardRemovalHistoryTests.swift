@@ -47,6 +47,46 @@ final class GuardRemovalHistoryTests: XCTestCase {
         assertRemovalsToldApart(retainsObservedObjects: false)
     }
 
+    /// Removals from one object after another, and from new objects that may take a gone object's address: each
+    /// removal is remembered for its own object only (the history remembers the entry the last removal used, and
+    /// must never add to it for another object), so a second removal is a double removal and a removal from a new
+    /// object is one of something never registered, whichever object the removal before was from.
+    func testEachObjectsRemovalsAreItsOwnWhateverTheRemovalBeforeWasFrom() {
+        for retains in [true, false] {
+            let observer = GuardTestObserver()
+            let (sink, controller) = makeController(for: observer, retainsObservedObjects: retains)
+            let kept = DynamicModel()
+            var reusedAddress = false
+            var previousAddress: ObjectIdentifier?
+            let misuses = recordingMisuse {
+                for round in 0..<200 {
+                    let model = DynamicModel()
+                    reusedAddress = reusedAddress || previousAddress == ObjectIdentifier(model)
+                    let key = "dyn\(round % 3)"
+                    XCTAssertEqual(controller.unobserve(model, keyPath: key), .notRegistered, "round \(round)")
+                    // A round's last removals and the next round's first are from its new object, so the next
+                    // round's new object (perhaps at this one's address) is removed from right after this one.
+                    for (object, key) in [(model, key), (kept, key), (model, "dyn7"), (model, "dyn8")] {
+                        XCTAssertEqual(controller.observe(object, keyPath: key) { _, _, _ in }, .registered)
+                        XCTAssertEqual(controller.unobserve(object, keyPath: key), .removed, "round \(round)")
+                    }
+                    XCTAssertEqual(controller.unobserve(model, keyPath: key), .alreadyRemoved, "round \(round)")
+                    XCTAssertEqual(controller.unobserve(model, keyPath: "dyn7"), .alreadyRemoved, "round \(round)")
+                    XCTAssertEqual(controller.unobserve(model, keyPath: "dyn8"), .alreadyRemoved, "round \(round)")
+                    XCTAssertEqual(controller.unobserve(model, keyPath: "dyn9"), .notRegistered, "round \(round)")
+                    XCTAssertEqual(controller.unobserve(kept, keyPath: key), .alreadyRemoved, "round \(round)")
+                    previousAddress = ObjectIdentifier(model)
+                }
+            }
+            XCTAssertEqual(misuses, [])
+            XCTAssertEqual(sink.count(of: .doubleRemoval), 800, "retains: \(retains)")
+            XCTAssertEqual(sink.count(of: .removalOfUnregistered), 400, "retains: \(retains)")
+            // Not guaranteed by the allocator, but what makes the first check above mean something: say so if it
+            // never happened.
+            if !reusedAddress { print("note: no new object took the previous one's address in this run") }
+        }
+    }
+
     /// Two spellings of one string (é as one scalar, or e and a combining accent) are two key paths: removing one
     /// says nothing about the other, with few key paths removed and with many.
     func testTheOtherSpellingOfARemovedKeyPathWasNeverRegistered() {
