@@ -38,6 +38,9 @@ struct ThroughputBench: BenchGroup {
             }
         }
 
+        /// What one operation of the workload is, as the figures count it.
+        var operation: String { self == .reads ? "reads" : "sets" }
+
         /// Whether every queue sets the same object (under the setup's mutex).
         var isShared: Bool { self == .sharedObject || self == .sharedObjectPlainMutex }
     }
@@ -48,7 +51,7 @@ struct ThroughputBench: BenchGroup {
                 FigureSpec(
                     Self.name(workload, queues), .operationsPerSecond,
                     baseline: queues == 1 ? nil : Self.name(workload, 1),
-                    "\(workload == .reads ? "reads" : "sets") per second from \(queues) "
+                    "\(workload.operation) per second from \(queues) "
                         + "\(queues == 1 ? "queue" : "queues"): \(workload.summary)")
             }
         }
@@ -67,11 +70,11 @@ struct ThroughputBench: BenchGroup {
             guard names.contains(where: { context.wants($0) }) else { continue }
             let setup = WorkloadSetup(workload, queues: workers.count)
             defer { setup.tearDown() }
-            let totalSets = Self.sets(lasting: runSeconds, on: workers, setup)
+            let total = Self.operations(lasting: runSeconds, on: workers, setup)
             let measurements = Self.queueCounts.map { queues in
                 (Self.name(workload, queues), { () -> Double in
-                    let perQueue = max(1, totalSets / queues)
-                    let seconds = workers.run(queues: queues) { index in setup.work(queue: index, sets: perQueue) }
+                    let perQueue = max(1, total / queues)
+                    let seconds = workers.run(queues: queues) { index in setup.work(queue: index, operations: perQueue) }
                     return Double(perQueue * queues) / seconds
                 })
             }
@@ -80,22 +83,22 @@ struct ThroughputBench: BenchGroup {
         return values
     }
 
-    /// How many sets one queue makes in about `seconds`: every queue count then shares that much work, so a run
-    /// is long enough to outweigh waking the queues, whatever one set costs.
-    private static func sets(lasting seconds: Double, on workers: WorkerQueues, _ setup: WorkloadSetup) -> Int {
-        var sets = 1_000
+    /// How many operations (sets or reads) one queue makes in about `seconds`: every queue count then shares that
+    /// much work, so a run is long enough to outweigh waking the queues, whatever one operation costs.
+    private static func operations(lasting seconds: Double, on workers: WorkerQueues, _ setup: WorkloadSetup) -> Int {
+        var operations = 1_000
         while true {
-            let perQueue = sets
-            let elapsed = workers.run(queues: 1) { index in setup.work(queue: index, sets: perQueue) }
-            if elapsed >= seconds / 10 || sets >= 1 << 40 {
-                return max(1_000, Int(Double(sets) * seconds / max(elapsed, 1e-9)))
+            let perQueue = operations
+            let elapsed = workers.run(queues: 1) { index in setup.work(queue: index, operations: perQueue) }
+            if elapsed >= seconds / 10 || operations >= 1 << 40 {
+                return max(1_000, Int(Double(operations) * seconds / max(elapsed, 1e-9)))
             }
-            sets *= 4
+            operations *= 4
         }
     }
 }
 
-/// The objects (and observers) one throughput workload sets.
+/// The objects (and observers) one throughput workload sets or reads.
 private struct WorkloadSetup: Sendable {
     let workload: ThroughputBench.Workload
     let models: [BenchModel]
@@ -116,16 +119,16 @@ private struct WorkloadSetup: Sendable {
         }
     }
 
-    /// The work of queue number `queue`: `sets` sets of its model (or of the shared one, under the lock), or as many
-    /// reads of its model.
-    func work(queue: Int, sets: Int) {
+    /// The work of queue number `queue`: `operations` sets of its model (or of the shared one, under the lock), or as
+    /// many reads of its model.
+    func work(queue: Int, operations: Int) {
         let step = BlackHole.opaque(queue + 1)
         if workload == .reads {
-            BlackHole.consume(ReadLoops.read(models[queue], iterations: sets, step: step))
+            BlackHole.consume(ReadLoops.read(models[queue], iterations: operations, step: step))
         } else if workload.isShared {
-            SetLoops.set(models[0], iterations: sets, step: step, under: mutex)
+            SetLoops.set(models[0], iterations: operations, step: step, under: mutex)
         } else {
-            SetLoops.set(models[queue], iterations: sets, step: step)
+            SetLoops.set(models[queue], iterations: operations, step: step)
         }
     }
 
