@@ -272,7 +272,8 @@ final class ControllerCore: @unchecked Sendable {
             removed.remember(
                 keyPath, of: id, object: object, objectTable: RemovalHistory.tableAddress(of: kvoObject),
                 keepingSurvivorsIn: &sweepSurvivors)
-            return (.removed, registration, unregistration)
+            // Handed over with the reference the table gave up, not copied (a copy costs a retain and a release).
+            return (.removed, consume registration, unregistration)
         }
         if case .invalid(let reason) = result {
             return invalidRemoval(reason, object: object, keyPath: keyPath, callSite: callSite)

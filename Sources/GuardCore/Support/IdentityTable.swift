@@ -36,17 +36,26 @@ struct IdentityTable<Value> {
     }
 
     /// Calls `body` with the value for `id` (`nil` if none) to read and change; a `nil` left there removes `id`.
+    @inline(__always)
     mutating func update<Result>(_ id: ObjectIdentifier, _ body: (inout Value?) -> Result) -> Result {
         let key = key(id)
-        if let index = index(of: key) {
+        switch search(for: key) {
+        case .found(let index):
             let result = body(&slots[index].value)
             if slots[index].value == nil { removeSlot(at: index) }
             return result
+        case .absent(let vacancy):
+            var value: Value?
+            let result = body(&value)
+            guard let value else { return result }
+            if let vacancy, (count + 1) * 4 <= slots.count * 3 {
+                // Where the search ended: the first empty slot of the key's probe run, so no second search.
+                occupy(vacancy, key: key, value: value)
+            } else {
+                insert(value, for: key)
+            }
+            return result
         }
-        var value: Value?
-        let result = body(&value)
-        if let value { insert(value, for: key) }
-        return result
     }
 
     /// Removes the value for `id` and returns it.
@@ -123,26 +132,43 @@ struct IdentityTable<Value> {
     }
 
     private func index(of key: UInt) -> Int? {
-        guard count > 0 else { return nil }
+        if case .found(let index) = search(for: key) { return index }
+        return nil
+    }
+
+    /// Where a search for `key` ends: the slot that holds it, or the first empty slot of its probe run (`nil` while
+    /// the table has no slots).
+    private enum SearchResult {
+        case found(Int)
+        case absent(vacancy: Int?)
+    }
+
+    private func search(for key: UInt) -> SearchResult {
+        guard shift > 0 else { return .absent(vacancy: nil) }
         let hash = Self.hash(key)
         let tag = tag(ofHash: hash)
         let mask = slots.count - 1
         var index = home(ofHash: hash)
         while true {
             let found = tags[index]
-            if found == 0 { return nil }
-            if found == tag, slots[index].key == key { return index }
+            if found == 0 { return .absent(vacancy: index) }
+            if found == tag, slots[index].key == key { return .found(index) }
             index = (index + 1) & mask
         }
     }
 
     private mutating func insert(_ value: Value, for key: UInt) {
         if (count + 1) * 4 > slots.count * 3 { grow() }
-        let hash = Self.hash(key)
         let mask = slots.count - 1
-        var index = home(ofHash: hash)
+        var index = home(ofHash: Self.hash(key))
         while tags[index] != 0 { index = (index + 1) & mask }
-        tags[index] = tag(ofHash: hash)
+        occupy(index, key: key, value: value)
+    }
+
+    /// Puts `key` and `value` in the empty slot at `index`, the first empty slot of the key's probe run.
+    @inline(__always)
+    private mutating func occupy(_ index: Int, key: UInt, value: Value) {
+        tags[index] = tag(ofHash: Self.hash(key))
         slots[index] = Slot(key: key, value: value)
         count += 1
     }
