@@ -299,7 +299,8 @@ enum HelpText {
                                   one observer, .new/.old: raw runtime vs a floor (lock, lookup, closure call),
                                   guard vs raw
           3 notify.*-observers    10, 100, 1,000 observers of one key, and the cost per notification
-          4 registration.*-pair.* observe+unobserve pair, guard vs raw, on an unobserved and an observed object
+          4 registration.*-pair.* observe+unobserve pair, guard vs raw, on an unobserved and an observed object;
+            registration.*-screen a new controller binds 12 observers and is released, vs the same raw
           5 registration.*-elsewhere
                                   observe / unobserve with 10, 1,000, 100,000 registrations on other objects
           6 throughput.*          sets per second from 1, 2, 8, 64 queues: own observed object, own unobserved

@@ -330,14 +330,20 @@ final class ControllerCore: @unchecked Sendable {
 
     /// Removes every registration. Never emits diagnostics: clearing an empty controller is not a mistake. Returns
     /// how many registrations it removed.
+    ///
+    /// With `rememberingRemovals` (the public ``ObservationController/unobserveAll()``), a later removal of any of
+    /// them is a double removal. Without it, nothing is recorded: for a controller that is being released, or a
+    /// token's, which nothing will ask to remove anything again (the removal history only ever answers removals).
     @discardableResult
-    func unobserveAll() -> Int {
+    func unobserveAll(rememberingRemovals: Bool = true) -> Int {
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
-            var retirement = Retirement(result: .removed)
-            let all = registrations.values.flatMap { Self.chain(from: $0) }.sorted { $0.sequence < $1.sequence }
+            let all = registrationsInOrder()
+            var retirement = Retirement(result: .removed, expecting: all.count)
             for registration in all {
                 let object = registration.object
-                if let object {
+                if !rememberingRemovals {
+                    // Nothing to record.
+                } else if let object {
                     removed.remember(
                         registration.keyPath, of: registration.objectID, object: object,
                         keepingSurvivorsIn: &retirement.survivors)
@@ -349,11 +355,10 @@ final class ControllerCore: @unchecked Sendable {
                 }
                 retirement.retire(registration, object: object)
             }
-            let emptied = registrations
+            retirement.emptiedTable = registrations
             registrations = IdentityTable()
             registrationsLayout.publish(registrations.storageLayout)
             registrationTotal = 0
-            retirement.keep(emptied)
             return retirement
         }
         outcome.unregister(from: self)
@@ -503,9 +508,14 @@ final class ControllerCore: @unchecked Sendable {
         /// Objects a sweep of the removal history found alive (see
         /// ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``).
         var survivors: [AnyObject] = []
+        /// The table a bulk removal of everything emptied (its slots hold the registrations too).
+        var emptiedTable: IdentityTable<GuardRegistration>?
 
-        init(result: UnobserveResult) {
+        /// A retirement with `result`, with room for `expectedCount` registrations.
+        init(result: UnobserveResult, expecting expectedCount: Int = 0) {
             self.result = result
+            registrations.reserveCapacity(expectedCount)
+            removals.reserveCapacity(expectedCount)
         }
 
         /// Lock held. Retires `registration` (see ``ControllerCore/retire(_:)``); its object, if it still lives, is
@@ -540,6 +550,7 @@ final class ControllerCore: @unchecked Sendable {
         /// are ordered by address, handles, and the survivors of a sweep of the removal history) is released first,
         /// while ``registrations`` still holds each registration, so none of those releases is the last one.
         mutating func releaseInRegistrationOrder() {
+            emptiedTable = nil
             released.removeAll()
             survivors.removeAll()
             removals.removeAll()
@@ -593,6 +604,21 @@ final class ControllerCore: @unchecked Sendable {
             current = registration.nextOnSameObject
         }
         return nil
+    }
+
+    /// Lock held. Every registration in the table, in the order they were made.
+    private func registrationsInOrder() -> [GuardRegistration] {
+        var all: [GuardRegistration] = []
+        all.reserveCapacity(registrationTotal)
+        registrations.forEachValue { head in
+            var current: GuardRegistration? = head
+            while let registration = current {
+                all.append(registration)
+                current = registration.nextOnSameObject
+            }
+        }
+        all.sort { $0.sequence < $1.sequence }
+        return all
     }
 
     /// Lock held. The chain starting at `head`, newest first.

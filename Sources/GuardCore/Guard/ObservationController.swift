@@ -63,7 +63,8 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     }
 
     deinit {
-        core.unobserveAll()
+        // Nothing can ask this controller to remove anything any more: no removal needs remembering.
+        core.unobserveAll(rememberingRemovals: false)
     }
 
     /// The observer, while it lives.

@@ -72,6 +72,13 @@ struct IdentityTable<Value> {
         slots.compactMap(\.value)
     }
 
+    /// Calls `body` with every value, in no particular order, without collecting them first.
+    func forEachValue(_ body: (Value) -> Void) {
+        for slot in slots {
+            if let value = slot.value { body(value) }
+        }
+    }
+
     /// Removes the values for which `shouldRemove` is true (releasing them here), keeping the table's capacity.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
         let kept = slots.filter { $0.key != 0 && !shouldRemove($0.value!) }

@@ -58,7 +58,8 @@ public final class ObservationToken: @unchecked Sendable {
     /// Ends the observation: no change made after this returns reaches the handler. Idempotent; safe from any thread
     /// and from inside the handler.
     public func invalidate() {
-        controller.unobserveAll()
+        // The token never removes anything by key path: no removal needs remembering.
+        controller.core.unobserveAll(rememberingRemovals: false)
     }
 
     /// Whether the observation still runs: `false` once invalidated, once the observed object deinitialized, or if

@@ -1,7 +1,8 @@
 import GuardCore
 
 /// Group 4: one observe + unobserve pair through the guard against the raw runtime's add + remove pair, on an
-/// object nobody else observes and on one with other observers of the same key.
+/// object nobody else observes and on one with other observers of the same key; and a screen's whole life (a new
+/// controller binds a dozen observers and is released) against the same registrations made and removed raw.
 struct RegistrationPairBench: BenchGroup {
     let title = "4. Observe + unobserve pair"
 
@@ -23,6 +24,13 @@ struct RegistrationPairBench: BenchGroup {
             "registration.guard-pair.observed-object", .nanoseconds,
             baseline: "registration.raw-pair.observed-object",
             "guard observe + unobserve on an object with \(otherObservers) other guard registrations of the key"),
+        FigureSpec(
+            "registration.raw-screen", .nanoseconds,
+            "a screen raw: addObserver of \(ScreenModel.keys.count) keys on each of \(ScreenBindings.models) models, "
+                + "then removeObserver of each"),
+        FigureSpec(
+            "registration.guard-screen", .nanoseconds, baseline: "registration.raw-screen",
+            "a screen through the guard: a new controller observes the same \(ScreenBindings.registrations) and is released"),
     ]
 
     func measure(_ context: BenchContext) -> [String: Double] {
@@ -44,11 +52,15 @@ struct RegistrationPairBench: BenchGroup {
             for other in others { crowdedRaw.removeObserver(other, forKeyPath: BenchModel.key) }
             otherControllers.forEach { $0.unobserveAll() }
         }
+        let screens = context.scale.pick(full: 400, quick: 100)
+        let screen = ScreenBindings()
         return context.sampler.medians([
             ("registration.raw-pair.unobserved-object", { Self.rawPairs(lonelyRaw, tally, pairs) }),
             ("registration.guard-pair.unobserved-object", { Self.guardPairs(lonelyGuarded, controller, pairs) }),
             ("registration.raw-pair.observed-object", { Self.rawPairs(crowdedRaw, tally, pairs) }),
             ("registration.guard-pair.observed-object", { Self.guardPairs(crowdedGuarded, controller, pairs) }),
+            ("registration.raw-screen", { Stopwatch.nanoseconds { screen.bindRaw(times: screens, observer: tally) } / Double(screens) }),
+            ("registration.guard-screen", { Stopwatch.nanoseconds { screen.bindGuarded(times: screens, observer: tally) } / Double(screens) }),
         ])
     }
 
