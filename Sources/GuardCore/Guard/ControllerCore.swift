@@ -42,7 +42,10 @@ final class ControllerCore: @unchecked Sendable {
         self.observerLiveness = ObserverLiveness(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
-        self.runtimeHandlesKVOObjects = backend is KVORuntimeBackend || backend is AutomaticBackend
+        // Both are structs, so their dynamic type says it exactly: a comparison of type metadata, where `is` would
+        // run a dynamic cast (a good part of what making a controller costs).
+        let backendType = type(of: backend)
+        self.runtimeHandlesKVOObjects = backendType == KVORuntimeBackend.self || backendType == AutomaticBackend.self
         self.ownSink = sink
     }
 
@@ -337,6 +340,8 @@ final class ControllerCore: @unchecked Sendable {
     @discardableResult
     func unobserveAll(rememberingRemovals: Bool = true) -> Int {
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
+            // Nothing registered (a controller released unused, a token invalidated twice): nothing to take apart.
+            guard !registrations.isEmpty else { return Retirement(result: .removed) }
             let all = registrationsInOrder()
             var retirement = Retirement(result: .removed, expecting: all.count)
             for registration in all {

@@ -6,20 +6,44 @@
 /// (a new generation), and each thread drops its own copy when it sees the generation change. Values are pure
 /// functions of their keys, so starting over only costs recomputation.
 ///
-/// Each thread also remembers the last entry it looked up, so asking again for the same key (a registration that
-/// checks a key path and then registers it) compares one key instead of hashing it.
+/// Each thread also remembers the last few entries it looked up, so asking again for one of them (a registration
+/// that checks a key path and then registers it; a screen that binds a few keys of each of its models) compares a
+/// few keys instead of hashing one.
 package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: SendableMetatype>: @unchecked Sendable {
     /// One thread's copy; only that thread touches it, so the run-time exclusivity checks would only cost time.
     private final class LocalCopy {
+        /// How many entries ``recent`` keeps.
+        static var recentCapacity: Int { 8 }
+
         @exclusivity(unchecked) var generation: UInt64 = 0
         @exclusivity(unchecked) var entries: [Key: Value] = [:]
-        @exclusivity(unchecked) var last: (key: Key, value: Value)?
+        /// The last entries looked up, a ring of at most ``recentCapacity``; each is also in `entries`.
+        @exclusivity(unchecked) private var recent: ContiguousArray<(key: Key, value: Value)> = []
+        /// Where the next entry goes once ``recent`` is full: over the oldest.
+        @exclusivity(unchecked) private var nextRecent = 0
 
         func hit(_ key: Key) -> Value? {
-            if let last, last.key == key { return last.value }
+            if let index = recent.firstIndex(where: { $0.key == key }) { return recent[index].value }
             guard let value = entries[key] else { return nil }
-            self.last = (key, value)
+            rememberRecent(key, value)
             return value
+        }
+
+        /// Puts `key` and its `value` among the recent entries, over the oldest once they are full.
+        func rememberRecent(_ key: Key, _ value: Value) {
+            if recent.count < Self.recentCapacity {
+                recent.append((key, value))
+            } else {
+                recent[nextRecent] = (key, value)
+                nextRecent = (nextRecent + 1) % Self.recentCapacity
+            }
+        }
+
+        /// Forgets everything (the shared copy started over).
+        func clear() {
+            entries.removeAll()
+            recent.removeAll()
+            nextRecent = 0
         }
     }
 
@@ -84,17 +108,16 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
         let copy = local.value
         let current = generation.word.load(ordering: .acquiring)
         if copy.generation != current {
-            copy.entries.removeAll()
-            copy.last = nil
+            copy.clear()
             copy.generation = current
         }
         return copy
     }
 
     private func remember(_ value: Value, for key: Key, in copy: LocalCopy) {
-        if copy.entries.count >= capacity { copy.entries.removeAll() }
+        if copy.entries.count >= capacity { copy.clear() }
         copy.entries[key] = value
-        copy.last = (key, value)
+        copy.rememberRecent(key, value)
     }
 
     /// Stores `made` unless another thread stored a value first; returns the value that stays. The replaced shared
