@@ -36,6 +36,7 @@ final class PlantedBugTests: XCTestCase {
             .initialStateMissing: .runtimeMisuse, .deliveryCheckRemoved: .deliveryOutsideRegistration,
             .notifyLiveStorage: .duplicateDelivery, .weakObjectsNotDropped: .runtimeMisuse,
             .descriptionSingleton: .nonLinearizable, .earlyReturnKeepsLock: .deadlock, .lockMissing: .nonLinearizable,
+            .initialReadEarly: .missingDelivery,
         ]
         XCTAssertEqual(Set(expected.keys), Set(PlantedBug.allCases))
         for (bug, kind) in expected.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -54,7 +55,9 @@ final class PlantedBugTests: XCTestCase {
 
     func testTheUnmodifiedBaselineKeepsTheOracleOnEveryPlantedScenario() {
         let configurations = [PlantedBug.commonConfiguration(controlled: true)]
-            + [PlantedBug.initialStateMissing, .weakObjectsNotDropped].map { $0.configuration(controlled: true) }
+            + [PlantedBug.initialStateMissing, .weakObjectsNotDropped, .initialReadEarly].map {
+                $0.configuration(controlled: true)
+            }
         for (index, configuration) in configurations.enumerated() {
             for seed in Self.seeds {
                 let result = ControlledRunner().runAndEvaluate(
@@ -63,6 +66,23 @@ final class PlantedBugTests: XCTestCase {
                 XCTAssertGreaterThan(result.report.totalChecks, 0)
             }
         }
+    }
+
+    /// `bug-initial-read-early` is seen by the loss rule of raced initial values: on its scenario the unmodified
+    /// baseline is held to that rule (and keeps it, above), while the bug's first failing seed breaks it.
+    func testTheInitialReadEarlyScenarioHoldsTheBaselineToTheLossRuleTheBugBreaks() throws {
+        let configuration = PlantedBug.initialReadEarly.configuration(controlled: true)
+        let lossChecks = Self.seeds.map { seed -> Int in
+            let result = ControlledRunner().runAndEvaluate(
+                Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(nil))
+            return result.report.checks[InitialValueChecks.lossRule] ?? 0
+        }.reduce(0, +)
+        XCTAssertGreaterThan(lossChecks, 0)
+        let failing = try XCTUnwrap(Self.seeds.lazy.map { self.controlledRun(.initialReadEarly, seed: $0) }.first { !$0.passed })
+        XCTAssertEqual(failing.report.signature, "missing-delivery")
+        XCTAssertTrue(
+            failing.report.violations.contains { $0.message.hasPrefix(InitialValueChecks.lossRule) },
+            "\(failing.report.violations)")
     }
 
     func testTheGuardPassesEveryPlantedBugsScenario() {
@@ -77,7 +97,7 @@ final class PlantedBugTests: XCTestCase {
     }
 
     func testPlantedBugsAreNamedByTheCatalogButNotListedAmongTheTargets() throws {
-        XCTAssertEqual(TargetCatalog.plantedBugNames.count, 10)
+        XCTAssertEqual(TargetCatalog.plantedBugNames.count, 11)
         for name in TargetCatalog.plantedBugNames {
             XCTAssertTrue(name.hasPrefix("bug-"), name)
             XCTAssertFalse(TargetCatalog.names.contains(name), name)

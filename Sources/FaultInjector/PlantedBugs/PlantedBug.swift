@@ -23,6 +23,8 @@ public enum PlantedBug: String, CaseIterable, Sendable {
     case descriptionSingleton = "bug-description-singleton"
     /// ``EarlyReturnKeepsLockController``.
     case earlyReturnKeepsLock = "bug-early-return-keeps-lock"
+    /// ``InitialValueReadEarlyController``.
+    case initialReadEarly = "bug-initial-read-early"
 
     /// The name of the unmodified baseline (accepted by ``TargetCatalog/make(_:diagnostics:)``, never listed): it
     /// must keep the oracle.
@@ -41,6 +43,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .weakObjectsNotDropped: return "weakly held objects not dropped on deinit"
         case .descriptionSingleton: return "singleton keyed by the object's description (race 5)"
         case .earlyReturnKeepsLock: return "an early return that never releases the lock"
+        case .initialReadEarly: return "the .initial value read before the registration exists"
         }
     }
 
@@ -57,6 +60,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .notifyLiveStorage: return [.duplicateDelivery]
         case .weakObjectsNotDropped: return [.runtimeMisuse]
         case .descriptionSingleton: return [.nonLinearizable, .missingDelivery, .misroutedDelivery]
+        case .initialReadEarly: return [.missingDelivery]
         }
     }
 
@@ -88,6 +92,29 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .weakObjectsNotDropped:
             configuration.weakHoldingEvery = 1
             configuration.mix[.releaseObject] = 10
+        case .initialReadEarly:
+            // One object's `gauge`, observed with `.initial` (its value is a raced read: sets of `gauge` take no lock
+            // the observe holds) through six controllers, so a set that overlaps an observe was surely announced to
+            // another registration; removals free the registrations again, and handlers do nothing (an unobserve in
+            // the initial handler would end the registration before the set it missed).
+            configuration.objects = 1
+            configuration.controllers = 6
+            configuration.keys = [.gauge]
+            configuration.mix = .none
+            configuration.mix[.observeInitial] = 60
+            configuration.mix[.unobserve] = 30
+            configuration.mix[.doubleUnobserve] = 3
+            configuration.mix[.unobserveObject] = 3
+            configuration.mix[.unobserveAll] = 2
+            configuration.mix[.setGauge] = 20
+            configuration.actions = HandlerActionMix()
+            configuration.actions.unobserveSelf = 0
+            configuration.actions.unobserveAll = 0
+            configuration.actions.releaseController = 0
+            configuration.actions.mutate = 0
+            configuration.actions.observe = 0
+            configuration.actions.adopt = 0
+            configuration.optionProbability = 0.75
         default:
             break
         }
@@ -108,6 +135,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .weakObjectsNotDropped: type = WeakObjectsNotDroppedController.self
         case .descriptionSingleton: type = DescriptionKeyedSingletonController.self
         case .earlyReturnKeepsLock: type = EarlyReturnKeepsLockController.self
+        case .initialReadEarly: type = InitialValueReadEarlyController.self
         }
         return type.init(observer: observer, retainsObjects: retainsObjects, table: table)
     }

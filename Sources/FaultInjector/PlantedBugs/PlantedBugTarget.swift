@@ -1,8 +1,10 @@
 import GuardCore
 
 /// A planted bug (or, with `bug` `nil`, the unmodified baseline) behind ``SystemUnderTest``: it promises the
-/// guard's semantics and breaks them in the one way its ``PlantedBug`` documents. It observes the classic keys only
-/// (`k0`, `k1`, `k2`, `sum`). Make one per round: a singleton's shared table lives in the target.
+/// guard's semantics and breaks them in the one way its ``PlantedBug`` documents. It observes the classic keys
+/// (`k0`, `k1`, `k2`, `sum`) and `gauge` (whose `.initial` value is read racing its sets, for
+/// ``PlantedBug/initialReadEarly``; the other bugs' scenarios draw only the classic keys). Make one per round: a
+/// singleton's shared table lives in the target.
 public struct PlantedBugTarget: SystemUnderTest {
     /// The planted bug, or `nil` for the baseline.
     public let bug: PlantedBug?
@@ -10,8 +12,8 @@ public struct PlantedBugTarget: SystemUnderTest {
     public var name: String { bug?.rawValue ?? PlantedBug.baselineName }
     /// It promises what the guard promises.
     public let promisesGuardSemantics = true
-    /// The classic keys.
-    public var observableKeys: Set<StressKey> { Set(StressKey.classic) }
+    /// The classic keys and `gauge`.
+    public var observableKeys: Set<StressKey> { Set(StressKey.classic + [.gauge]) }
     /// The singleton's table (used only by bugs whose controllers share one).
     private let sharedTable = PlantedTable()
 

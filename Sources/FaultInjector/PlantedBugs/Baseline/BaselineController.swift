@@ -7,8 +7,13 @@ import GuardCore
 /// teardown. Run unmodified (target `planted-baseline`, accepted by name, never listed) it keeps the oracle, so a
 /// planted bug's violations come from its one variation.
 ///
-/// It keeps observed objects alive even for a controller asked to hold them weakly: over the runtime's public API
-/// it cannot hear of an object's deinit, and the oracle accepts a registration that outlives its object's slot.
+/// A registration whose initial value it delivers itself is added through ``KVORuntimeBackend`` (as the guard's
+/// are), so it joins a change already under way (see ``registersJoiningChangesUnderWay(_:)``); every other one
+/// through the runtime's application API (Foundation's `addObserver`), and every removal too, so the runtime reports
+/// the misuses some planted bugs make.
+///
+/// It keeps observed objects alive even for a controller asked to hold them weakly: it never asks the runtime to
+/// tell it of an object's deinit, and the oracle accepts a registration that outlives its object's slot.
 /// Each step a planted bug changes is a method of its own; the subclasses in `PlantedBugs/` override one each.
 class BaselineController: StressController, @unchecked Sendable {
     private weak var observer: StressObserver?
@@ -86,6 +91,11 @@ class BaselineController: StressController, @unchecked Sendable {
     /// itself once the registration exists, exactly once, even if another thread removed it meanwhile.
     var runtimeDeliversInitial: Bool { false }
 
+    /// Whether the `.initial` value is read before the registration exists in the runtime (and delivered once it
+    /// does). Not in the baseline: like the guard it registers first and reads the value after, so a change that
+    /// completes after the observe began is either in the value read or delivered to the registration as a change.
+    var readsInitialValueBeforeRegistering: Bool { false }
+
     /// What an unobserve of a key path nothing is registered for does besides answering: nothing.
     func unobserveNothing(_ object: StressObject, keyPath: String) {}
 
@@ -99,11 +109,22 @@ class BaselineController: StressController, @unchecked Sendable {
             key: key(for: object, keyPath: keyPath), owner: ObjectIdentifier(self), object: object,
             keepsObjectAlive: keepsObjectsAlive, keyPath: keyPath,
             bridge: PlantedBridge(delivery: type(of: self), table: table, observer: observer, sink: sink))
-        guard reserve(registration) else { return .duplicate }
         let initialFromRuntime = runtimeDeliversInitial
-        object.addObserver(
-            registration.bridge, forKeyPath: keyPath, options: initialFromRuntime ? options : options.subtracting(.initial),
-            context: registration.context)
+        let deliversInitial = options.contains(.initial) && !initialFromRuntime
+        let readsEarly = deliversInitial && readsInitialValueBeforeRegistering
+        // Only a planted bug reads it here, before anything is registered.
+        let valueReadEarly = readsEarly ? initialValue(of: object, keyPath: keyPath, options: options) : nil
+        guard reserve(registration) else { return .duplicate }
+        if registersJoiningChangesUnderWay(options) {
+            // The target observes only keys the runtime knows, so the backend never refuses.
+            _ = KVORuntimeBackend().addObserver(
+                registration.bridge, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
+                context: registration.context, dropsWithObject: false)
+        } else {
+            object.addObserver(
+                registration.bridge, forKeyPath: keyPath,
+                options: initialFromRuntime ? options : options.subtracting(.initial), context: registration.context)
+        }
         let cancelledMeanwhile = table.lock.withLock { () -> Bool in
             switch registration.state {
             case .pending:
@@ -117,16 +138,32 @@ class BaselineController: StressController, @unchecked Sendable {
             }
         }
         if cancelledMeanwhile { unregister(registration) }
-        if options.contains(.initial), !initialFromRuntime {
-            // The registration exists: a change that completes from now on is in this value or delivered as a change.
-            let value = options.contains(.new) ? runtimeBackend.currentValue(of: object, forKeyPath: keyPath) : nil
+        if deliversInitial {
+            // Read now, the registration exists: a change that completes from now on is in this value or delivered
+            // as a change. A value read before the add misses the changes that completed in between.
+            let value = readsEarly ? valueReadEarly : initialValue(of: object, keyPath: keyPath, options: options)
             registration.bridge.forward(
                 KeyValueChange(kind: .setting, keyPath: keyPath, newValue: value), of: object, to: observer)
         }
         return .registered
     }
 
-    private var runtimeBackend: KVORuntimeBackend { KVORuntimeBackend() }
+    /// Whether an observe with these `options` adds its registration so that it joins a change under way: one whose
+    /// `willChangeValue` (and its snapshot of the observers) came before the add, and whose store and
+    /// `didChangeValue` come after it. An observe that delivers the initial value itself does (through
+    /// ``KVORuntimeBackend``, whose registrations the runtime notifies at the end of such a change, as it does the
+    /// guard's): it reads that value after the add, maybe before such a change stores its new value, so the change
+    /// must reach it. Registered through the application API, as Foundation's `addObserver`, it would not: a change
+    /// under way that stores after the read would be lost. Any other observe uses the application API (a change under
+    /// way when it registers began before it, and need not reach it).
+    private func registersJoiningChangesUnderWay(_ options: KeyValueObservingOptions) -> Bool {
+        options.contains(.initial) && !runtimeDeliversInitial
+    }
+
+    /// The value an `.initial` notification of `keyPath` carries as new: the current one with `.new`, else none.
+    private func initialValue(of object: StressObject, keyPath: String, options: KeyValueObservingOptions) -> Any? {
+        options.contains(.new) ? KVORuntimeBackend().currentValue(of: object, forKeyPath: keyPath) : nil
+    }
 
     func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
         let key = key(for: object, keyPath: keyPath)

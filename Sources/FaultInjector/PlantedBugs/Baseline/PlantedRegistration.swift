@@ -53,8 +53,10 @@ final class PlantedRegistration: @unchecked Sendable {
 }
 
 /// The runtime-side observer of one registration: hands every notification to its controller class's delivery,
-/// which decides whether (and how) it reaches the harness's sink.
-final class PlantedBridge: KeyValueObserver, @unchecked Sendable {
+/// which decides whether (and how) it reaches the harness's sink. It is added either through the runtime's
+/// application API (a ``KeyValueObserver``) or through ``KVORuntimeBackend`` (an ``ObservationReceiver``); see
+/// ``BaselineController/registersJoiningChangesUnderWay(_:)``.
+final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sendable {
     private let delivery: BaselineController.Type
     private weak var table: PlantedTable?
     private weak var observer: StressObserver?
@@ -73,6 +75,18 @@ final class PlantedBridge: KeyValueObserver, @unchecked Sendable {
         guard let object = object as? StressObject, let table else { return }
         delivery.deliver(change, of: object, through: self, in: table)
     }
+
+    /// A notification of a registration added through ``KVORuntimeBackend``: delivered as one of the application API.
+    func receive(_ change: KeyValueChange, of object: AnyObject) {
+        guard let object = object as? StressObject, let table else { return }
+        delivery.deliver(change, of: object, through: self, in: table)
+    }
+
+    /// Never called: the baseline never asks the runtime to drop a registration with its object.
+    func observedObjectDidDeinit() {}
+
+    /// Never called: the baseline observes no dotted key path.
+    func observedKeyPathBecameUnavailable() {}
 
     /// Hands the notification to the harness, unless the observer is gone.
     func forward(_ change: KeyValueChange, of object: StressObject) {
