@@ -300,6 +300,7 @@ enum HelpText {
                                   guard vs raw
           3 notify.*-observers    10, 100, 1,000 observers of one key, and the cost per notification
           4 registration.*-pair.* observe+unobserve pair, guard vs raw, on an unobserved and an observed object;
+                                  a token made with a Swift key path and invalidated, vs the raw pair;
             registration.*-screen a new controller binds 12 observers and is released, vs the same raw
           5 registration.*-elsewhere
                                   observe / unobserve with 10, 1,000, 100,000 registrations on other objects

@@ -13,9 +13,9 @@ extension ObservationController {
     /// Registers `handler` for a Swift key path whose string name is `name`, with the change's values typed.
     ///
     /// `name` is `nil` when the key path has none: that is an invalid argument (one event, naming the key path by
-    /// `description`) unless `object` is `nil`, which is reported as such.
+    /// `description`, rendered only then) unless `object` is `nil`, which is reported as such.
     func registerNamed<Object: AnyObject, Value>(
-        _ object: Object?, name: String?, description: String, options: KeyValueObservingOptions,
+        _ object: Object?, name: String?, description: @autoclosure () -> String, options: KeyValueObservingOptions,
         file: String, line: UInt, handler: @escaping @Sendable (Observer, Object, ObservedChange<Value>) -> Void
     ) -> ObserveResult {
         guard let name = resolvedName(name, description: description, of: object, file: file, line: line) else {
@@ -29,7 +29,7 @@ extension ObservationController {
     /// Stops observing a Swift key path whose string name is `name` (see
     /// ``registerNamed(_:name:description:options:file:line:handler:)`` for a `nil` name).
     func unobserveNamed(
-        _ object: AnyObject?, name: String?, description: String, file: String, line: UInt
+        _ object: AnyObject?, name: String?, description: @autoclosure () -> String, file: String, line: UInt
     ) -> UnobserveResult {
         guard let name = resolvedName(name, description: description, of: object, file: file, line: line) else {
             return .invalid(.unobservableKeyPath)
@@ -38,14 +38,15 @@ extension ObservationController {
     }
 
     /// `name`, or for a nil object the key path's description (so the `.nilObject` event that follows does not read
-    /// like an empty key path), or `nil` after emitting the invalid-argument event.
+    /// like an empty key path), or `nil` after emitting the invalid-argument event. `description` is called only
+    /// when it is used.
     func resolvedName(
-        _ name: String?, description: String, of object: AnyObject?, file: String, line: UInt
+        _ name: String?, description: () -> String, of object: AnyObject?, file: String, line: UInt
     ) -> String? {
-        guard let object else { return name ?? description }
+        guard let object else { return name ?? description() }
         if let name { return name }
         core.emit(
-            .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: description,
+            .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: description(),
             callSite: .init(file: file, line: line))
         return nil
     }

@@ -32,9 +32,11 @@ public final class ObservationToken: @unchecked Sendable {
     private let controller: ObservationController<TokenObserver>
 
     /// Observes `name` (the string form of the key path, `nil` if it has none) on `object` through `backend`.
-    /// `onObjectDeinit` runs once if the object deinitializes while observed.
+    /// `onObjectDeinit` runs once if the object deinitializes while observed. `description` (the key path as written,
+    /// for a diagnostic) is rendered only if a diagnostic needs it: rendering a Swift key path costs microseconds.
     init<Object: AnyObject>(
-        observing object: Object, keyPath name: String?, description: String, options: KeyValueObservingOptions,
+        observing object: Object, keyPath name: String?, description: @autoclosure () -> String,
+        options: KeyValueObservingOptions,
         backend: any KeyValueObservingBackend, file: String, line: UInt,
         onObjectDeinit: (@Sendable () -> Void)? = nil,
         handler: @escaping @Sendable (Object, KeyValueChange) -> Void

@@ -25,6 +25,10 @@ struct RegistrationPairBench: BenchGroup {
             baseline: "registration.raw-pair.observed-object",
             "guard observe + unobserve on an object with \(otherObservers) other guard registrations of the key"),
         FigureSpec(
+            "registration.token-pair", .nanoseconds, baseline: "registration.raw-pair.unobserved-object",
+            "guardedObserve(\\.value) + invalidate() of its token (a controller of its own) on an object nobody else "
+                + "observes"),
+        FigureSpec(
             "registration.raw-screen", .nanoseconds,
             "a screen raw: addObserver of \(ScreenModel.keys.count) keys on each of \(ScreenBindings.models) models, "
                 + "then removeObserver of each"),
@@ -59,6 +63,7 @@ struct RegistrationPairBench: BenchGroup {
             ("registration.guard-pair.unobserved-object", { Self.guardPairs(lonelyGuarded, controller, pairs) }),
             ("registration.raw-pair.observed-object", { Self.rawPairs(crowdedRaw, tally, pairs) }),
             ("registration.guard-pair.observed-object", { Self.guardPairs(crowdedGuarded, controller, pairs) }),
+            ("registration.token-pair", { Self.tokenPairs(lonelyGuarded, pairs) }),
             ("registration.raw-screen", { Stopwatch.nanoseconds { screen.bindRaw(times: screens, observer: tally) } / Double(screens) }),
             ("registration.guard-screen", { Stopwatch.nanoseconds { screen.bindGuarded(times: screens, observer: tally) } / Double(screens) }),
         ])
@@ -72,6 +77,22 @@ struct RegistrationPairBench: BenchGroup {
                 model.removeObserver(observer, forKeyPath: BenchModel.key)
             }
         } / Double(pairs)
+    }
+
+    /// Nanoseconds per token made with a Swift key path and invalidated.
+    private static func tokenPairs(_ model: BenchModel, _ pairs: Int) -> Double {
+        var active = 0
+        let elapsed = Stopwatch.nanoseconds {
+            for _ in 0..<pairs {
+                let token = model.guardedObserve(\.value, options: [.new, .old]) { _, change in
+                    BlackHole.consume(change.newValue ?? 0)
+                }
+                if token.isActive { active += 1 }
+                token.invalidate()
+            }
+        }
+        precondition(active == pairs, "a token did not observe in the bench")
+        return elapsed / Double(pairs)
     }
 
     /// Nanoseconds per guard observe + unobserve pair.
