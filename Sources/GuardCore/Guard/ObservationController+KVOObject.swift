@@ -27,8 +27,9 @@ extension ObservationController {
     }
 
     /// Observes a Swift key path of `object`, with the change's values typed. A key path that has no string name
-    /// (see ``KeyValueObservable``) is an invalid argument.
-    @discardableResult
+    /// (see ``KeyValueObservable``) is an invalid argument. Inlinable, so the handler that types each change is
+    /// specialized for the caller's `Value`.
+    @discardableResult @inlinable
     public func observe<Object: KVOObject, Value>(
         _ object: Object?, _ keyPath: KeyPath<Object, Value>, options: KeyValueObservingOptions = [],
         file: String = #fileID, line: UInt = #line,
@@ -58,7 +59,8 @@ extension ObservationController {
     /// The string key path for `keyPath`, or `nil` after emitting the invalid-argument event when it has none. A
     /// nil object has nothing to resolve against: the key path is named as written, so the `.nilObject` event that
     /// follows does not read like an empty key path.
-    private func keyPathName<Object: KVOObject, Value>(
+    @usableFromInline
+    func keyPathName<Object: KVOObject, Value>(
         _ keyPath: KeyPath<Object, Value>, of object: Object?, file: String, line: UInt
     ) -> String? {
         guard let object else { return String(describing: keyPath) }

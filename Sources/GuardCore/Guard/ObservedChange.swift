@@ -17,7 +17,9 @@ public struct ObservedChange<Value> {
     /// The untyped change this one was made from.
     public let change: KeyValueChange
 
-    /// Types `change`'s values as `Value` (a value of another type reads as `nil`).
+    /// Types `change`'s values as `Value` (a value of another type reads as `nil`). Inlinable, so the casts are
+    /// specialized for the caller's `Value` instead of looking its type up on every notification.
+    @inlinable
     public init(_ change: KeyValueChange) {
         self.kind = change.kind
         self.keyPath = change.keyPath

@@ -47,11 +47,13 @@ public struct KeyValueChange {
     }
 
     /// The new value cast to `T`, or `nil` if it is absent or of another type.
+    @inlinable
     public func newValue<T>(as type: T.Type) -> T? {
         newValue.flatMap { $0 as? T }
     }
 
     /// The old value cast to `T`, or `nil` if it is absent or of another type.
+    @inlinable
     public func oldValue<T>(as type: T.Type) -> T? {
         oldValue.flatMap { $0 as? T }
     }

@@ -4,6 +4,10 @@ extension KeyValueObservable {
     ///
     /// See ``ObservationToken`` for the guarantees. A key path that has no string name (see
     /// ``KeyValueObservable``) gives a token whose ``ObservationToken/result`` is invalid, with a diagnostic event.
+    ///
+    /// Inlinable, so the handler that types each change for `changeHandler` is specialized for the caller's `Value`
+    /// (unspecialized, it looks `ObservedChange<Value>`'s type up on every notification).
+    @inlinable
     public func guardedObserve<Value>(
         _ keyPath: KeyPath<Self, Value>, options: KeyValueObservingOptions = [],
         file: String = #fileID, line: UInt = #line,

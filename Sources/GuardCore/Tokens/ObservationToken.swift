@@ -34,6 +34,7 @@ public final class ObservationToken: @unchecked Sendable {
     /// Observes `name` (the string form of the key path, `nil` if it has none) on `object` through `backend`.
     /// `onObjectDeinit` runs once if the object deinitializes while observed. `description` (the key path as written,
     /// for a diagnostic) is rendered only if a diagnostic needs it: rendering a Swift key path costs microseconds.
+    @usableFromInline
     init<Object: AnyObject>(
         observing object: Object, keyPath name: String?, description: @autoclosure () -> String,
         options: KeyValueObservingOptions,
