@@ -107,13 +107,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
             configuration.mix[.unobserveObject] = 3
             configuration.mix[.unobserveAll] = 2
             configuration.mix[.setGauge] = 20
-            configuration.actions = HandlerActionMix()
-            configuration.actions.unobserveSelf = 0
-            configuration.actions.unobserveAll = 0
-            configuration.actions.releaseController = 0
-            configuration.actions.mutate = 0
-            configuration.actions.observe = 0
-            configuration.actions.adopt = 0
+            configuration.actions = .nothing
             configuration.optionProbability = 0.75
         default:
             break

@@ -155,6 +155,18 @@ public struct HandlerActionMix: Codable, Hashable, Sendable {
     /// The default mix.
     public init() {}
 
+    /// Handlers that do nothing (only ``none``, at its default weight).
+    public static var nothing: HandlerActionMix {
+        var mix = HandlerActionMix()
+        mix.unobserveSelf = 0
+        mix.unobserveAll = 0
+        mix.releaseController = 0
+        mix.mutate = 0
+        mix.observe = 0
+        mix.adopt = 0
+        return mix
+    }
+
     /// Reads the weights (each from 0 to ``OperationMix/weightLimit``); `adopt`, which older files lack, is 0 when
     /// absent.
     public init(from decoder: any Decoder) throws {

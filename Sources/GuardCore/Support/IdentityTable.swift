@@ -67,11 +67,6 @@ struct IdentityTable<Value> {
         return value
     }
 
-    /// Every value, in no particular order.
-    var values: [Value] {
-        slots.compactMap(\.value)
-    }
-
     /// Calls `body` with every value, in no particular order, without collecting them first.
     func forEachValue(_ body: (Value) -> Void) {
         for slot in slots {

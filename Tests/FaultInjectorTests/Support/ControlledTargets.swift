@@ -247,14 +247,8 @@ enum ControlledFixtures {
         configuration.mix[.observe] = 40
         configuration.mix[.unobserve] = 20
         configuration.mix[.mutate] = 40
-        configuration.actions = HandlerActionMix()
+        configuration.actions = .nothing
         configuration.actions.none = 1
-        configuration.actions.unobserveSelf = 0
-        configuration.actions.unobserveAll = 0
-        configuration.actions.releaseController = 0
-        configuration.actions.mutate = 0
-        configuration.actions.observe = 0
-        configuration.actions.adopt = 0
         return configuration
     }
 }

@@ -80,7 +80,9 @@ final class IdentityTableTests: XCTestCase {
                 for key in keys {
                     XCTAssertEqual(table.value(for: ObjectIdentifier(key)), reference[ObjectIdentifier(key)])
                 }
-                XCTAssertEqual(table.values.sorted(), reference.values.sorted())
+                var values: [Int] = []
+                table.forEachValue { values.append($0) }
+                XCTAssertEqual(values.sorted(), reference.values.sorted())
             }
         }
     }
