@@ -189,6 +189,9 @@ final class ObservationTokenTests: XCTestCase {
         }
         XCTAssertEqual(sink.events.map(\.invalidArgument), [.unobservableKeyPath, .unobservableKeyPath])
         XCTAssertEqual(sink.events.first?.callSite.line, UInt(line), "the call site is the user's line")
+        // The key path's description, rendered only for the diagnostic, names it as written.
+        XCTAssertEqual(sink.events.first?.keyPath, String(describing: \Profile.computedAge))
+        XCTAssertEqual(sink.events.last?.keyPath, "noSuchKey")
         XCTAssertEqual(profile.observationCount, 0)
     }
 }
