@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-filter="${TSAN_FILTER:-StressTests|ConcurrencyTests|ControlledRunnerTests|ControlledReplayTests|Conformance|TrampolineBackendTests|ObservationTokenTests|ObservedValuesTests|TokenAndMirroredTargetTests|PriorPairingRaceTests|KeyNameProbeRaceTests}"
+filter="${TSAN_FILTER:-StressTests|ConcurrencyTests|ControlledRunnerTests|ControlledReplayTests|Conformance|TrampolineBackendTests|ObservationTokenTests|ObservedValuesTests|TokenAndMirroredTargetTests|PriorPairingRaceTests|KeyNameProbeRaceTests|WordLockTests}"
 log="$(mktemp -t kvoguard-tsan.XXXXXX)"
 trap 'rm -f "$log"' EXIT
 

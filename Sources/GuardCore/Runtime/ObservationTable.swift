@@ -31,7 +31,7 @@ final class ObservationTable: @unchecked Sendable {
     /// Word 1: nonzero once the object deinitialized (``removeAll()``).
     private var objectGoneWord = gca_word()
     /// The table's mutex, inline: instances never move, so its address is stable. Touched only through ``mutex``.
-    private var mutexStorage = pthread_mutex_t()
+    private var mutexStorage = InternalMutex.Storage()
 
     // The mutable state below is touched only under the lock and never across a call out of the table, so the
     // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every change.
@@ -57,22 +57,22 @@ final class ObservationTable: @unchecked Sendable {
     private static let snapshotLimit = 64
 
     init() {
-        PthreadMutex.initialize(mutex)
+        InternalMutex.initialize(mutex)
     }
 
     deinit {
-        PthreadMutex.destroy(mutex)
+        InternalMutex.destroy(mutex)
     }
 
-    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+    private var mutex: UnsafeMutablePointer<InternalMutex.Storage> {
         (_getUnsafePointerToStoredProperties(self) + 2 * MemoryLayout<gca_word>.stride)
-            .assumingMemoryBound(to: pthread_mutex_t.self)
+            .assumingMemoryBound(to: InternalMutex.Storage.self)
     }
 
     @inline(__always)
     private func locked<Result>(_ body: () -> Result) -> Result {
-        PthreadMutex.lock(mutex, ownedBy: self)
-        defer { PthreadMutex.unlock(mutex, ownedBy: self) }
+        InternalMutex.lock(mutex, ownedBy: self)
+        defer { InternalMutex.unlock(mutex, ownedBy: self) }
         return body()
     }
 

@@ -6,35 +6,35 @@ import Musl
 import Darwin
 #endif
 
-/// The lock of one object, stored in it as a noncopyable value: a heap-allocated `pthread_mutex_t` (its address never
-/// moves, which POSIX requires; error-checking in debug builds, see ``PthreadMutex``) without an object of its own.
+/// The lock of one object, stored in it as a noncopyable value: a heap-allocated ``InternalMutex`` (its address never
+/// moves; an error-checking pthread mutex in debug builds) without an object of its own.
 ///
 /// Taking a ``Lock`` that an object keeps in a stored property loads and retains the lock object around the call;
 /// taking an embedded lock only reads the mutex's address, so a hot path that locks twice pays no reference counting
 /// for it. Lock boundaries are announced to ``SchedulePoints`` under the identity of the owner the caller names, which
 /// must be the object that stores the lock (each owner has one embedded lock).
 struct EmbeddedLock: ~Copyable, @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex: UnsafeMutablePointer<InternalMutex.Storage>
 
     /// Creates an unlocked lock.
     init() {
-        mutex = PthreadMutex.allocate()
+        mutex = InternalMutex.allocate()
     }
 
     deinit {
-        PthreadMutex.deallocate(mutex)
+        InternalMutex.deallocate(mutex)
     }
 
     /// Blocks until the lock is acquired. `owner` is the object that stores this lock.
     @inline(__always)
     func lock(ownedBy owner: AnyObject) {
-        PthreadMutex.lock(mutex, ownedBy: owner)
+        InternalMutex.lock(mutex, ownedBy: owner)
     }
 
     /// Releases the lock; the caller must hold it. `owner` is the object that stores this lock.
     @inline(__always)
     func unlock(ownedBy owner: AnyObject) {
-        PthreadMutex.unlock(mutex, ownedBy: owner)
+        InternalMutex.unlock(mutex, ownedBy: owner)
     }
 
     /// Runs `body` with the lock held and returns its result; the lock is released even if `body` throws. `owner` is

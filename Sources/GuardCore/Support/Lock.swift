@@ -1,4 +1,4 @@
-/// A mutual-exclusion lock with an identity of its own: an ``EmbeddedLock`` (a heap-allocated `pthread_mutex_t`) that
+/// A mutual-exclusion lock with an identity of its own: an ``EmbeddedLock`` (a heap-allocated ``InternalMutex``) that
 /// the lock object owns, for code that shares a lock between objects or keeps one in a value.
 ///
 /// The mutex lives on the heap so its address never moves, which POSIX requires, and ThreadSanitizer understands
@@ -7,7 +7,7 @@
 ///
 /// The lock is not recursive. In debug builds it is an error-checking mutex: a thread that takes it again while
 /// holding it (for example because user code ran under it and called back into KVOGuard) stops with a message
-/// instead of hanging forever. Release builds use a normal mutex (see ``PthreadMutex``).
+/// instead of hanging forever. Release builds use a ``WordLock`` on Linux and a normal mutex elsewhere (see ``InternalMutex``).
 ///
 /// Every acquire and release is announced to ``SchedulePoints`` (one atomic load when no hook is installed), so a
 /// fault injector can interleave threads at lock boundaries and a cooperative scheduler can tell which thread

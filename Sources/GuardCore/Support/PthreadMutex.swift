@@ -6,9 +6,10 @@ import Musl
 import Darwin
 #endif
 
-/// The operations on a `pthread_mutex_t` at a fixed address, shared by ``Lock`` (whose mutex has a heap block of its
-/// own) and objects that keep their mutex inline among their leading stored properties (``ObservationTable``), so
-/// that a per-object lock costs no allocation of its own.
+/// The operations on a `pthread_mutex_t` at a fixed address: GuardCore's own locks in debug builds and on platforms
+/// other than Linux (through ``InternalMutex``, for ``EmbeddedLock`` and ``Lock``, whose mutex has a heap block of its
+/// own, and for objects that keep their mutex inline among their leading stored properties, ``ObservationTable``, so
+/// that a per-object lock costs no allocation of its own), and ``LossyLineWriter``'s.
 ///
 /// In debug builds the mutex is error-checking: a thread that takes it again while holding it (for example because
 /// user code ran under it and called back into KVOGuard) stops with a message instead of hanging forever. Release

@@ -101,4 +101,40 @@ static inline bool gca_swift_object_is_deinitializing(const void *object) {
     return swift_isDeallocating((void *)object);
 }
 
+/// A lock in one 32-bit word: 0 unlocked, 1 locked, 2 locked with threads waiting (or about to). Zero-filled memory
+/// is an unlocked lock; it must not move while used. Taking it uncontended is one compare-and-exchange and
+/// releasing it one exchange, inlined into the caller; a thread that finds it taken spins briefly, then sleeps in
+/// the kernel (a futex on Linux) until a release wakes it. Not recursive: a thread that takes it again while holding
+/// it waits forever (GuardCore's debug builds use error-checking pthread mutexes instead, which stop with a message).
+typedef struct {
+    _Atomic(uint32_t) state;
+} gca_lock;
+
+/// The contended paths of `gca_lock_acquire` and `gca_lock_release` (GuardCoreAtomics.c). Linux only.
+void gca_lock_acquire_contended(gca_lock *lock);
+void gca_lock_wake_one(gca_lock *lock);
+
+/// Blocks until the caller holds `lock`; acquire ordering.
+static inline void gca_lock_acquire(gca_lock *lock) {
+    uint32_t expected = 0;
+    if (__builtin_expect(atomic_compare_exchange_strong_explicit(
+                             &lock->state, &expected, 1, memory_order_acquire, memory_order_relaxed),
+            1)) {
+        return;
+    }
+    gca_lock_acquire_contended(lock);
+}
+
+/// Releases `lock`, which the caller holds, and wakes one waiting thread if any; release ordering.
+static inline void gca_lock_release(gca_lock *lock) {
+    if (__builtin_expect(atomic_exchange_explicit(&lock->state, 0, memory_order_release) == 2, 0)) {
+        gca_lock_wake_one(lock);
+    }
+}
+
+/// Whether `lock` is held by some thread (a snapshot, for checks that it is not).
+static inline bool gca_lock_is_held(gca_lock *lock) {
+    return atomic_load_explicit(&lock->state, memory_order_relaxed) != 0;
+}
+
 #endif
