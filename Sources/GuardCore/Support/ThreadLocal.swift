@@ -10,12 +10,14 @@ import Darwin
 ///
 /// Backed by a `pthread_key_t`, so a lookup costs one `pthread_getspecific` call.
 package final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
-    private var key = pthread_key_t()
+    /// A constant: a `var` of a class would cost a run-time exclusivity check on every lookup.
+    private let key: pthread_key_t
     private let make: @Sendable () -> Value
 
     /// Creates the slot; `make` builds a thread's value the first time that thread asks for it.
     package init(_ make: @escaping @Sendable () -> Value) {
         self.make = make
+        var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
             Unmanaged<AnyObject>.fromOpaque(pointer).release()
@@ -24,6 +26,7 @@ package final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
             #endif
         }
         precondition(status == 0, "pthread_key_create failed with \(status)")
+        self.key = key
     }
 
     /// This thread's value, created on first access.
