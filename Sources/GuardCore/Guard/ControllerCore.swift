@@ -27,9 +27,7 @@ final class ControllerCore: @unchecked Sendable {
     @exclusivity(unchecked) private var ownSink: (any DiagnosticSink)?
     /// Live registrations by object: the newest of each object's registrations, which links to the older ones
     /// (``GuardRegistration/nextOnSameObject``).
-    @exclusivity(unchecked) private var registrations = IdentityTable<GuardRegistration>()
-    /// Where `registrations` keeps its storage, for `observe` to prefetch an object's slot before it locks.
-    private let registrationsLayout = StorageLayoutCell()
+    private let registrations = IdentityTable<GuardRegistration>()
     @exclusivity(unchecked) private var registrationTotal = 0
     /// Numbers registrations in the order they were made, so bulk removals unregister in a reproducible order.
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
@@ -88,7 +86,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         // In a table of many objects the object's slot is a cache miss: start it now, so it overlaps the checks and
         // the registration's allocation instead of stalling the locked insertion.
-        IdentityTable<GuardRegistration>.prefetchHome(of: ObjectIdentifier(object), in: registrationsLayout.layout)
+        registrations.prefetchHome(of: ObjectIdentifier(object))
         // With `.initial`, held for the whole call, so the initial notification always has an observer to go to;
         // without, only asked about (no handler runs in this call).
         let initialObserver: AnyObject?
@@ -141,7 +139,6 @@ final class ControllerCore: @unchecked Sendable {
                 return Self.link(registration, into: &head)
             }
             guard linked else { return false }
-            registrationsLayout.publish(registrations.storageLayout)
             registration.sequence = nextSequence
             nextSequence &+= 1
             registrationTotal += 1
@@ -360,9 +357,7 @@ final class ControllerCore: @unchecked Sendable {
                 }
                 retirement.retire(registration, object: object)
             }
-            retirement.emptiedTable = registrations
-            registrations = IdentityTable()
-            registrationsLayout.publish(registrations.storageLayout)
+            retirement.emptiedTable = registrations.takeAll()
             registrationTotal = 0
             return retirement
         }

@@ -71,7 +71,7 @@ struct RemovalHistory {
         }
     }
 
-    private var entries = IdentityTable<Entry>()
+    private let entries = IdentityTable<Entry>()
     private var sweepThreshold = 64
     /// The entry at `lastID` in `entries`, the last one a removal used: an object removed from again and again (an
     /// observe/unobserve loop) is recognized without a lookup. Always the very entry `entries` holds there, or `nil`

@@ -31,10 +31,17 @@ package enum KeyPathSyntax {
 
     /// Whether `keyPath` has more than `limit` components (counting every "." as a separator, so an ill-formed key
     /// path counts its empty components too). Constant time for a key path too short to have that many.
+    /// Inlined, so a key path too short (every observe's) costs a comparison, not a call.
+    @inline(__always)
     package static func hasMoreComponents(than limit: Int, _ keyPath: String) -> Bool {
         // `limit + 1` components need `limit` dots, so at least `limit` bytes; a native string knows its byte count.
         guard keyPath.utf8.count >= limit else { return false }
-        return UTF8Bytes.withBytes(of: keyPath) { bytes in
+        return countsMoreDots(than: limit, keyPath)
+    }
+
+    /// Whether `keyPath` has at least `limit` dots.
+    private static func countsMoreDots(than limit: Int, _ keyPath: String) -> Bool {
+        UTF8Bytes.withBytes(of: keyPath) { bytes in
             var dots = 0
             for byte in bytes where byte == dot {
                 dots += 1

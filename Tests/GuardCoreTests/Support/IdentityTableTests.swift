@@ -7,14 +7,16 @@ import XCTest
 final class IdentityTableTests: XCTestCase {
     private final class Key {}
 
-    /// The layout a table publishes for prefetching follows its storage: empty while it has none, new after it grows
-    /// (and round-trips through the cell other threads read it from).
-    func testStorageLayoutFollowsTheStorageAndRoundTripsThroughItsCell() {
+    /// The layout a table publishes for prefetching (which other threads read) follows its storage: empty while it
+    /// has none, new after it grows.
+    func testPublishedStorageLayoutFollowsTheStorage() {
         let keys = (0..<100).map { _ in Key() }
-        var table = IdentityTable<Int>()
+        let table = IdentityTable<Int>()
         XCTAssertEqual(table.storageLayout, IdentityTableStorageLayout(), "no storage yet")
+        XCTAssertEqual(table.publishedStorageLayout, IdentityTableStorageLayout())
         table.update(ObjectIdentifier(keys[0])) { $0 = 0 }
         let small = table.storageLayout
+        XCTAssertEqual(table.publishedStorageLayout, small)
         XCTAssertNotEqual(small.tagsAddress, 0)
         XCTAssertNotEqual(small.slotsAddress, 0)
         XCTAssertEqual(small.shift, 3)
@@ -22,18 +24,14 @@ final class IdentityTableTests: XCTestCase {
         let grown = table.storageLayout
         XCTAssertGreaterThan(grown.shift, small.shift)
         XCTAssertNotEqual(grown.slotsAddress, small.slotsAddress, "growing moves the slots")
-
-        let cell = StorageLayoutCell()
-        XCTAssertEqual(cell.layout, IdentityTableStorageLayout())
-        cell.publish(grown)
-        XCTAssertEqual(cell.layout, grown)
+        XCTAssertEqual(table.publishedStorageLayout, grown)
     }
 
     /// A prefetch is only a hint: from a stale layout, a layout of freed storage, or nonsense addresses, it neither
     /// faults nor changes the table.
     func testPrefetchingFromAStaleOrBogusLayoutIsHarmless() {
         let keys = (0..<50).map { _ in Key() }
-        var table = IdentityTable<Int>()
+        let table = IdentityTable<Int>()
         table.update(ObjectIdentifier(keys[0])) { $0 = 0 }
         let stale = table.storageLayout
         for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
@@ -46,6 +44,7 @@ final class IdentityTableTests: XCTestCase {
         for layout in bogus {
             for key in keys { IdentityTable<Int>.prefetchHome(of: ObjectIdentifier(key), in: layout) }
         }
+        for key in keys { table.prefetchHome(of: ObjectIdentifier(key)) }
         for (index, key) in keys.enumerated() {
             XCTAssertEqual(table.value(for: ObjectIdentifier(key)), index)
         }
@@ -53,7 +52,7 @@ final class IdentityTableTests: XCTestCase {
 
     func testMatchesADictionaryThroughRandomInsertionsUpdatesAndRemovals() {
         let keys = (0..<600).map { _ in Key() }
-        var table = IdentityTable<Int>()
+        let table = IdentityTable<Int>()
         var reference: [ObjectIdentifier: Int] = [:]
         var generator = SplitMixForTests(seed: 7)
         for step in 0..<40_000 {
@@ -87,9 +86,60 @@ final class IdentityTableTests: XCTestCase {
         }
     }
 
+    /// An identity whose value is set to `nil` keeps its slot, vacated: found again without an insertion, counted as
+    /// absent meanwhile; vacated slots of identities that never come back are dropped when the table runs out of room,
+    /// so a stream of short-lived objects does not grow it.
+    func testVacatedSlotsAreFoundAgainAndDroppedInsteadOfGrowingTheTable() {
+        let table = IdentityTable<Int>()
+        let resident = Key()
+        table.update(ObjectIdentifier(resident)) { $0 = 1 }
+        let layout = table.storageLayout
+        for round in 0..<1_000 {
+            table.update(ObjectIdentifier(resident)) { $0 = nil }
+            XCTAssertTrue(table.isEmpty)
+            XCTAssertNil(table.value(for: ObjectIdentifier(resident)))
+            table.update(ObjectIdentifier(resident)) { $0 = round }
+            XCTAssertEqual(table.count, 1)
+        }
+        XCTAssertEqual(table.storageLayout, layout, "the same slot, found again: no new storage")
+
+        // 10,000 objects, each with a value for a while and then none, never more than 5 at once.
+        var live: [Key] = []
+        for index in 0..<10_000 {
+            let key = Key()
+            table.update(ObjectIdentifier(key)) { $0 = index }
+            live.append(key)
+            if live.count > 5 { table.update(ObjectIdentifier(live.removeFirst())) { $0 = nil } }
+            XCTAssertEqual(table.count, live.count + 1, "object \(index)")
+        }
+        XCTAssertLessThanOrEqual(table.storageLayout.shift, 4, "at most 16 slots for at most 6 values")
+        XCTAssertEqual(table.value(for: ObjectIdentifier(resident)), 999)
+        for key in live { XCTAssertNotNil(table.value(for: ObjectIdentifier(key))) }
+        var values: [Int] = []
+        table.forEachValue { values.append($0) }
+        XCTAssertEqual(values.count, 6, "vacated slots hold no value")
+    }
+
+    /// `takeAll()` hands every value over to a new table and leaves an empty one without storage.
+    func testTakeAllMovesEverythingOut() {
+        let keys = (0..<40).map { _ in Key() }
+        let table = IdentityTable<Int>()
+        for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
+        let layout = table.storageLayout
+        let taken = table.takeAll()
+        XCTAssertTrue(table.isEmpty)
+        XCTAssertEqual(table.storageLayout, IdentityTableStorageLayout())
+        XCTAssertEqual(table.publishedStorageLayout, IdentityTableStorageLayout(), "published: no storage")
+        XCTAssertNil(table.value(for: ObjectIdentifier(keys[0])))
+        XCTAssertEqual(taken.count, keys.count)
+        XCTAssertEqual(taken.storageLayout, layout)
+        XCTAssertEqual(taken.publishedStorageLayout, layout)
+        for (index, key) in keys.enumerated() { XCTAssertEqual(taken.value(for: ObjectIdentifier(key)), index) }
+    }
+
     func testRemoveAllWhereKeepsTheRest() {
         let keys = (0..<100).map { _ in Key() }
-        var table = IdentityTable<Int>()
+        let table = IdentityTable<Int>()
         for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
         table.removeAll { $0 % 3 == 0 }
         XCTAssertEqual(table.count, 66)
@@ -99,7 +149,7 @@ final class IdentityTableTests: XCTestCase {
     }
 
     func testAnEmptyTableFindsNothingAndRemovesNothing() {
-        var table = IdentityTable<String>()
+        let table = IdentityTable<String>()
         let key = Key()
         XCTAssertTrue(table.isEmpty)
         XCTAssertNil(table.value(for: ObjectIdentifier(key)))
