@@ -132,7 +132,7 @@ final class ControllerCore: @unchecked Sendable {
             GuardRegistration.Setup(
                 object: object, info: consume info, options: options, context: context,
                 retainsObject: retainsObjects, callSite: callSite, core: self))
-        var gone: [GuardRegistration] = []
+        var gone = DeferredReleases()
         let reserved = lock.withLock(ownedBy: self) { () -> Bool in
             let linked = registrations.update(registration.objectID) { head in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
@@ -145,7 +145,7 @@ final class ControllerCore: @unchecked Sendable {
             return true
         }
         // Registrations of a dead object that had this address are released after unlocking.
-        withExtendedLifetime(gone) {}
+        gone.release()
         guard reserved else {
             emit(.duplicateObservation, object: object, keyPath: keyPath, callSite: callSite)
             return .duplicate
@@ -249,8 +249,8 @@ final class ControllerCore: @unchecked Sendable {
         let id = ObjectIdentifier(object)
         // Cast once, for the removal history and the runtime.
         let kvoObject = KVOObject.unretained(object)
-        var sweepSurvivors: [AnyObject] = []
-        var gone: [GuardRegistration] = []
+        var sweepSurvivors = DeferredReleases()
+        var gone = DeferredReleases()
         // The retired registration comes back as a result, not through a captured variable: reading that again would
         // take a reference of its own.
         let (result, retired, unregistration) = lock.withLock(ownedBy: self) {
@@ -259,7 +259,7 @@ final class ControllerCore: @unchecked Sendable {
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
                 return Self.unlink(keyPath: keyPath, from: &head)
             }
-            guard let registration = unlinked else {
+            guard let registration = consume unlinked else {
                 // Nothing registered under it: a key path that could never be registered is an invalid argument
                 // (checked only now, since one that was registered is valid).
                 if let reason = Self.invalidity(ofUnregistered: keyPath) { return (.invalid(reason), nil, .none) }
@@ -289,7 +289,8 @@ final class ControllerCore: @unchecked Sendable {
         }
         // `retired` (the user's handler, maybe the object), `gone` and `sweepSurvivors` are released here, after
         // unlocking.
-        withExtendedLifetime((gone, sweepSurvivors)) {}
+        gone.release()
+        sweepSurvivors.release()
         return result
     }
 
@@ -299,7 +300,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         let id = ObjectIdentifier(object)
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
-            var gone: [GuardRegistration] = []
+            var gone = DeferredReleases()
             let chain = registrations.update(id) { head -> GuardRegistration? in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
                 defer { head = nil }
@@ -308,11 +309,11 @@ final class ControllerCore: @unchecked Sendable {
             guard let newest = chain else {
                 let result: UnobserveResult = removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
                 var retirement = Retirement(result: result)
-                retirement.keep(gone)
+                retirement.survivors.append(contentsOf: &gone)
                 return retirement
             }
             var retirement = Retirement(result: .removed)
-            retirement.keep(gone)
+            retirement.survivors.append(contentsOf: &gone)
             for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
                 registrationTotal -= 1
                 retirement.retire(registration, object: object)
@@ -442,7 +443,7 @@ final class ControllerCore: @unchecked Sendable {
     /// tells the backend after unlocking (if the object still lives; otherwise the backend dropped it). A
     /// registration whose add is still running is cancelled instead: the observing thread removes it.
     private static func retire(_ registration: GuardRegistration) -> Unregistration {
-        registration.nextOnSameObject = nil
+        if registration.nextOnSameObject != nil { registration.nextOnSameObject = nil }
         switch registration.state.value {
         case .pending:
             // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
@@ -506,8 +507,9 @@ final class ControllerCore: @unchecked Sendable {
         private var removals: [(GuardRegistration, Unregistration, AnyObject)] = []
         private var released: [Any] = []
         /// Objects a sweep of the removal history found alive (see
-        /// ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``).
-        var survivors: [AnyObject] = []
+        /// ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``), and registrations of a dead object that had
+        /// the address of the object a removal was about.
+        var survivors = DeferredReleases()
         /// The table a bulk removal of everything emptied (its slots hold the registrations too).
         var emptiedTable: IdentityTable<GuardRegistration>?
 
@@ -530,11 +532,6 @@ final class ControllerCore: @unchecked Sendable {
             }
         }
 
-        /// Lock held. Keeps `value` to release it after unlocking.
-        mutating func keep(_ value: Any) {
-            released.append(value)
-        }
-
         /// Lock released. Unregisters from the backend, in registration order.
         func unregister(from core: ControllerCore) {
             for (registration, unregistration, object) in removals where !unregistration.isNone {
@@ -552,7 +549,7 @@ final class ControllerCore: @unchecked Sendable {
         mutating func releaseInRegistrationOrder() {
             emptiedTable = nil
             released.removeAll()
-            survivors.removeAll()
+            survivors.release()
             removals.removeAll()
             registrations.reverse()
             while !registrations.isEmpty {
@@ -564,8 +561,12 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock held. Makes `registration` the newest of its object's chain at `head`, unless the chain already has one
     /// for its key path (then returns `false` and changes nothing).
     private static func link(_ registration: GuardRegistration, into head: inout GuardRegistration?) -> Bool {
-        if find(keyPath: registration.keyPath, from: head) != nil { return false }
-        registration.nextOnSameObject = head
+        // A new registration links to nothing yet: with no chain, nothing to compare or link (setting `nil` again
+        // would only cost a release call).
+        if let head {
+            if find(keyPath: registration.keyPath, from: head) != nil { return false }
+            registration.nextOnSameObject = head
+        }
         head = registration
         return true
     }
@@ -640,7 +641,7 @@ final class ControllerCore: @unchecked Sendable {
     /// caller keeps alive, so no deinit can start under the lock. A weakly held ``KVOObject`` that is running its own
     /// deinit is not gone (see ``GuardRegistration/isAbout(_:)``): it may unobserve itself there.
     private func takeRegistrationsOfGoneObject(
-        from head: inout GuardRegistration?, notAbout object: AnyObject, into gone: inout [GuardRegistration]
+        from head: inout GuardRegistration?, notAbout object: AnyObject, into gone: inout DeferredReleases
     ) {
         guard !retainsObjects, head != nil else { return }
         while let registration = Self.unlink(from: &head, where: { !$0.isAbout(object) }) {

@@ -90,8 +90,10 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.core = setup.core
         let retainsObject = setup.retainsObject
         self.strongObject = retainsObject ? setup.object : nil
-        self.weakObjectTable =
-            retainsObject ? nil : KVOObject.existingTableReference(of: setup.object)?.takeUnretainedValue()
+        // Set only when there is one: storing `nil` over the initial `nil` would only cost a release call.
+        if !retainsObject, let table = KVOObject.existingTableReference(of: setup.object) {
+            self.weakObjectTable = table.takeUnretainedValue()
+        }
         let object = setup.objectReference
         let options = setup.options
         let context = setup.context

@@ -55,7 +55,7 @@ struct RemovalHistory {
 
         /// Whether the object this entry is about still lives. A weakly held object can only be asked by taking a
         /// strong reference to it, which may turn out to be the last one: a living one is appended to `survivors`.
-        func objectLives(keepingSurvivorsIn survivors: inout [AnyObject]) -> Bool {
+        func objectLives(keepingSurvivorsIn survivors: inout DeferredReleases) -> Bool {
             if let table { return !table.objectIsDeinitialized }
             guard let object else { return false }
             survivors.append(object)
@@ -83,7 +83,8 @@ struct RemovalHistory {
     /// the history found alive are appended to `survivors`: the caller releases them after unlocking, since a
     /// reference taken to check an object may turn out to be its last, and its deinit must not run under the lock.
     mutating func remember(
-        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, keepingSurvivorsIn survivors: inout [AnyObject]
+        _ keyPath: String, of id: ObjectIdentifier, object: AnyObject,
+        keepingSurvivorsIn survivors: inout DeferredReleases
     ) {
         remember(
             keyPath, of: id, object: object, objectTable: Self.tableAddress(of: object), keepingSurvivorsIn: &survivors)
@@ -93,7 +94,7 @@ struct RemovalHistory {
     /// already: `objectTable`.
     mutating func remember(
         _ keyPath: String, of id: ObjectIdentifier, object: AnyObject, objectTable: UnsafeMutableRawPointer?,
-        keepingSurvivorsIn survivors: inout [AnyObject]
+        keepingSurvivorsIn survivors: inout DeferredReleases
     ) {
         // The commonest case, the object the last removal was from: no lookup.
         if lastID == id, let lastEntry,
@@ -121,7 +122,7 @@ struct RemovalHistory {
     /// about its removals there).
     mutating func remember(
         _ keyPath: String, of id: ObjectIdentifier, deinitializingObjectTable table: ObservationTable,
-        keepingSurvivorsIn survivors: inout [AnyObject]
+        keepingSurvivorsIn survivors: inout DeferredReleases
     ) {
         if let entry = entries.value(for: id), entry.isAbout(table: table) {
             entry.add(keyPath)
@@ -133,7 +134,7 @@ struct RemovalHistory {
     /// Makes `entry` the one at `id`, replacing an entry about a dead object that had the same address, and sweeps
     /// the history when it grew past the threshold.
     private mutating func store(
-        _ entry: Entry, for id: ObjectIdentifier, keepingSurvivorsIn survivors: inout [AnyObject]
+        _ entry: Entry, for id: ObjectIdentifier, keepingSurvivorsIn survivors: inout DeferredReleases
     ) {
         let replaced = entries.update(id) { slot -> Entry? in
             defer { slot = entry }
@@ -171,7 +172,7 @@ struct RemovalHistory {
         object?._withUnsafeGuaranteedRef { $0.existingTableReference }?.toOpaque()
     }
 
-    private mutating func sweep(keepingSurvivorsIn survivors: inout [AnyObject]) {
+    private mutating func sweep(keepingSurvivorsIn survivors: inout DeferredReleases) {
         entries.removeAll { !$0.objectLives(keepingSurvivorsIn: &survivors) }
         // The last entry may be gone from `entries` now.
         lastEntry = nil
