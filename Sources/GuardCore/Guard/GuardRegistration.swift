@@ -22,13 +22,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// Set when the object is held strongly. The registration is released once it is removed, which releases the
     /// object.
     private let strongObject: AnyObject?
-    private weak var weakObject: AnyObject?
-    /// A weakly held ``KVOObject``'s observation table, which belongs to that object for good: it recognizes the
-    /// object while its deinit runs (its weak references already read `nil` then, and it may unobserve itself there),
-    /// and never takes a new object at its address for it (see ``isAbout(_:)``). Taken when the object has one (never
-    /// created for this: making a table changes what other threads' changes of the object do); guarded by the
-    /// controller's lock.
-    @exclusivity(unchecked) private var weakObjectTable: ObservationTable?
+    /// Set when the object is held weakly.
+    private let weaklyHeld: WeaklyHeldObject?
 
     // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
     // would only cost time.
@@ -90,17 +85,12 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.core = setup.core
         let retainsObject = setup.retainsObject
         self.strongObject = retainsObject ? setup.object : nil
-        // Set only when there is one: storing `nil` over the initial `nil` would only cost a release call.
-        if !retainsObject, let table = KVOObject.existingTableReference(of: setup.object) {
-            self.weakObjectTable = table.takeUnretainedValue()
-        }
-        let object = setup.objectReference
+        self.weaklyHeld = retainsObject ? nil : WeaklyHeldObject(setup.object)
         let options = setup.options
         let context = setup.context
         super.init(
             info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObject,
             isGuarded: true)
-        if !retainsObject { self.weakObject = object.takeUnretainedValue() }
     }
 
     /// The registration's life; see ``RegistrationState``.
@@ -108,7 +98,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     /// The observed object while it lives.
     var object: AnyObject? {
-        strongObject ?? weakObject
+        strongObject ?? weaklyHeld?.object
     }
 
     /// Whether this registration is about `object`, which the caller keeps alive. Only the chain at `object`'s
@@ -118,29 +108,32 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// (from the start of its deinit on, its registrations count as a gone object's).
     func isAbout(_ object: AnyObject) -> Bool {
         if let strongObject { return strongObject === object }
-        if let observed = weakObject { return observed === object }
-        guard let weakObjectTable else { return false }
-        return KVOObject.existingTableReference(of: object)?.toOpaque()
-            == Unmanaged.passUnretained(weakObjectTable).toOpaque()
+        guard let weaklyHeld else { return false }
+        if let observed = weaklyHeld.object { return observed === object }
+        guard let table = weaklyHeld.table else { return false }
+        return KVOObject.existingTableReference(of: object)?.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
     }
 
     /// Whether the registration is of a weakly held ``KVOObject`` whose observation table it has not taken yet (the
     /// object had none when the registration was made). Asked by the observing thread, the only one that writes it.
     var lacksObjectTable: Bool {
-        strongObject == nil && weakObjectTable == nil
+        guard let weaklyHeld else { return false }
+        return weaklyHeld.table == nil
     }
 
     /// Controller's lock held, by the observing thread once GuardCore's runtime made `object`'s table (the observed
     /// object, alive): takes it (see ``lacksObjectTable``).
     func takeObjectTable(of object: KVOObject) {
-        if weakObjectTable == nil { weakObjectTable = object.existingTable }
+        guard let weaklyHeld, weaklyHeld.table == nil else { return }
+        weaklyHeld.table = object.existingTable
     }
 
     /// The observation table of a weakly held ``KVOObject`` that reads as gone but is still running its deinit (see
     /// ``isAbout(_:)``); `nil` otherwise.
     var tableOfDeinitializingObject: ObservationTable? {
-        guard let weakObjectTable, weakObject == nil, !weakObjectTable.objectIsDeinitialized else { return nil }
-        return weakObjectTable
+        guard let weaklyHeld, let table = weaklyHeld.table, weaklyHeld.object == nil, !table.objectIsDeinitialized
+        else { return nil }
+        return table
     }
 
     /// Calls the user's handler.
