@@ -309,16 +309,16 @@ final class ControllerCore: @unchecked Sendable {
             guard let newest = chain else {
                 let result: UnobserveResult = removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
                 var retirement = Retirement(result: result)
-                retirement.survivors.append(contentsOf: &gone)
+                retirement.releasedLater.append(contentsOf: &gone)
                 return retirement
             }
             var retirement = Retirement(result: .removed)
-            retirement.survivors.append(contentsOf: &gone)
+            retirement.releasedLater.append(contentsOf: &gone)
             for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
                 registrationTotal -= 1
                 retirement.retire(registration, object: object)
                 removed.remember(
-                    registration.keyPath, of: id, object: object, keepingSurvivorsIn: &retirement.survivors)
+                    registration.keyPath, of: id, object: object, keepingSurvivorsIn: &retirement.releasedLater)
             }
             return retirement
         }
@@ -349,12 +349,12 @@ final class ControllerCore: @unchecked Sendable {
                 } else if let object {
                     removed.remember(
                         registration.keyPath, of: registration.objectID, object: object,
-                        keepingSurvivorsIn: &retirement.survivors)
+                        keepingSurvivorsIn: &retirement.releasedLater)
                 } else if let table = registration.tableOfDeinitializingObject {
                     // Its object is running its deinit, where it may still unobserve itself: a double removal then.
                     removed.remember(
                         registration.keyPath, of: registration.objectID, deinitializingObjectTable: table,
-                        keepingSurvivorsIn: &retirement.survivors)
+                        keepingSurvivorsIn: &retirement.releasedLater)
                 }
                 retirement.retire(registration, object: object)
             }
@@ -506,10 +506,10 @@ final class ControllerCore: @unchecked Sendable {
         private(set) var registrations: [GuardRegistration] = []
         private var removals: [(GuardRegistration, Unregistration, AnyObject)] = []
         private var released: [Any] = []
-        /// Objects a sweep of the removal history found alive (see
-        /// ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``), and registrations of a dead object that had
-        /// the address of the object a removal was about.
-        var survivors = DeferredReleases()
+        /// Released after unlocking, before the registrations: objects a sweep of the removal history found alive
+        /// (see ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``), and registrations of a dead object
+        /// that had the address of the object a removal was about.
+        var releasedLater = DeferredReleases()
         /// The table a bulk removal of everything emptied (its slots hold the registrations too).
         var emptiedTable: IdentityTable<GuardRegistration>?
 
@@ -544,12 +544,12 @@ final class ControllerCore: @unchecked Sendable {
         /// they were made, so the deinits those releases set off (of handlers, what they captured, observed objects
         /// the controller retained) run in an order that does not depend on object addresses: a run replayed under
         /// the same schedule takes the same steps. Everything else kept (a bulk removal's emptied table, whose slots
-        /// are ordered by address, handles, and the survivors of a sweep of the removal history) is released first,
-        /// while ``registrations`` still holds each registration, so none of those releases is the last one.
+        /// are ordered by address, handles, and ``releasedLater``) is released first, while ``registrations`` still
+        /// holds each registration, so none of those releases is the last one of a retired registration.
         mutating func releaseInRegistrationOrder() {
             emptiedTable = nil
             released.removeAll()
-            survivors.release()
+            releasedLater.release()
             removals.removeAll()
             registrations.reverse()
             while !registrations.isEmpty {

@@ -9,8 +9,6 @@ struct DeferredReleases {
     /// No references.
     init() {}
 
-    var isEmpty: Bool { references == nil }
-
     /// Keeps `reference` until ``release()``.
     mutating func append(_ reference: AnyObject) {
         if references == nil { references = [] }
