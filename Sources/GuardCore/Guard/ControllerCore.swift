@@ -303,8 +303,7 @@ final class ControllerCore: @unchecked Sendable {
             var gone = DeferredReleases()
             let chain = registrations.update(id) { head -> GuardRegistration? in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
-                defer { head = nil }
-                return head
+                return head.take()
             }
             guard let newest = chain else {
                 let result: UnobserveResult = removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
@@ -314,9 +313,10 @@ final class ControllerCore: @unchecked Sendable {
             }
             var retirement = Retirement(result: .removed)
             retirement.releasedLater.append(contentsOf: &gone)
-            for registration in Self.chain(from: newest).sorted(by: { $0.sequence < $1.sequence }) {
-                registrationTotal -= 1
-                retirement.retire(registration, object: object)
+            // A chain is newest first already (each registration is linked in front, under the lock that numbers it).
+            Self.takeApart(chain: newest) { retirement.retire($0, object: object) }
+            registrationTotal -= retirement.count
+            retirement.forEachInRegistrationOrder { registration, _ in
                 removed.remember(
                     registration.keyPath, of: id, object: object, keepingSurvivorsIn: &retirement.releasedLater)
             }
@@ -340,13 +340,16 @@ final class ControllerCore: @unchecked Sendable {
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             // Nothing registered (a controller released unused, a token invalidated twice): nothing to take apart.
             guard !registrations.isEmpty else { return Retirement(result: .removed) }
-            let all = registrationsInOrder()
-            var retirement = Retirement(result: .removed, expecting: all.count)
-            for registration in all {
-                let object = registration.object
-                if !rememberingRemovals {
-                    // Nothing to record.
-                } else if let object {
+            var retirement = Retirement(result: .removed, expecting: registrationTotal)
+            // Every chain is moved out of the table, and each registration out of its chain: no reference counting.
+            registrations.takeAllValues { head in
+                Self.takeApart(chain: head) { retirement.retire($0) }
+            }
+            registrationTotal = 0
+            retirement.sortNewestFirst()
+            guard rememberingRemovals else { return retirement }
+            retirement.forEachInRegistrationOrder { registration, object in
+                if let object {
                     removed.remember(
                         registration.keyPath, of: registration.objectID, object: object,
                         keepingSurvivorsIn: &retirement.releasedLater)
@@ -356,14 +359,11 @@ final class ControllerCore: @unchecked Sendable {
                         registration.keyPath, of: registration.objectID, deinitializingObjectTable: table,
                         keepingSurvivorsIn: &retirement.releasedLater)
                 }
-                retirement.retire(registration, object: object)
             }
-            retirement.emptiedTable = registrations.takeAll()
-            registrationTotal = 0
             return retirement
         }
         outcome.unregister(from: self)
-        let count = outcome.registrations.count
+        let count = outcome.count
         outcome.releaseInRegistrationOrder()
         return count
     }
@@ -499,61 +499,98 @@ final class ControllerCore: @unchecked Sendable {
     }
 
     /// Registrations taken out of the table under the lock (by a bulk removal), and what must happen to them after
-    /// unlocking: backend handles to unregister, then everything kept to release, both in registration order (see
+    /// unlocking: unregistering from the backend, then releasing everything kept, both in registration order (see
     /// ``releaseInRegistrationOrder()``).
     private struct Retirement {
+        /// One retired registration and what taking it out of the backend needs.
+        private struct Entry {
+            let registration: GuardRegistration
+            /// The registration's ``GuardRegistration/sequence``, kept here so sorting reads no registration.
+            let sequence: UInt64
+            /// Set to `.none` once released (see ``releaseInRegistrationOrder()``).
+            var unregistration: Unregistration
+            /// A weakly held object, loaded under the lock so it stays alive until it is unregistered from; `nil`
+            /// for a strongly held one (its registration holds it) and for one that is gone (nothing to remove the
+            /// registration from).
+            var loadedObject: AnyObject?
+
+            /// The object to unregister from, if it lives.
+            var object: AnyObject? {
+                loadedObject ?? registration.strongObject
+            }
+        }
+
         let result: UnobserveResult
-        private(set) var registrations: [GuardRegistration] = []
-        private var removals: [(GuardRegistration, Unregistration, AnyObject)] = []
-        private var released: [Any] = []
+        /// Newest first, so taking them from the end gives them in the order they were made.
+        private var entries: ContiguousArray<Entry> = []
         /// Released after unlocking, before the registrations: objects a sweep of the removal history found alive
         /// (see ``RemovalHistory/remember(_:of:object:keepingSurvivorsIn:)``), and registrations of a dead object
         /// that had the address of the object a removal was about.
         var releasedLater = DeferredReleases()
-        /// The table a bulk removal of everything emptied (its slots hold the registrations too).
-        var emptiedTable: IdentityTable<GuardRegistration>?
 
         /// A retirement with `result`, with room for `expectedCount` registrations.
         init(result: UnobserveResult, expecting expectedCount: Int = 0) {
             self.result = result
-            registrations.reserveCapacity(expectedCount)
-            removals.reserveCapacity(expectedCount)
+            if expectedCount > 0 { entries.reserveCapacity(expectedCount) }
         }
 
-        /// Lock held. Retires `registration` (see ``ControllerCore/retire(_:)``); its object, if it still lives, is
-        /// `object`.
-        mutating func retire(_ registration: GuardRegistration, object: AnyObject?) {
-            registrations.append(registration)
+        /// How many registrations it retired.
+        var count: Int { entries.count }
+
+        /// Lock held. Retires `registration` (see ``ControllerCore/retire(_:)``), taking over the caller's reference.
+        /// Its object is `object` when the caller has it (alive); otherwise a weakly held object is loaded (`nil` once
+        /// it is gone, or running its deinit).
+        mutating func retire(_ registration: consuming GuardRegistration, object: AnyObject? = nil) {
             let unregistration = ControllerCore.retire(registration)
-            if let object {
-                removals.append((registration, unregistration, object))
-            } else if case .handle(let handle) = unregistration {
-                released.append(handle)
-            }
+            let loadedObject = registration.holdsObjectWeakly ? (object ?? registration.object) : nil
+            let sequence = registration.sequence
+            entries.append(
+                Entry(
+                    registration: registration, sequence: sequence, unregistration: unregistration,
+                    loadedObject: loadedObject))
+        }
+
+        /// Lock held. Puts the retired registrations newest first (a bulk removal takes them in table order).
+        mutating func sortNewestFirst() {
+            entries.sort { $0.sequence > $1.sequence }
+        }
+
+        /// Lock held. Calls `body` with each retired registration and its object (if it lives), in the order they
+        /// were made.
+        func forEachInRegistrationOrder(_ body: (GuardRegistration, AnyObject?) -> Void) {
+            for index in entries.indices.reversed() { body(entries[index].registration, entries[index].object) }
         }
 
         /// Lock released. Unregisters from the backend, in registration order.
         func unregister(from core: ControllerCore) {
-            for (registration, unregistration, object) in removals where !unregistration.isNone {
-                SchedulePoints.reach(.guardBeforeUnregister)
-                core.unregister(registration, unregistration, from: object)
+            for index in entries.indices.reversed() where !entries[index].unregistration.isNone {
+                if let object = entries[index].loadedObject {
+                    SchedulePoints.reach(.guardBeforeUnregister)
+                    core.unregister(entries[index].registration, entries[index].unregistration, from: object)
+                } else if let object = entries[index].registration.unretainedStrongObject {
+                    // Held by the registration, which this retirement holds.
+                    SchedulePoints.reach(.guardBeforeUnregister)
+                    object._withUnsafeGuaranteedRef {
+                        core.unregister(entries[index].registration, entries[index].unregistration, from: $0)
+                    }
+                }
             }
         }
 
         /// Lock released, after ``unregister(from:)``. Releases the retired registrations one by one in the order
         /// they were made, so the deinits those releases set off (of handlers, what they captured, observed objects
         /// the controller retained) run in an order that does not depend on object addresses: a run replayed under
-        /// the same schedule takes the same steps. Everything else kept (a bulk removal's emptied table, whose slots
-        /// are ordered by address, handles, and ``releasedLater``) is released first, while ``registrations`` still
-        /// holds each registration, so none of those releases is the last one of a retired registration.
+        /// the same schedule takes the same steps. Everything else kept (``releasedLater``, then the backend handles
+        /// and loaded objects, in registration order) is released first, while each registration is still held here,
+        /// so none of those releases is the last one of a retired registration.
         mutating func releaseInRegistrationOrder() {
-            emptiedTable = nil
-            released.removeAll()
             releasedLater.release()
-            removals.removeAll()
-            registrations.reverse()
-            while !registrations.isEmpty {
-                _ = registrations.removeLast()
+            for index in entries.indices.reversed() {
+                if entries[index].loadedObject != nil { entries[index].loadedObject = nil }
+                if case .handle = entries[index].unregistration { entries[index].unregistration = .none }
+            }
+            while let entry = entries.popLast() {
+                _ = consume entry
             }
         }
     }
@@ -564,7 +601,7 @@ final class ControllerCore: @unchecked Sendable {
         // A new registration links to nothing yet: with no chain, nothing to compare or link (setting `nil` again
         // would only cost a release call).
         if let head {
-            if find(keyPath: registration.keyPath, from: head) != nil { return false }
+            if containsKeyPath(of: registration.info, from: head) { return false }
             registration.nextOnSameObject = head
         }
         head = registration
@@ -598,6 +635,17 @@ final class ControllerCore: @unchecked Sendable {
         return nil
     }
 
+    /// Lock held. Whether the chain at `head` has a registration for the key path of `info` (told apart by hash
+    /// first: registrations of other keys of the object cost a word comparison each, not a string comparison).
+    private static func containsKeyPath(of info: KeyPathInfo, from head: GuardRegistration) -> Bool {
+        var current: GuardRegistration? = head
+        while let registration = current {
+            if registration.info.isKeyPath(info.keyPath, hash: info.hash) { return true }
+            current = registration.nextOnSameObject
+        }
+        return false
+    }
+
     private static func find(keyPath: String, from head: GuardRegistration?) -> GuardRegistration? {
         var current = head
         while let registration = current {
@@ -607,19 +655,17 @@ final class ControllerCore: @unchecked Sendable {
         return nil
     }
 
-    /// Lock held. Every registration in the table, in the order they were made.
-    private func registrationsInOrder() -> [GuardRegistration] {
-        var all: [GuardRegistration] = []
-        all.reserveCapacity(registrationTotal)
-        registrations.forEachValue { head in
-            var current: GuardRegistration? = head
-            while let registration = current {
-                all.append(registration)
-                current = registration.nextOnSameObject
-            }
+    /// Lock held. Takes the chain starting at `head` apart, handing `body` each of its registrations, newest first,
+    /// with the reference that held it (the table's for the head, the newer registration's link for the others):
+    /// moved, not copied.
+    private static func takeApart(
+        chain head: consuming GuardRegistration?, _ body: (consuming GuardRegistration) -> Void
+    ) {
+        var next = head
+        while let registration = next.take() {
+            next = registration.nextOnSameObject.take()
+            body(registration)
         }
-        all.sort { $0.sequence < $1.sequence }
-        return all
     }
 
     /// Lock held. The chain starting at `head`, newest first.

@@ -19,11 +19,10 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     let callSite: GuardDiagnostic.CallSite
     /// The controller's shared state.
     let core: ControllerCore
-    /// Set when the object is held strongly. The registration is released once it is removed, which releases the
-    /// object.
-    private let strongObject: AnyObject?
-    /// Set when the object is held weakly.
-    private let weaklyHeld: WeaklyHeldObject?
+    /// The object itself when it is held strongly (the registration is released once it is removed, which releases
+    /// the object), or a ``WeaklyHeldObject`` around it when it is held weakly (``Observance/dropsWithObject``): one
+    /// reference either way, so a registration has no empty field to release when it goes.
+    private let heldObject: AnyObject
 
     // The variables below are never accessed by two threads at once (see each), so the run-time exclusivity checks
     // would only cost time.
@@ -84,8 +83,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.callSite = setup.callSite
         self.core = setup.core
         let retainsObject = setup.retainsObject
-        self.strongObject = retainsObject ? setup.object : nil
-        self.weaklyHeld = retainsObject ? nil : WeaklyHeldObject(setup.object)
+        self.heldObject = retainsObject ? setup.object : WeaklyHeldObject(setup.object)
         let options = setup.options
         let context = setup.context
         super.init(
@@ -96,9 +94,28 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The registration's life; see ``RegistrationState``.
     var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(2, of: self)) }
 
+    /// The observed object when the registration holds it strongly; `nil` when it holds it weakly.
+    var strongObject: AnyObject? {
+        dropsWithObject ? nil : heldObject
+    }
+
+    /// ``strongObject`` without a reference of its own: valid while the registration lives.
+    var unretainedStrongObject: Unmanaged<AnyObject>? {
+        dropsWithObject ? nil : Unmanaged.passUnretained(heldObject)
+    }
+
+    /// Whether the registration holds its object weakly.
+    var holdsObjectWeakly: Bool { dropsWithObject }
+
+    /// What the registration keeps of a weakly held object; `nil` when it holds the object strongly.
+    private var weaklyHeld: WeaklyHeldObject? {
+        dropsWithObject ? unsafeDowncast(heldObject, to: WeaklyHeldObject.self) : nil
+    }
+
     /// The observed object while it lives.
     var object: AnyObject? {
-        strongObject ?? weaklyHeld?.object
+        guard let weaklyHeld else { return heldObject }
+        return weaklyHeld.object
     }
 
     /// Whether this registration is about `object`, which the caller keeps alive. Only the chain at `object`'s
@@ -107,8 +124,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// also while its own deinit runs; any other weakly held object only while its weak reference still reads it
     /// (from the start of its deinit on, its registrations count as a gone object's).
     func isAbout(_ object: AnyObject) -> Bool {
-        if let strongObject { return strongObject === object }
-        guard let weaklyHeld else { return false }
+        guard let weaklyHeld else { return heldObject === object }
         if let observed = weaklyHeld.object { return observed === object }
         guard let table = weaklyHeld.table else { return false }
         return KVOObject.existingTableReference(of: object)?.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
@@ -148,7 +164,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// handler see an object of the wrong type. Nothing is delivered once a weakly held object is gone.
     @usableFromInline
     func receive(_ change: KeyValueChange, of object: AnyObject) {
-        if object === strongObject {
+        if !dropsWithObject && object === heldObject {
             notify(change, of: object)
         } else if let observed = self.object {
             notify(change, of: observed)

@@ -50,7 +50,9 @@ final class IdentityTable<Value> {
 
     deinit {
         guard let slots, let tags else { return }
-        slots.deinitialize(count: capacity)
+        // Only a slot with a value holds anything to release: a table whose values were all taken out (or set to
+        // `nil`) has none, and skips a pass over its slots.
+        if count > 0 { slots.deinitialize(count: capacity) }
         slots.deallocate()
         tags.deallocate()
     }
@@ -121,17 +123,24 @@ final class IdentityTable<Value> {
         rebuild(shift: shift, with: kept)
     }
 
-    /// Moves everything into a new table, which it returns, and leaves this one empty, with no storage.
-    func takeAll() -> IdentityTable {
-        let taken = IdentityTable()
-        swap(&taken.slots, &slots)
-        swap(&taken.tags, &tags)
-        swap(&taken.shift, &shift)
-        swap(&taken.count, &count)
-        swap(&taken.keyed, &keyed)
+    /// Empties the table and frees its storage, handing each value to `body` (in no particular order) with the
+    /// reference the table held: moved out, not copied, so emptying a table costs no reference counting. The table is
+    /// already empty while `body` runs.
+    func takeAllValues(_ body: (consuming Value) -> Void) {
+        guard let slots, let tags else { return }
+        let slotCount = capacity
+        self.slots = nil
+        self.tags = nil
+        shift = 0
+        count = 0
+        keyed = 0
         publishStorageLayout()
-        taken.publishStorageLayout()
-        return taken
+        for index in 0..<slotCount {
+            if let value = (slots + index).pointee.value.take() { body(value) }
+        }
+        // Every slot is empty now (a key and `nil`): nothing left to deinitialize.
+        slots.deallocate()
+        tags.deallocate()
     }
 
     // MARK: Prefetching

@@ -120,21 +120,37 @@ final class IdentityTableTests: XCTestCase {
         XCTAssertEqual(values.count, 6, "vacated slots hold no value")
     }
 
-    /// `takeAll()` hands every value over to a new table and leaves an empty one without storage.
-    func testTakeAllMovesEverythingOut() {
-        let keys = (0..<40).map { _ in Key() }
-        let table = IdentityTable<Int>()
-        for (index, key) in keys.enumerated() { table.update(ObjectIdentifier(key)) { $0 = index } }
-        let layout = table.storageLayout
-        let taken = table.takeAll()
-        XCTAssertTrue(table.isEmpty)
-        XCTAssertEqual(table.storageLayout, IdentityTableStorageLayout())
-        XCTAssertEqual(table.publishedStorageLayout, IdentityTableStorageLayout(), "published: no storage")
-        XCTAssertNil(table.value(for: ObjectIdentifier(keys[0])))
-        XCTAssertEqual(taken.count, keys.count)
-        XCTAssertEqual(taken.storageLayout, layout)
-        XCTAssertEqual(taken.publishedStorageLayout, layout)
-        for (index, key) in keys.enumerated() { XCTAssertEqual(taken.value(for: ObjectIdentifier(key)), index) }
+    /// `takeAllValues(_:)` hands every value over exactly once, with the table's reference (it keeps none), and
+    /// leaves the table empty with no storage, already while the values are handed over.
+    func testTakeAllValuesHandsEverythingOverAndKeepsNothing() {
+        let table = IdentityTable<Key>()
+        var ids: [ObjectIdentifier] = []
+        var watchers: [() -> Key?] = []
+        for _ in 0..<40 {
+            let key = Key()
+            ids.append(ObjectIdentifier(key))
+            watchers.append { [weak key] in key }
+            table.update(ObjectIdentifier(key)) { $0 = key }
+        }
+        // Vacated slots hold nothing and hand over nothing.
+        for id in ids.prefix(5) { table.update(id) { $0 = nil } }
+        XCTAssertTrue(watchers.prefix(5).allSatisfy { $0() == nil }, "a vacated slot released its value")
+        XCTAssertTrue(watchers.dropFirst(5).allSatisfy { $0() != nil }, "the table holds the others")
+        var handed: [ObjectIdentifier] = []
+        table.takeAllValues { value in
+            XCTAssertTrue(table.isEmpty, "empty while the values are handed over")
+            XCTAssertEqual(table.storageLayout, IdentityTableStorageLayout())
+            XCTAssertEqual(table.publishedStorageLayout, IdentityTableStorageLayout(), "published: no storage")
+            handed.append(ObjectIdentifier(value))
+        }
+        XCTAssertEqual(handed.count, 35, "each value once")
+        XCTAssertEqual(Set(handed), Set(ids.dropFirst(5)))
+        XCTAssertTrue(watchers.allSatisfy { $0() == nil }, "the table kept no reference to a value it handed over")
+        XCTAssertNil(table.value(for: ids[10]))
+        // Usable again afterwards.
+        let again = Key()
+        table.update(ObjectIdentifier(again)) { $0 = again }
+        XCTAssertTrue(table.value(for: ObjectIdentifier(again)) === again)
     }
 
     func testRemoveAllWhereKeepsTheRest() {
