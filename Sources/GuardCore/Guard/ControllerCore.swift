@@ -9,12 +9,16 @@
 @usableFromInline
 final class ControllerCore: @unchecked Sendable {
     private let lock = EmbeddedLock()
-    /// The observer, held weakly: a controller never keeps its observer alive.
-    weak var observer: AnyObject?
+    /// The observer, held weakly: a controller never keeps an application's observer alive.
+    private weak var weakObserver: AnyObject?
+    /// The observer of a controller made to own it (a token's private observer, which nothing else holds), held
+    /// strongly: no weak reference (and no side table) is made for it, and it lives as long as the controller's state.
+    private let ownedObserver: AnyObject?
     /// The observer's type, rendered only when a diagnostic names it.
     private let observerMetatype: Any.Type
-    /// Answers `observe` without `.initial`, which only needs to know whether the observer lives.
-    private let observerLiveness: ObserverLiveness
+    /// Answers `observe` without `.initial`, which only needs to know whether the observer lives; `nil` for an owned
+    /// observer, which always does.
+    private let observerLiveness: ObserverLiveness?
     let retainsObjects: Bool
     let backend: any KeyValueObservingBackend
     /// Whether the backend hands every ``KVOObject`` to GuardCore's runtime (``KVORuntimeBackend`` itself, or
@@ -34,10 +38,21 @@ final class ControllerCore: @unchecked Sendable {
     /// What was removed before, to tell a double removal from the removal of something never registered.
     @exclusivity(unchecked) private var removed = RemovalHistory()
 
-    init(observer: AnyObject, retainsObjects: Bool, backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?) {
-        self.observer = observer
+    /// The state of a controller for `observer`, held weakly, or strongly with `ownsObserver` (for an observer that
+    /// only the controller's owner made, and that nothing but the controller needs to keep).
+    init(
+        observer: AnyObject, ownsObserver: Bool = false, retainsObjects: Bool, backend: any KeyValueObservingBackend,
+        sink: (any DiagnosticSink)?
+    ) {
+        if ownsObserver {
+            self.ownedObserver = observer
+            self.observerLiveness = nil
+        } else {
+            self.ownedObserver = nil
+            self.weakObserver = observer
+            self.observerLiveness = ObserverLiveness(of: observer)
+        }
         self.observerMetatype = type(of: observer)
-        self.observerLiveness = ObserverLiveness(of: observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
         // Both are structs, so their dynamic type says it exactly: a comparison of type metadata, where `is` would
@@ -45,6 +60,18 @@ final class ControllerCore: @unchecked Sendable {
         let backendType = type(of: backend)
         self.runtimeHandlesKVOObjects = backendType == KVORuntimeBackend.self || backendType == AutomaticBackend.self
         self.ownSink = sink
+    }
+
+    /// The observer, while it lives.
+    var observer: AnyObject? {
+        ownedObserver ?? weakObserver
+    }
+
+    /// Whether the observer has not begun its deinit, asked without a strong reference to it where possible.
+    @inline(__always)
+    private var observerLives: Bool {
+        guard let observerLiveness else { return true }
+        return observerLiveness.observerLives(weakObserver: weakObserver)
     }
 
     /// The observer's unqualified type name, as diagnostics show it.
@@ -96,7 +123,7 @@ final class ControllerCore: @unchecked Sendable {
             }
             initialObserver = observer
         } else {
-            guard observerLiveness.observerLives(weakObserver: observer) else {
+            guard observerLives else {
                 return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
             }
             initialObserver = nil

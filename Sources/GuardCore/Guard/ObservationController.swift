@@ -62,6 +62,14 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
             observer: observer, retainsObjects: retainsObservedObjects, backend: backend, sink: diagnosticSink)
     }
 
+    /// A controller that holds `observer` strongly: for an observer only the caller made and nothing else needs
+    /// (a token's), so it needs no weak reference. Objects are held weakly or strongly as `retainsObservedObjects`
+    /// says; diagnostics go to the process-wide sink.
+    init(owning observer: Observer, retainsObservedObjects: Bool, backend: any KeyValueObservingBackend) {
+        core = ControllerCore(
+            observer: observer, ownsObserver: true, retainsObjects: retainsObservedObjects, backend: backend, sink: nil)
+    }
+
     deinit {
         // Nothing can ask this controller to remove anything any more: no removal needs remembering.
         core.unobserveAll(rememberingRemovals: false)

@@ -20,9 +20,10 @@
 ///   that asks from its own deinit, is a diagnostic event and a token whose ``result`` is
 ///   ``ObserveResult/invalid(_:)``, never a crash.
 public final class ObservationToken: @unchecked Sendable {
-    /// The controller's observer. The controller holds it weakly; the registration's handler holds it, so it lives
-    /// exactly as long as the registration and a notification never finds it gone (even one racing the token's
-    /// release on another thread). Diagnostics name it as the observer: `TokenObserver`.
+    /// The controller's observer, which the controller owns (holds strongly): it lives as long as the controller's
+    /// state, which every registration (and so every notification under way, even one racing the token's release on
+    /// another thread) holds, so a notification never finds it gone. Diagnostics name it as the observer:
+    /// `TokenObserver`.
     final class TokenObserver: Sendable {}
 
     /// What the guard did with the observe call: ``ObserveResult/registered``, or ``ObserveResult/invalid(_:)``
@@ -42,17 +43,14 @@ public final class ObservationToken: @unchecked Sendable {
         onObjectDeinit: (@Sendable () -> Void)? = nil,
         handler: @escaping @Sendable (Object, KeyValueChange) -> Void
     ) {
-        let tokenObserver = TokenObserver()
         let observedBackend = onObjectDeinit.map { DeinitReportingBackend(base: backend, onObjectDeinit: $0) }
         let controller = ObservationController(
-            observer: tokenObserver, retainsObservedObjects: false, backend: observedBackend ?? backend)
+            owning: TokenObserver(), retainsObservedObjects: false, backend: observedBackend ?? backend)
         self.controller = controller
         if let name = controller.resolvedName(name, description: description, of: object, file: file, line: line) {
             self.result = controller.registerTyped(
                 object, keyPath: name, options: options, context: nil, file: file, line: line,
-                handler: { [tokenObserver] _, object, change in
-                    withExtendedLifetime(tokenObserver) { handler(object, change) }
-                })
+                handler: { _, object, change in handler(object, change) })
         } else {
             self.result = .invalid(.unobservableKeyPath)
         }
