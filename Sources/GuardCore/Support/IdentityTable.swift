@@ -104,14 +104,6 @@ final class IdentityTable<Value> {
         return value
     }
 
-    /// Calls `body` with every value, in no particular order, without collecting them first.
-    func forEachValue(_ body: (Value) -> Void) {
-        guard let slots else { return }
-        for index in 0..<capacity {
-            if let value = slots[index].value { body(value) }
-        }
-    }
-
     /// Removes the values for which `shouldRemove` is true (releasing them here), keeping the table's capacity.
     func removeAll(where shouldRemove: (Value) -> Bool) {
         guard let slots else { return }
