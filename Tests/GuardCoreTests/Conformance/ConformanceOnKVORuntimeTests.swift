@@ -338,6 +338,28 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
             ])
     }
 
+    /// Foundation sends a change's prior notifications to the observers of a key oldest registration first and its
+    /// change notifications newest first (it pops the pending notifications its prior pass pushed), so each
+    /// observer's pair nests inside the pairs of those registered before it; the guard's handlers, one backend
+    /// registration each, follow the backend.
+    func testPriorsGoOldestFirstAndChangesNewestFirstAcrossControllers() {
+        let observers = (0..<3).map { _ in ConformanceObserver() }
+        let controllers = observers.map { makeController(for: $0).1 }
+        let model = fixture.makeModel()
+        let order = ConformanceValueBox<[String]>()
+        assertNoMisuse {
+            for (index, controller) in controllers.enumerated() {
+                controller.observe(object: model, keyPath: "age", options: [.prior, .new]) { _, _, change in
+                    order.mutate { $0 = ($0 ?? []) + ["\(change.isPrior ? "will" : "did") \(index)"] }
+                }
+            }
+            model.age = 4
+            for controller in controllers { controller.unobserveAll() }
+        }
+        XCTAssertEqual(order.value, ["will 0", "will 1", "will 2", "did 2", "did 1", "did 0"])
+        XCTAssertEqual(registrations(on: model), 0)
+    }
+
     // MARK: Invalid arguments
 
     func testAKeyThatCannotBeObservedIsInvalidAndNeverReachesTheImplementation() {

@@ -11,6 +11,8 @@ import GuardCore
 //   duration of its callouts;
 // - `.initial` is delivered from inside `addObserver`; `.prior` before the change with `notificationIsPrior` and the
 //   old value; change dictionaries hold `NSNumber` kinds, `NSNull` for nil and `NSIndexSet` indexes;
+// - prior notifications go to the observers oldest registration first, change notifications newest first (Foundation
+//   pops the pending notifications its prior pass pushed);
 // - `removeObserver(_:forKeyPath:context:)` of a registration that does not exist raises `NSRangeException`
 //   (recorded here);
 // - an autonotifying object deallocated with observers attached drops them silently, then releases its associated
@@ -151,7 +153,7 @@ class SimulatedKVOObject: @unchecked Sendable {
         }
         apply()
         let newValue = kind == .removal ? nil : value(forKey: key)
-        for (observance, observer) in retained {
+        for (observance, observer) in retained.reversed() {
             var change = base(kind: kind, indexes: indexes)
             if observance.options.contains(.old), kind != .insertion {
                 change["old"] = Self.changedValue(oldValue, kind: kind, indexes: indexes)
