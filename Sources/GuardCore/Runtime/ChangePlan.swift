@@ -30,6 +30,8 @@ struct ChangePlan {
     private let keyHash: UInt64
     private let kind: KeyValueChange.Kind
     private let indexes: IndexSet?
+    /// For a mutation of a set property: the mutation, and the objects it adds (worked out when the change begins).
+    private let setChange: SetChange?
     private let table: Unmanaged<ObservationTable>
     private let targets: ChangeTargets
     private let epoch: UInt64
@@ -50,26 +52,27 @@ struct ChangePlan {
     /// must. `isRelayed` for a change a dependent key's relay begins.
     init?(
         object: KVOObject, key: String, hash: UInt64, kind: KeyValueChange.Kind, indexes: IndexSet?,
-        isRelayed: Bool = false
+        setMutation: SetMutation? = nil, isRelayed: Bool = false
     ) {
         guard let table = object.existingTableReference else { return nil }
         let (targets, epoch) = table._withUnsafeGuaranteedRef { $0.targets(forChangeOf: key, hash: hash) }
         guard let targets else { return nil }
         self.init(
             table: table, targets: targets, epoch: epoch, key: key, hash: hash, kind: kind, indexes: indexes,
-            isRelayed: isRelayed)
+            setMutation: setMutation, isRelayed: isRelayed)
     }
 
     /// A change of `key` on the object whose table is `table`, to `targets` (taken at `epoch`).
     init(
         table: Unmanaged<ObservationTable>, targets: ChangeTargets, epoch: UInt64, key: String, hash: UInt64,
-        kind: KeyValueChange.Kind, indexes: IndexSet?, isRelayed: Bool = false
+        kind: KeyValueChange.Kind, indexes: IndexSet?, setMutation: SetMutation? = nil, isRelayed: Bool = false
     ) {
         self.isRelayed = isRelayed
         self.key = key
         self.keyHash = hash
         self.kind = kind
         self.indexes = indexes
+        self.setChange = setMutation.map(SetChange.init)
         self.table = table
         self.targets = targets
         self.epoch = epoch
@@ -80,7 +83,12 @@ struct ChangePlan {
     /// key itself that reports misuse asked for the value; the copy kept for late joiners is read quietly).
     mutating func begin(on object: KVOObject, readOwnValue: (_ reportingMisuse: Bool) -> Any?) {
         if targets.reachesRelays || isRelayed { claimEntries() }
-        if indexes == nil {
+        if let setChange {
+            // The removed objects are the old value; the added ones, worked out now, the new value.
+            let effect = setChange.mutation.effect(on: readOwnValue(targets.ownOldIsReported))
+            ownOldValue = effect.removed
+            setChange.added = effect.added
+        } else if indexes == nil {
             ownOldValue = boxNil(readOwnValue(targets.ownOldIsReported))
         } else {
             ownOldValue = readOwnValue(targets.ownOldIsReported)
@@ -146,9 +154,14 @@ struct ChangePlan {
         Self.rewireDottedJoiners(of: object, changeOf: key, hash: keyHash, insertedAfter: epoch)
         let lateJoiners = table._withUnsafeGuaranteedRef { self.lateJoiners(in: $0) }
         let ownOld = ownOldValueAsDelivered
-        let rawOwnNew = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
         // A removal has no new elements (Foundation sends no new value for it).
-        let ownNew = kind == .removal ? nil : Self.value(rawOwnNew, at: indexes)
+        let ownNew: Any?
+        if let setChange {
+            ownNew = kind == .removal ? nil : setChange.added
+        } else {
+            let rawOwnNew = targets.ownWantsNew || !lateJoiners.isEmpty ? readOwnValue(targets.ownNewIsReported) : nil
+            ownNew = kind == .removal ? nil : Self.value(rawOwnNew, at: indexes)
+        }
         // Newest first: late joiners joined after every observance of the snapshot.
         for late in lateJoiners.reversed() {
             notify(late, on: object, ownOld: ownOld, ownNew: ownNew)
@@ -171,6 +184,16 @@ struct ChangePlan {
     }
 
     // MARK: Values
+
+    /// A set mutation under way: the objects it adds are worked out when it begins.
+    private final class SetChange {
+        let mutation: SetMutation
+        var added: Set<AnyHashable> = []
+
+        init(_ mutation: SetMutation) {
+            self.mutation = mutation
+        }
+    }
 
     /// The changed key's old value as its own entries get it: `nil` for an insertion (Foundation sends no old value
     /// for it), the elements at the changed positions for other to-many changes.

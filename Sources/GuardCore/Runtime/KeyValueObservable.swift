@@ -91,7 +91,7 @@ extension KeyValueObservable {
 
     private func edit<Element>(_ edit: ToManyEdit<Element>, _ keyPath: ReferenceWritableKeyPath<Self, [Element]>) -> Bool {
         guard let name = resolvedName(of: keyPath) else { return false }
-        let (owner, key) = arrayOwner(forKeyPath: name)
+        let (owner, key) = toManyOwner(forKeyPath: name)
         if let mismatch = edit.mismatch(withArrayOf: self[keyPath: keyPath].count) {
             let misuse = MisuseMessages.invalidIndexes(object: owner, key: key, edit: edit, mismatch: mismatch)
             RuntimeMonitor.handle(misuse)
@@ -107,10 +107,10 @@ extension KeyValueObservable {
         return true
     }
 
-    /// The object that holds the array at `keyPath` and the array's key there: for `shelf.books`, the current shelf
+    /// The object that holds the array or set at `keyPath` and its key there: for `shelf.books`, the current shelf
     /// and `books` (read quietly); this object and `keyPath` itself for a key of its own, or when the chain does not
     /// lead to a ``KVOObject``.
-    private func arrayOwner(forKeyPath keyPath: String) -> (owner: KVOObject, key: String) {
+    func toManyOwner(forKeyPath keyPath: String) -> (owner: KVOObject, key: String) {
         let (head, last) = KeyPathSyntax.splitLast(keyPath)
         guard let head,
             let owner = KeyValueReading.value(of: self, forKeyPath: head, reportingMisuse: false) as? KVOObject
@@ -118,7 +118,8 @@ extension KeyValueObservable {
         return (owner, last)
     }
 
-    private func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {
+    /// The string key path for `keyPath`, or `nil` after reporting the misuse ``KVOMisuse/Kind/unknownKey``.
+    func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {
         if let name = keyPathString(for: keyPath) { return name }
         RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: String(describing: keyPath)))
         return nil

@@ -58,9 +58,12 @@ enum ManualChanges {
     }
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
-    static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+    static func willChange(
+        object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?, setMutation: SetMutation? = nil
+    ) {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes, setMutation: setMutation)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()

@@ -360,6 +360,36 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
         XCTAssertEqual(registrations(on: model), 0)
     }
 
+    /// Foundation's set mutations (`-willChangeValueForKey:withSetMutation:usingObjects:`, `NSKeyValueObserving.h`):
+    /// union → insertion with the objects added as `new`, minus and intersect → removal with the objects removed as
+    /// `old`, set → replacement with both; no indexes, and the prior notification carries `old` too.
+    func testUnorderedToManyMutationsCarryFoundationsKindsAndSets() {
+        let observer = ConformanceObserver()
+        let (_, controller) = makeController(for: observer)
+        let model = fixture.makeModel()
+        let log = ConformanceLog()
+        assertNoMisuse {
+            controller.observe(object: model, keyPath: "tags", options: [.old, .new, .prior], handler: recording(log))
+            model.mutateTags(.union, ["1", "2", "3"])
+            model.mutateTags(.minus, ["1", "9"])
+            model.mutateTags(.intersect, ["2"])
+            model.mutateTags(.set, ["2", "4"])
+        }
+        XCTAssertEqual(
+            log.all,
+            [
+                .init(keyPath: "tags", kind: .insertion, isPrior: true),
+                .init(keyPath: "tags", kind: .insertion, new: .set(["1", "2", "3"])),
+                .init(keyPath: "tags", kind: .removal, old: .set(["1"]), isPrior: true),
+                .init(keyPath: "tags", kind: .removal, old: .set(["1"])),
+                .init(keyPath: "tags", kind: .removal, old: .set(["3"]), isPrior: true),
+                .init(keyPath: "tags", kind: .removal, old: .set(["3"])),
+                .init(keyPath: "tags", kind: .replacement, old: .set([]), isPrior: true),
+                .init(keyPath: "tags", kind: .replacement, old: .set([]), new: .set(["4"])),
+            ])
+        XCTAssertEqual(model.tags, ["2", "4"])
+    }
+
     // MARK: Invalid arguments
 
     func testAKeyThatCannotBeObservedIsInvalidAndNeverReachesTheImplementation() {

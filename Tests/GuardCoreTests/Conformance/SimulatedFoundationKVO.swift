@@ -165,6 +165,38 @@ class SimulatedKVOObject: @unchecked Sendable {
         }
     }
 
+    /// `willChangeValueForKey:withSetMutation:usingObjects:` / `apply` / `didChangeValueForKey:withSetMutation:...`
+    /// for the set property `key`, with Foundation's dictionaries: the kind the mutation maps to, the removed objects
+    /// as `old` and the added ones as `new` (each where the kind has one), worked out against the value before.
+    func changeSet(
+        _ key: String, _ mutation: KeyValueSetMutationKind, using objects: Set<AnyHashable>, apply: () -> Void
+    ) {
+        let retained = lock.withLock { observances.filter { $0.keyPath == key }.map { ($0, $0.observer) } }
+        let before = value(forKey: key) as? Set<AnyHashable> ?? []
+        let (removed, added): (Set<AnyHashable>, Set<AnyHashable>)
+        switch mutation {
+        case .union: (removed, added) = ([], objects.subtracting(before))
+        case .minus: (removed, added) = (before.intersection(objects), [])
+        case .intersect: (removed, added) = (before.subtracting(objects), [])
+        case .set: (removed, added) = (before.subtracting(objects), objects.subtracting(before))
+        }
+        let kind = mutation.changeKind
+        func dictionary(isPrior: Bool, _ options: KeyValueObservingOptions) -> [String: Any] {
+            var change: [String: Any] = ["kind": NSNumber(value: kind.rawValue)]
+            if isPrior { change["notificationIsPrior"] = NSNumber(value: true) }
+            if options.contains(.old), kind != .insertion { change["old"] = removed }
+            if options.contains(.new), !isPrior, kind != .removal { change["new"] = added }
+            return change
+        }
+        for (observance, observer) in retained where observance.options.contains(.prior) {
+            notify(observer, observance, dictionary(isPrior: true, observance.options))
+        }
+        apply()
+        for (observance, observer) in retained.reversed() {
+            notify(observer, observance, dictionary(isPrior: false, observance.options))
+        }
+    }
+
     private func notify(_ observer: (any SimulatedObserving)?, _ observance: Observance, _ change: [String: Any]) {
         guard let observer else {
             SimulatedFoundation.record("message sent to a deallocated observer of \"\(observance.keyPath)\"")
