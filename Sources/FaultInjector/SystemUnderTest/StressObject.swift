@@ -12,7 +12,8 @@ import GuardCore
 /// - `gauge`: an integer kept behind a lock and announced by hand (like `link`), so it may be read (for `.old` / `.new`
 ///   of `gauge` or of `link.gauge` on an object linking here) while another thread sets it; the dotted key path
 ///   `link.gauge` reaches it.
-/// - `peer`: always nil, for typed key paths that cannot be named (`\.peer!.k0` traps if evaluated).
+/// - `peer`: always nil, for typed key paths through an optional (`\.peer!.k0` traps if evaluated; its name is
+///   `peer.k0`).
 /// - `delegate` (weak) and `owner` (unowned): stored properties that key-value coding must refuse.
 ///
 /// A stress object remembers the slot it was made for (`home`), so the harness knows which lock serializes its
@@ -28,7 +29,8 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     @Observed public var level = 0
     /// An ordered to-many property; change it through `insert(_:at:into:)` and its siblings.
     @Observed public var items: [Int] = []
-    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths without a name.
+    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths through it, named `peer.k0` without being
+    /// evaluated.
     @Observed public var peer: StressObject? = nil
     /// A weak stored property, pointing at the anchor (reading its storage as a strong reference would crash): not a
     /// key-value coding key.
@@ -123,6 +125,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .gauge: return gauge
         case .linkGauge: return (link as? StressObject)?.gauge ?? StressValue.nilValue
         case .delegate, .owner: return StressValue.nilValue
+        case .peerK0: return peer?.k0 ?? StressValue.nilValue
         }
     }
 
