@@ -14,9 +14,10 @@ import Foundation
 /// never evaluates a subscript or a read-only computed property.
 ///
 /// A component after a `nil` link is named by reading it on an object of the same class the key path went through
-/// (the root, for `\Profile.link?.age`); with none at hand it is named after the one ``Observed`` property of its
-/// class with its value type, and has no name if there are several (observe again once the link is set, or use the
-/// string key path).
+/// (the root, for `\Profile.link?.age`, whose `age` is read once, the first time the key path is named: like any read
+/// observation makes, it must not race a set of that property on another thread); with none at hand it is named after
+/// the one ``Observed`` property of its class with its value type, and has no name if there are several (observe
+/// again once the link is set, or use the string key path).
 public protocol KeyValueObservable: KVOObject {}
 
 extension KVOObject: KeyValueObservable {}
