@@ -6,25 +6,30 @@ import GuardCore
 enum ReplayCommand {
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(
-            words, options: Set(["--runs", "--target"]).union(IsolationOptions.options).union(ReportFiles.options),
-            flags: Set(["--help", "-h"]).union(IsolationOptions.flags).union(ReportFiles.flags))
+            words, options: Set(["--runs", "--target", "--out"]).union(IsolationOptions.options).union(ReportFiles.options),
+            flags: Set(["--record", "--help", "-h"]).union(IsolationOptions.flags).union(ReportFiles.flags))
         if arguments.has("--help") || arguments.has("-h") {
             print(HelpText.replay)
             return .passed
         }
         guard arguments.positionals.count == 1 else {
             throw UsageError(
-                arguments.positionals.isEmpty ? "replay needs a seed file" : "replay takes one seed file, not \(arguments.positionals.count)")
+                arguments.positionals.isEmpty
+                    ? "replay needs a seed file or a scenario" : "replay takes one file, not \(arguments.positionals.count)")
         }
         let path = arguments.positionals[0]
+        let recording = arguments.has("--record")
+        if arguments.string("--out") != nil, !recording { throw UsageError("--out names the file --record writes; add --record") }
+        // Checked before any run: a recorded failure must have somewhere to go.
+        let output = recording ? try SeedFileOutput(for: path, suffix: "recorded", command: "replay --record", arguments) : nil
         let runs = try arguments.integer("--runs", in: 1...10_000) ?? 3
         let isolation = try IsolationOptions.isolation(arguments)
         if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
-        let file: SeedFile
-        let replayer: Replayer
+        guard let loaded = ScenarioInput.load(path) else { return .badInput }
+        let file = loaded.seedFile
+        var replayer: Replayer
         var target: (any SystemUnderTest)?
         do {
-            file = try SeedFileStore.read(path)
             if let name = arguments.string("--target") {
                 guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
                     throw TargetOption.refused(name)
@@ -32,13 +37,14 @@ enum ReplayCommand {
                 target = named
             }
             replayer = try Replayer(file: file, target: target)
+            replayer.recordsFailure = recording
         } catch let error as SeedFileError {
             Terminal.printError("guard-stress: \(error)")
             return .badInput
         }
         let reports = try ReportFiles(arguments, inputs: [path])
 
-        print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
+        print("Replaying \(path)\(loaded.isText ? " (a text scenario)" : ""): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
             + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"
             + (isolation.childProcessSettings == nil ? ", in process" : ", each run in a child process"))
         if file.isControlled {
@@ -51,7 +57,7 @@ enum ReplayCommand {
             }
         }
         let unfinished = file.failure.signature == SeedFile.unfinishedSignature
-        print("  recorded failure: \(file.failure.signature.isEmpty ? "(none)" : file.failure.signature)"
+        print("  recorded failure: \(file.failure.signature.isEmpty ? "(none" + (recording ? ": --record writes the first failing run)" : ")") : file.failure.signature)"
             + (unfinished ? " (written before its round ran; the round never finished)" : ""))
 
         let startedAt = Date()
@@ -101,7 +107,13 @@ enum ReplayCommand {
             print(SummaryPrinter.oracle(report).joined(separator: "\n"))
         }
         if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
-        print(outcome.reproduced ? "RESULT: REPRODUCED (exit 1)" : "RESULT: NOT REPRODUCED (the oracle held in every run)")
+        if let output, !record(outcome, to: output) { return .badInput }
+        if file.failure.signature.isEmpty {
+            // Nothing was recorded, so nothing is "reproduced": the runs simply held or failed.
+            print(outcome.reproduced ? "RESULT: VIOLATED (exit 1)" : "RESULT: PASSED (the oracle held in every run)")
+        } else {
+            print(outcome.reproduced ? "RESULT: REPRODUCED (exit 1)" : "RESULT: NOT REPRODUCED (the oracle held in every run)")
+        }
         let exitCode: ExitCode = outcome.reproduced ? .violated : .passed
         let written = reports.write(
             json: StressReport(
@@ -111,6 +123,25 @@ enum ReplayCommand {
                 replay: outcome, file: file, path: path, target: replayer.target.name, seconds: seconds,
                 startedAt: startedAt))
         return written ? exitCode : .badInput
+    }
+
+    /// `--record`: writes the first failing run to `output`; `false` after saying why it could not.
+    private static func record(_ outcome: Replayer.Outcome, to output: SeedFileOutput) -> Bool {
+        guard let failure = outcome.recordedFailure else {
+            print("  nothing to record: the oracle held in every run (no file written)")
+            return true
+        }
+        do {
+            let written = try output.write(failure)
+            let run = (outcome.verdicts.firstIndex { !$0.passed } ?? 0) + 1
+            print("  recorded run \(run)'s failure \(failure.failure.signature) in \(written)"
+                + (failure.schedule != nil ? " with the schedule it took" : ""))
+            print("  shrink it with: guard-stress shrink \(written)")
+            return true
+        } catch {
+            Terminal.printError("guard-stress: could not write \(output.path): \(error.localizedDescription)")
+            return false
+        }
     }
 
     /// `chaos`, `controlled (pct depth 3)`.
