@@ -1,0 +1,34 @@
+/// Whether a failure needs its workers interleaved (a race) or shows with them run one after another (a sequential
+/// misuse), as the shrinker found by running the serial orders: each worker alone to its end, one after another,
+/// starting with each worker in turn and the others after it in their order (for two workers, both orders).
+///
+/// The shrinker keeps a race a race: every candidate it keeps fails with the signature and passes every serial order,
+/// so the shrunk run still needs at least two workers, and still passes when they do not overlap.
+public enum RaceVerdict: Sendable, Equatable, Codable {
+    /// No serial order of the `serialOrders` tried fails with the signature: the failure needs the workers to overlap.
+    case race(serialOrders: Int)
+    /// The serial order starting with worker `firstWorker` fails with the signature (or there is one worker only:
+    /// `serialOrders` is then 0): not a race but a sequential misuse.
+    case sequential(firstWorker: Int, serialOrders: Int)
+
+    /// Whether the failure needs concurrency.
+    public var needsConcurrency: Bool {
+        if case .race = self { return true }
+        return false
+    }
+
+    /// One sentence for a person.
+    public var summary: String {
+        switch self {
+        case .race(let orders):
+            let tried = orders == 2 ? "both orders" : "each of \(orders) orders"
+            return "a race: the failure needs the workers to overlap (run one after another, in \(tried), they pass); "
+                + "the shrunk file keeps it a race"
+        case .sequential(_, 0):
+            return "not a race: a sequential misuse (one worker shows the failure alone)"
+        case .sequential(let first, _):
+            return "not a race: a sequential misuse (the failure shows with the workers run one after another, "
+                + "worker \(first) first)"
+        }
+    }
+}
