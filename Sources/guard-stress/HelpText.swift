@@ -233,14 +233,15 @@ enum HelpText {
     static let explain = """
         guard-stress explain FILE [--html OUT.html] [--force] [--full] [--width N] [--attempts N] [--in-process]
 
-        Replays the seed file FILE once and prints the run as a story: one column per worker, one row per step in
-        which something happened (steps with only locks and schedule points are left out; long quiet stretches are
-        marked), each operation with its result (#1, #2, ... in the order they began), each notification (⚡),
-        each misuse that reached the runtime (✖), lock waits (⌛) and preemptions in the middle of an operation (⇥).
-        Each oracle violation is marked (◀ ✖1) on the row where it became inevitable: the notification it names,
-        else the latest result of an operation it names, else the first misuse of its kind, else the end of the
-        run; below the table the violations are spelled out with the same labels. Shrink a file first
-        (guard-stress shrink) for a story that fits a screen.
+        Replays FILE (a seed file or a text scenario) once and prints the run as a story: one column per worker,
+        one row per step in which something happened (steps with only locks and schedule points are left out; long
+        quiet stretches are marked), each operation with its result (#1, #2, ... in the order they began), each
+        notification (»), each misuse that reached the runtime (✗), lock waits (‖) and preemptions in the middle of
+        an operation (⇥). Each oracle violation is marked (◄ ✗1) on the row where it became inevitable: the
+        notification it names, else the latest result of an operation it names, else the first misuse of its kind,
+        else the end of the run; below the table the violations are spelled out with the same labels, and the
+        instances they name are called by their slots, as the operations call them (c0, o1; c0′ for the second
+        controller slot c0 held). Shrink a file first (guard-stress shrink) for a story that fits a screen.
 
         A controlled file is replayed exactly: the story is the recorded run itself (it says so, or where the replay
         stopped matching). A chaos file cannot be: it is run until its failure shows (at most --attempts times,
@@ -249,9 +250,12 @@ enum HelpText {
 
         OPTIONS
           --html OUT.html   also write the story as one self-contained web page (inline CSS and SVG, no script, no
-                            network): swimlanes per worker, registrations as bars over their lifetimes, notifications
-                            as marks, the violations highlighted; it replaces only an earlier explain page (or an
-                            empty file)
+                            network), as wide as the window: swimlanes per worker with each operation's text and
+                            result, registrations as bars over their lifetimes (on a system without the guard, such
+                            as raw, until the runtime lets go of them: releasing the observer does not), notifications
+                            as marks, the violations highlighted, each linked from the list to its step in the
+                            picture and its row in the text; it replaces only an earlier explain page (or an empty
+                            file)
           --force           let --html replace any other file (never FILE itself)
           --full            print every row (a long story otherwise keeps its start, the rows around each violation
                             and its end)
