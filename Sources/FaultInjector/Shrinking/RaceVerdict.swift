@@ -6,7 +6,9 @@
 /// so the shrunk run still needs at least two workers, and still passes when they do not overlap.
 public enum RaceVerdict: Sendable, Equatable, Codable {
     /// No serial order of the `serialOrders` tried fails with the signature: the failure needs the workers to overlap.
-    case race(serialOrders: Int)
+    /// `otherFailures`: the signatures the serial orders failed with instead, if any (the race is then what makes
+    /// this failure, such as a crash, out of a lesser one every order shows).
+    case race(serialOrders: Int, otherFailures: [String] = [])
     /// The serial order starting with worker `firstWorker` fails with the signature (or there is one worker only:
     /// `serialOrders` is then 0): not a race but a sequential misuse.
     case sequential(firstWorker: Int, serialOrders: Int)
@@ -20,9 +22,10 @@ public enum RaceVerdict: Sendable, Equatable, Codable {
     /// One sentence for a person.
     public var summary: String {
         switch self {
-        case .race(let orders):
+        case .race(let orders, let others):
             let tried = orders == 2 ? "both orders" : "each of \(orders) orders"
-            return "a race: the failure needs the workers to overlap (run one after another, in \(tried), they pass); "
+            let outcome = others.isEmpty ? "they pass" : "they fail only with \(others.joined(separator: "; "))"
+            return "a race: this failure needs the workers to overlap (run one after another, in \(tried), \(outcome)); "
                 + "the shrunk file keeps it a race"
         case .sequential(_, 0):
             return "not a race: a sequential misuse (one worker shows the failure alone)"

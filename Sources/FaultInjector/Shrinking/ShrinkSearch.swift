@@ -143,24 +143,33 @@ final class ShrinkSearch {
     private func checkRace() {
         let scenario = best.scenario
         let workers = scenario.operations.filter { !$0.isEmpty }.count
+        var others: [String] = []
         if workers <= 1 {
             race = .sequential(firstWorker: 0, serialOrders: 0)
-        } else if let first = serialOrderFailing(scenario) {
+        } else if let first = serialOrderFailing(scenario, otherFailures: &others) {
             race = .sequential(firstWorker: first, serialOrders: scenario.operations.count)
         } else {
-            race = .race(serialOrders: scenario.operations.count)
+            race = .race(serialOrders: scenario.operations.count, otherFailures: Array(Set(others)).sorted())
         }
         report(race!.summary)
     }
 
     /// The first worker of a serial order (each worker run alone to its end, one after another, starting with that
     /// worker and then the others in turn) in which `scenario` fails with the signature; `nil` if none does.
-    private func serialOrderFailing(_ scenario: Scenario) -> Int? {
+    /// `otherFailures` gets the other signatures the orders tried failed with.
+    private func serialOrderFailing(_ scenario: Scenario, otherFailures: inout [String]) -> Int? {
         for first in scenario.operations.indices where !scenario.operations[first].isEmpty {
             runs += 1
-            if fails(serialExecutor.run(scenario, .serial(first: first))) { return first }
+            let run = serialExecutor.run(scenario, .serial(first: first))
+            if fails(run) { return first }
+            if !run.signature.isEmpty { otherFailures.append(run.signature) }
         }
         return nil
+    }
+
+    private func serialOrderFailing(_ scenario: Scenario) -> Int? {
+        var ignored: [String] = []
+        return serialOrderFailing(scenario, otherFailures: &ignored)
     }
 
     private func adopt(_ result: CandidateRun, fromStrategy: Bool, note: String) -> Bool {
