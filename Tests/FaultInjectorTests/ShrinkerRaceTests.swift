@@ -66,8 +66,10 @@ final class ShrinkerRaceTests: XCTestCase {
     func testTheTwoThreadDoubleUnobserveOnALockMissingWrapperStaysTwoThreads() throws {
         let target = try XCTUnwrap(TargetCatalog.make("bug-lock-missing", diagnostics: CountingSink(keepsEvents: false)))
         let texts = [["observe c0 o0 k0 [new]", "unobserve c0 o0 k0"], ["unobserve c0 o0 k0"]]
-        let file = try failingFile(texts, target: target, signature: "non-linearizable+runtime-misuse(notRegistered)")
+        var file = try failingFile(texts, target: target, signature: "non-linearizable+runtime-misuse(notRegistered)")
+        file.description = "two threads remove the same registration"
         let outcome = try shrink(file, target)
+        XCTAssertEqual(outcome.file.description, file.description, "the shrunk file shows what the original showed")
         // One after the other the second removal answers notRegistered for alreadyRemoved (the unlocked unobserve
         // keeps no record), a lesser failure; both removals reaching the runtime needs them to overlap.
         XCTAssertEqual(outcome.race, .race(serialOrders: 2, otherFailures: ["non-linearizable"]))

@@ -35,3 +35,28 @@ public enum RaceVerdict: Sendable, Equatable, Codable {
         }
     }
 }
+
+extension RaceVerdict {
+    /// Judges, in this process, whether `scenario`'s failure `signature` against `target` needs its workers to
+    /// overlap: runs the serial orders (the controlled runner, each worker to its end without preemption, each worker
+    /// first in turn) and looks for the signature among them.
+    public static func judge(_ scenario: Scenario, failingWith signature: String, against target: any SystemUnderTest) -> RaceVerdict {
+        let busy = scenario.operations.indices.filter { !scenario.operations[$0].isEmpty }
+        guard busy.count > 1 else { return .sequential(firstWorker: busy.first ?? 0, serialOrders: 0) }
+        var others: [String] = []
+        for first in busy {
+            let found = serialSignature(scenario, first: first, against: target)
+            if found == signature { return .sequential(firstWorker: first, serialOrders: scenario.operations.count) }
+            if !found.isEmpty { others.append(found) }
+        }
+        return .race(serialOrders: scenario.operations.count, otherFailures: Array(Set(others)).sorted())
+    }
+
+    /// The signature of `scenario` run with its workers one after another, worker `first` first (empty when the
+    /// oracle held).
+    public static func serialSignature(_ scenario: Scenario, first: Int, against target: any SystemUnderTest) -> String {
+        var runner = ControlledRunner()
+        runner.customStrategy = { _ in GuidedStrategy(plan: CandidateSchedule.serialPlan(first: first)) }
+        return runner.runAndEvaluate(scenario, against: target).report.signature
+    }
+}

@@ -72,6 +72,8 @@ public struct Shrinker: Sendable {
             runsPerCandidate: controlled ? nil : settings.runsPerCandidate,
             scheduleFromStrategy: controlled ? best.scheduleFromStrategy : nil)
         shrunkFile.shrunk?.needsConcurrency = search.race?.needsConcurrency
+        // The same failure: what the file says it shows still holds.
+        shrunkFile.description = file.description
         let seconds = search.elapsed
         var verification: Replayer.Outcome?
         if settings.verificationRuns > 0 {
