@@ -43,6 +43,10 @@ public enum ScenarioFile {
     /// The file name extension of text scenarios (any name works: the content decides).
     public static let textExtension = "scenario"
 
+    /// Every setting a text scenario's header may give: its keyword, its argument, and what it sets (with the
+    /// default a scenario that leaves it out gets).
+    public static var settings: [(keyword: String, argument: String, summary: String)] { ScenarioHeader.keywords }
+
     /// The scenario in the file at `path`: a JSON seed file when its first character that is not blank is `{` or
     /// `[`, a text scenario otherwise. A target must be one of `targets` (the built-in ones by default).
     public static func load(_ path: String, targets: [String] = TargetCatalog.knownNames) throws(ScenarioFileError) -> LoadedScenario {

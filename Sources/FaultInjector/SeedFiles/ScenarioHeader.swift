@@ -140,7 +140,12 @@ struct ScenarioHeader: Equatable {
         } else {
             faults = configuration.faults.isEnabled
         }
-        racesInitialValue = configuration.racesInitialValue
+        // It decides only how an `.initial` + `.new` read of `link` is judged: said only where one is made.
+        let readsLink = scenario.operations.joined().contains { operation in
+            guard case .observe(_, _, .link, let options, _) = operation else { return false }
+            return options.contains(.initial) && options.contains(.new)
+        }
+        racesInitialValue = configuration.racesInitialValue || !readsLink
         description = file.description
     }
 
