@@ -50,7 +50,7 @@ enum ReplayCommand {
         if file.isControlled {
             if replayer.followsRecordedSchedule {
                 print("  following the recorded schedule (\(Format.count(file.schedule?.steps ?? 0)) steps)")
-            } else if !replayer.replaysRecordedTarget {
+            } else if !replayer.replaysRecordedTarget, file.schedule != nil {
                 print("  the recorded schedule belongs to target \(file.target); regenerating the schedule from the strategy and seed")
             } else {
                 print("  no recorded schedule; regenerating it from the strategy and seed")
@@ -80,9 +80,13 @@ enum ReplayCommand {
         for (index, signature) in outcome.signatures.enumerated() {
             print("  run \(index + 1): \(signature.isEmpty ? "oracle held" : "violated: \(signature)")")
         }
-        print(
-            "  reproduced in \(outcome.violatedRuns)/\(outcome.runs) runs; "
-                + "with the recorded signature in \(outcome.sameSignatureRuns)/\(outcome.runs)")
+        if file.failure.signature.isEmpty {
+            print("  violated in \(outcome.violatedRuns)/\(outcome.runs) runs (the file records no failure to compare with)")
+        } else {
+            print(
+                "  reproduced in \(outcome.violatedRuns)/\(outcome.runs) runs; "
+                    + "with the recorded signature in \(outcome.sameSignatureRuns)/\(outcome.runs)")
+        }
         if let exact = outcome.exactRuns {
             let finished = outcome.finishedRuns
             if finished == 0 {
