@@ -241,7 +241,9 @@ final class ScenarioFileLoadingTests: XCTestCase {
         directory = nil
     }
 
-    func testTheContentDecidesWhetherAFileIsASeedFileOrATextScenario() throws {
+    /// A file named `.json` is a seed file (its errors are a seed file's); any other is a seed file when its content
+    /// is JSON, a text scenario otherwise.
+    func testTheNameOrTheContentDecidesWhetherAFileIsASeedFileOrATextScenario() throws {
         let json = try directory.write(try RunFixtures.controlledSeedFileData(), to: "any-name.txt")
         let seed = try ScenarioFile.load(json)
         XCTAssertFalse(seed.isText)
@@ -250,8 +252,12 @@ final class ScenarioFileLoadingTests: XCTestCase {
         XCTAssertEqual(seed.target, "raw")
         XCTAssertEqual(seed.lines, [])
 
-        let text = try directory.write("worker 0:\n  mutate o0 k0\n", to: "any-name.json")
+        let text = try directory.write("worker 0:\n  mutate o0 k0\n", to: "any-name")
         XCTAssertTrue(try ScenarioFile.load(text).isText)
+        let prose = try directory.write("worker 0:\n  mutate o0 k0\n", to: "prose.json")
+        XCTAssertThrowsError(try ScenarioFile.load(prose)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("\(prose) is not JSON"), "\(error)")
+        }
     }
 
     func testFilesThatCannotBeReadSayWhy() throws {

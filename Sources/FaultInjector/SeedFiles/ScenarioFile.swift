@@ -47,12 +47,19 @@ public enum ScenarioFile {
     /// default a scenario that leaves it out gets).
     public static var settings: [(keyword: String, argument: String, summary: String)] { ScenarioHeader.keywords }
 
-    /// The scenario in the file at `path`: a JSON seed file when its first character that is not blank is `{` or
-    /// `[`, a text scenario otherwise. A target must be one of `targets` (the built-in ones by default).
+    /// The scenario in the file at `path`: a JSON seed file when its name ends in `.json` or its first character
+    /// that is not blank is `{` or `[`, a text scenario otherwise. A target must be one of `targets` (the built-in
+    /// ones by default).
     public static func load(_ path: String, targets: [String] = TargetCatalog.knownNames) throws(ScenarioFileError) -> LoadedScenario {
+        if path.hasSuffix(".json") { return try seedFile(path, targets: targets) }
         let text = try read(path)
         guard let first = text.first(where: { !$0.isWhitespace }) else { throw .empty(path: path) }
         guard first == "{" || first == "[" else { return try parse(text, path: path, targets: targets) }
+        return try seedFile(path, targets: targets)
+    }
+
+    /// The seed file at `path`, as a scenario.
+    private static func seedFile(_ path: String, targets: [String]) throws(ScenarioFileError) -> LoadedScenario {
         do {
             return try loaded(SeedFileStore.read(path, targets: targets), path: path)
         } catch {

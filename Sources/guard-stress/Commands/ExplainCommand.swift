@@ -20,7 +20,7 @@ enum ExplainCommand {
         guard arguments.positionals.count == 1 else {
             throw UsageError(
                 arguments.positionals.isEmpty
-                    ? "explain needs a seed file or a scenario" : "explain takes one file, not \(arguments.positionals.count)")
+                    ? "explain needs a seed file or a scenario" : "explain takes one seed file, not \(arguments.positionals.count)")
         }
         let path = arguments.positionals[0]
         let width = try arguments.integer("--width", in: 40...1_000) ?? 120

@@ -15,7 +15,7 @@ enum ReplayCommand {
         guard arguments.positionals.count == 1 else {
             throw UsageError(
                 arguments.positionals.isEmpty
-                    ? "replay needs a seed file or a scenario" : "replay takes one file, not \(arguments.positionals.count)")
+                    ? "replay needs a seed file or a scenario" : "replay takes one seed file, not \(arguments.positionals.count)")
         }
         let path = arguments.positionals[0]
         let recording = arguments.has("--record")
