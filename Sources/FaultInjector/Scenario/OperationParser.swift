@@ -267,7 +267,7 @@ struct OperationParser {
     /// A key by name, or a Swift key path (`\.k0`).
     private mutating func anyKey() throws(OperationSyntaxError) -> AnyKey {
         guard let word = peek() else {
-            throw error(at: endColumn, "expected a key (\(Self.keyList), or a Swift key path), found the end of the line")
+            throw error(at: endColumn, "a key is missing at the end of the line (expected one of: \(Self.keyList), or a Swift key path)")
         }
         guard word.text.hasPrefix("\\") else { return .named(try key(named: false)) }
         _ = next()
@@ -281,7 +281,9 @@ struct OperationParser {
     /// A key by name (`k0`, `link.k0`); `named` says only names are expected here (no Swift key path).
     private mutating func key(named: Bool) throws(OperationSyntaxError) -> StressKey {
         let expected = "expected one of: \(Self.keyList)" + (named ? "" : "; or a Swift key path: \(Self.typedList)")
-        guard let word = next() else { throw error(at: endColumn, "expected a key (\(expected)), found the end of the line") }
+        guard let word = next() else {
+            throw error(at: endColumn, "a key is missing at the end of the line (\(expected))")
+        }
         guard let key = StressKey(name: word.text) else {
             throw error(at: word.column, "unknown key \"\(word.text)\""
                 + Self.suggestion(word.text, StressKey.allCases.map(\.name)) + " (\(expected))")
@@ -291,7 +293,9 @@ struct OperationParser {
 
     /// A key by name that must be one of `allowed` (`role`: "mutate sets").
     private mutating func key(in allowed: [StressKey], role: String) throws(OperationSyntaxError) -> StressKey {
-        let column = peek()?.column ?? endColumn
+        guard let column = peek()?.column else {
+            throw error(at: endColumn, "\(role) \(allowed.map(\.name).joined(separator: ", ")): the key is missing at the end of the line")
+        }
         let key = try key(named: true)
         guard allowed.contains(key) else {
             var message = "\(role) \(allowed.map(\.name).joined(separator: ", ")), not \(key.name)"
