@@ -27,38 +27,10 @@ enum ReplayCommand {
         if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
         guard let loaded = ScenarioInput.load(path) else { return .badInput }
         let file = loaded.seedFile
-        var replayer: Replayer
-        var target: (any SystemUnderTest)?
-        do {
-            if let name = arguments.string("--target") {
-                guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
-                    throw TargetOption.refused(name)
-                }
-                target = named
-            }
-            replayer = try Replayer(file: file, target: target)
-            replayer.recordsFailure = recording
-        } catch let error as SeedFileError {
-            Terminal.printError("guard-stress: \(error)")
-            return .badInput
-        }
+        guard let replayer = try makeReplayer(file, arguments, recording: recording) else { return .badInput }
         let reports = try ReportFiles(arguments, inputs: [path])
 
-        print("Replaying \(path)\(loaded.isText ? " (a text scenario)" : ""): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
-            + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"
-            + (isolation.childProcessSettings == nil ? ", in process" : ", each run in a child process"))
-        if file.isControlled {
-            if replayer.followsRecordedSchedule {
-                print("  following the recorded schedule (\(Format.count(file.schedule?.steps ?? 0)) steps)")
-            } else if !replayer.replaysRecordedTarget, file.schedule != nil {
-                print("  the recorded schedule belongs to target \(file.target); regenerating the schedule from the strategy and seed")
-            } else {
-                print("  no recorded schedule; regenerating it from the strategy and seed")
-            }
-        }
-        let unfinished = file.failure.signature == SeedFile.unfinishedSignature
-        print("  recorded failure: \(file.failure.signature.isEmpty ? "(none" + (recording ? ": --record writes the first failing run)" : ")") : file.failure.signature)"
-            + (unfinished ? " (written before its round ran; the round never finished)" : ""))
+        printPlan(path, loaded, replayer, isolation, recording: recording)
 
         let startedAt = Date()
         let start = DispatchTime.now().uptimeNanoseconds
@@ -77,6 +49,67 @@ enum ReplayCommand {
             return .badInput
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        printRuns(outcome, file)
+        if let report = outcome.lastViolation {
+            print(SummaryPrinter.oracle(report).joined(separator: "\n"))
+        }
+        if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
+        if let output, !record(outcome, to: output) { return .badInput }
+        printVerdict(outcome, file)
+        let exitCode: ExitCode = outcome.reproduced ? .violated : .passed
+        let written = reports.write(
+            json: StressReport(
+                replay: outcome, file: file, path: path, target: replayer.target.name, runner: runnerChoice(file),
+                isolation: isolation, exitCode: Int(exitCode.rawValue), seconds: seconds, createdAt: startedAt),
+            junit: JUnitReport(
+                replay: outcome, file: file, path: path, target: replayer.target.name, seconds: seconds,
+                startedAt: startedAt))
+        return written ? exitCode : .badInput
+    }
+
+    /// The replayer of `file`, against `--target` if given, recording if asked; `nil` after saying why not.
+    private static func makeReplayer(_ file: SeedFile, _ arguments: ParsedArguments, recording: Bool) throws -> Replayer? {
+        var target: (any SystemUnderTest)?
+        if let name = arguments.string("--target") {
+            guard let named = TargetCatalog.make(name, diagnostics: CountingSink(keepsEvents: false)) else {
+                throw TargetOption.refused(name)
+            }
+            target = named
+        }
+        do {
+            var replayer = try Replayer(file: file, target: target)
+            replayer.recordsFailure = recording
+            return replayer
+        } catch {
+            Terminal.printError("guard-stress: \(error)")
+            return nil
+        }
+    }
+
+    /// What is about to be replayed, how, and what it records.
+    private static func printPlan(
+        _ path: String, _ loaded: LoadedScenario, _ replayer: Replayer, _ isolation: RoundIsolation, recording: Bool
+    ) {
+        let file = loaded.seedFile
+        print("Replaying \(path)\(loaded.isText ? " (a text scenario)" : ""): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
+            + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"
+            + (isolation.childProcessSettings == nil ? ", in process" : ", each run in a child process"))
+        if file.isControlled {
+            if replayer.followsRecordedSchedule {
+                print("  following the recorded schedule (\(Format.count(file.schedule?.steps ?? 0)) steps)")
+            } else if !replayer.replaysRecordedTarget, file.schedule != nil {
+                print("  the recorded schedule belongs to target \(file.target); regenerating the schedule from the strategy and seed")
+            } else {
+                print("  no recorded schedule; regenerating it from the strategy and seed")
+            }
+        }
+        let unfinished = file.failure.signature == SeedFile.unfinishedSignature
+        print("  recorded failure: \(file.failure.signature.isEmpty ? "(none" + (recording ? ": --record writes the first failing run)" : ")") : file.failure.signature)"
+            + (unfinished ? " (written before its round ran; the round never finished)" : ""))
+    }
+
+    /// Each run's signature, how many reproduced, and whether they matched the recording.
+    private static func printRuns(_ outcome: Replayer.Outcome, _ file: SeedFile) {
         for (index, signature) in outcome.signatures.enumerated() {
             print("  run \(index + 1): \(signature.isEmpty ? "oracle held" : "violated: \(signature)")")
         }
@@ -107,26 +140,16 @@ enum ReplayCommand {
             }
             for mismatch in outcome.mismatches.prefix(5) { print("    \(mismatch)") }
         }
-        if let report = outcome.lastViolation {
-            print(SummaryPrinter.oracle(report).joined(separator: "\n"))
-        }
-        if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
-        if let output, !record(outcome, to: output) { return .badInput }
+    }
+
+    /// The result line: REPRODUCED or NOT for a file that records a failure; for one that records none (nothing to
+    /// reproduce), VIOLATED or PASSED.
+    private static func printVerdict(_ outcome: Replayer.Outcome, _ file: SeedFile) {
         if file.failure.signature.isEmpty {
-            // Nothing was recorded, so nothing is "reproduced": the runs simply held or failed.
             print(outcome.reproduced ? "RESULT: VIOLATED (exit 1)" : "RESULT: PASSED (the oracle held in every run)")
         } else {
             print(outcome.reproduced ? "RESULT: REPRODUCED (exit 1)" : "RESULT: NOT REPRODUCED (the oracle held in every run)")
         }
-        let exitCode: ExitCode = outcome.reproduced ? .violated : .passed
-        let written = reports.write(
-            json: StressReport(
-                replay: outcome, file: file, path: path, target: replayer.target.name, runner: runnerChoice(file),
-                isolation: isolation, exitCode: Int(exitCode.rawValue), seconds: seconds, createdAt: startedAt),
-            junit: JUnitReport(
-                replay: outcome, file: file, path: path, target: replayer.target.name, seconds: seconds,
-                startedAt: startedAt))
-        return written ? exitCode : .badInput
     }
 
     /// `--record`: writes the first failing run to `output`; `false` after saying why it could not.
