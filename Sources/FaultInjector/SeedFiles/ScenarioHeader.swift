@@ -58,7 +58,7 @@ struct ScenarioHeader: Equatable {
         ("objects", "N", "object slots o0 ... (default: one past the highest oN used)"),
         ("controllers", "N", "controller slots c0 ... (default: one past the highest cN used)"),
         ("weak", "cN ...", "controllers that hold their objects weakly (default none)"),
-        ("keys", "KEY ...", "the keys deinit calls choose from, and link.gauge (default: the keys used)"),
+        ("keys", "KEY ...", "keys deinit calls choose from; link.gauge here makes link read gauge (default: the keys used)"),
         ("deinit", "CALL ...", "calls objects make in their own deinit: unobserve, unobserve-object, observe (default none)"),
         ("runner", "controlled|chaos", "how replay runs it (default controlled)"),
         ("strategy", "random|pct", "the controlled runner's strategy (default \(defaultStrategy))"),
