@@ -51,6 +51,27 @@ final class OptionalChainKeyPathTests: XCTestCase {
         XCTAssertEqual(person.keyPathString(for: \.account?.balance), "account.balance")
     }
 
+    final class Pair: KVOObject, @unchecked Sendable {
+        @Observed var first = 0
+        @Observed var second = 0
+    }
+
+    final class PairHolder: KVOObject, @unchecked Sendable {
+        @Observed var pair: Pair?
+    }
+
+    /// Past a `nil` link to a class with two `@Observed` `Int`s and none of it at hand, the type names nothing; once
+    /// the link is there, the component is read and named (an inferred or missing name is not kept).
+    func testAnAmbiguousComponentPastANilLinkIsNamedOnceTheLinkIsThere() {
+        let holder = PairHolder()
+        XCTAssertNil(holder.keyPathString(for: \.pair?.second))
+        holder.pair = Pair()
+        XCTAssertEqual(holder.keyPathString(for: \.pair?.second), "pair.second")
+        XCTAssertEqual(holder.keyPathString(for: \.pair!.first), "pair.first")
+        holder.pair = nil
+        XCTAssertEqual(holder.keyPathString(for: \.pair?.second), "pair.second", "a certain name is kept")
+    }
+
     func testAComputedPropertyAlongAnOptionalChainHasNoName() {
         let profile = Profile()
         XCTAssertNil(profile.keyPathString(for: \.link?.ageInMonths), "its getter reads `age`, another property")
