@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
+import GuardCoreAtomics
+
+#if canImport(Darwin)
 import Darwin
 #endif
 
@@ -12,15 +10,16 @@ import Darwin
 /// reference a non-strong field is comes from the class's field descriptors (the reflection metadata the compiler
 /// emits for every class, part of the Swift ABI): each field's mangled type name ends in `Xw` for `weak`, `Xo` for
 /// `unowned` and `Xu` for `unowned(unsafe)`. The descriptor of each class is had from the runtime's
-/// `swift_getTypeContextDescriptor`, looked up like the reflection entry points; where it or a descriptor is missing,
-/// every non-strong field's ownership is unknown (and key-value coding refuses it, as it refuses what it cannot read
-/// safely).
+/// `swift_getTypeContextDescriptor`: linked directly on Linux, looked up at run time on Apple platforms (like the
+/// reflection entry points). Where it or a descriptor is missing, every non-strong field's ownership is unknown (and
+/// key-value coding refuses it, as it refuses what it cannot read safely).
 enum FieldOwnership: Sendable, Equatable {
     case strong
     case weak
     case unowned
     case unownedUnsafe
 
+    #if canImport(Darwin)
     private typealias DescriptorFunction = @convention(c) (UnsafeRawPointer) -> UnsafeRawPointer?
 
     private struct EntryPoint: @unchecked Sendable {
@@ -34,15 +33,25 @@ enum FieldOwnership: Sendable, Equatable {
         return EntryPoint(descriptor: unsafeBitCast(symbol, to: DescriptorFunction.self))
     }()
 
+    /// The type context descriptor of the type whose metadata is at `metadata`, if the runtime can say.
+    private static func typeContextDescriptor(_ metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+        entryPoint?.descriptor(metadata)
+    }
+    #else
+    /// The type context descriptor of the type whose metadata is at `metadata`, if the runtime can say.
+    private static func typeContextDescriptor(_ metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+        gca_type_context_descriptor(metadata)
+    }
+    #endif
+
     /// The ownership of every non-strong stored field that `type` and its superclasses declare, by name (a class
     /// cannot declare a stored property its superclass has). Fields the descriptors do not describe are missing.
     static func nonStrongFields(of type: AnyClass) -> [String: FieldOwnership] {
-        guard let entryPoint else { return [:] }
         var result: [String: FieldOwnership] = [:]
         var current: AnyClass? = type
         while let someClass = current {
             let metadata = unsafeBitCast(someClass as Any.Type, to: UnsafeRawPointer.self)
-            if let descriptor = entryPoint.descriptor(metadata) {
+            if let descriptor = typeContextDescriptor(metadata) {
                 // A type context descriptor: flags, parent, name, access function, then the field descriptor.
                 readFields(relativeTarget(at: descriptor + 16), into: &result)
             }

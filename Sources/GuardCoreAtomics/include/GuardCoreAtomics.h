@@ -132,13 +132,14 @@ static inline void gca_weak_assign(void *reference, void *object) {
 /// one that is nil. Like reading the property in Swift, it stops the process if the object has been deinitialized
 /// (`swift_unownedRetainStrong`; on Apple platforms `swift_unknownObjectUnownedLoadStrong`).
 static inline void *gca_unowned_load_strong(void *reference) {
+    if (*(void **)reference == NULL) return NULL;
 #if defined(__APPLE__)
     extern void *swift_unknownObjectUnownedLoadStrong(void *reference);
     return swift_unknownObjectUnownedLoadStrong(reference);
 #else
     extern void swift_unownedRetainStrong(void *object);
     void *object = *(void **)reference;
-    if (object != NULL) swift_unownedRetainStrong(object);
+    swift_unownedRetainStrong(object);
     return object;
 #endif
 }
@@ -158,6 +159,16 @@ static inline void gca_unowned_assign(void *reference, void *object) {
     if (old != NULL) swift_unownedRelease(old);
 #endif
 }
+
+#if !defined(__APPLE__)
+/// The type context descriptor of the type whose metadata is at `metadata`: the Swift runtime's
+/// `swift_getTypeContextDescriptor`, linked directly where the runtime ships with the program (on Apple platforms
+/// it is looked up at run time, as the system's runtime may predate it).
+static inline const void *gca_type_context_descriptor(const void *metadata) {
+    extern const void *swift_getTypeContextDescriptor(const void *metadata);
+    return swift_getTypeContextDescriptor(metadata);
+}
+#endif
 
 /// A lock in one 32-bit word: 0 unlocked, 1 locked, 2 locked with threads waiting (or about to). Zero-filled memory
 /// is an unlocked lock; it must not move while used. Taking it uncontended is one compare-and-exchange and
