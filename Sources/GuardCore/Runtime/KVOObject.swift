@@ -15,9 +15,9 @@ import GuardCoreAtomics
 /// thread that makes the change. The object keeps its observation state to itself (no process-wide table) and
 /// allocates it only when first observed; setting a property nobody observes costs one atomic load.
 ///
-/// Override ``automaticallyNotifiesObservers(forKey:)``, ``keyPathsForValuesAffectingValue(forKey:)`` and
-/// ``value(forKey:)`` exactly as with Foundation to opt out of automatic notification, declare dependent keys,
-/// and expose computed keys.
+/// Override ``automaticallyNotifiesObservers(forKey:)``, ``keyPathsForValuesAffectingValue(forKey:)``,
+/// ``value(forKey:)`` and ``setValue(_:forKey:)`` exactly as with Foundation to opt out of automatic notification,
+/// declare dependent keys, and expose (and set) computed keys.
 open class KVOObject {
     // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: the ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
@@ -131,6 +131,10 @@ open class KVOObject {
     /// - a value of another type is the misuse ``KVOMisuse/Kind/typeMismatch``, and nothing is stored. A number is
     ///   converted to the property's number type when that holds it exactly (`3` for a `Double`), as Foundation
     ///   unboxes an `NSNumber` into a scalar property.
+    ///
+    /// The value goes straight into the property's storage (for an ``Observed`` property, through its wrapper): Swift
+    /// cannot call a property's setter by name, so `willSet` and `didSet` observers declared on the property do not
+    /// run. Override this method for a key whose setter must run.
     open func setValue(_ value: Any?, forKey key: String) {
         guard let property = StoredPropertyTable.for(type(of: self)).property(named: key), let storer = property.storer
         else {

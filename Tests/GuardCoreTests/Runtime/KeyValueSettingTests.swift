@@ -148,6 +148,16 @@ final class KeyValueSettingTests: XCTestCase {
         XCTAssertEqual(recorder.notes, [], "nothing was stored, nothing announced")
     }
 
+    /// The value goes into the storage: Swift cannot call a property's setter by name, so its `didSet` does not run.
+    func testAPropertyObserverDoesNotRunForAKeyValueCodingSet() {
+        let model = SettableModel()
+        assertNoMisuse { model.setValue(3, forKey: "watched") }
+        XCTAssertEqual(model.watched, 3)
+        XCTAssertEqual(model.watchedSets, 0)
+        model.watched = 4
+        XCTAssertEqual(model.watchedSets, 1, "the setter itself does run it")
+    }
+
     /// A lazy property set before its first read holds the value set; its initializer never runs.
     func testALazyPropertyCanBeSetBeforeItsFirstRead() {
         let model = SettableModel()

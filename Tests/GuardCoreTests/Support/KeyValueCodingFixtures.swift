@@ -56,6 +56,8 @@ class SettableModel: KVOObject, @unchecked Sendable {
     @Observed var quiet = 0
     @Observed var firstName = ""
     var plain = "plain"
+    var watched = 0 { didSet { watchedSets += 1 } }
+    var watchedSets = 0
     let constant = 7
     lazy var lazyNumber: Int = { lazyInitializerRuns += 1; return 41 }()
     var lazyInitializerRuns = 0
