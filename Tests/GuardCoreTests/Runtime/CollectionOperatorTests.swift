@@ -143,6 +143,24 @@ final class CollectionOperatorTests: XCTestCase {
             misuses[1].message)
     }
 
+    /// Collection operators nested in each other are followed 128 deep per thread and no deeper (the read beyond is
+    /// the misuse `keyPathTooLong`), so no key path can overflow a thread's stack, even a 512 KB one.
+    func testOperatorsNestedTooDeepAreRefusedBeforeTheStackOverflows() {
+        let library = Library()
+        library.numbers = [1]
+        let keyPath = Array(repeating: "loop.@unionOfObjects", count: 5_000).joined(separator: ".") + ".numbers"
+        let misuses = TestBox<[KVOMisuse]>([])
+        runOnSmallStack(waitingUpTo: 60) {
+            misuses.set(recordingMisuse { _ = library.value(forKeyPath: keyPath) })
+        }
+        XCTAssertEqual(misuses.get().map(\.kind), [.keyPathTooLong])
+        XCTAssertTrue(misuses.get().first?.message.contains("nest more than 128 deep") ?? false)
+        let shallow = Array(repeating: "loop.@unionOfObjects", count: 3).joined(separator: ".") + ".numbers.@count"
+        assertNoMisuse {
+            XCTAssertEqual(GuardValue.of(library.value(forKeyPath: shallow)), [[[1]]])
+        }
+    }
+
     /// Values an operator cannot work with (Foundation: an exception from the value that cannot answer
     /// `decimalValue` or `compare:`), and keys the elements do not have.
     func testValuesAnOperatorCannotUseAndUnknownElementKeysAreMisuse() {

@@ -136,6 +136,7 @@ final class Library: KVOObject, @unchecked Sendable {
         switch key {
         case "shelf": return storedShelf
         case "titles": return value(forKeyPath: "books.title")
+        case "loop": return [self]
         default: return super.value(forKey: key)
         }
     }
