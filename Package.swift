@@ -33,7 +33,7 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: ["FaultInjector", "GuardCore"],
-            resources: [.copy("Seeds")]
+            resources: [.copy("Seeds"), .copy("Scenarios")]
         ),
     ],
     swiftLanguageModes: [.v6]
