@@ -88,6 +88,16 @@ enum MisuseMessages {
             keyPath: keyPath, object: objectText, observer: nil, thread: CurrentThread.description)
     }
 
+    /// A key a ``KVOObject`` does not answer, in a process without stored-property reflection.
+    private static func reflectionUnavailable(objectText: String, key: String) -> KVOMisuse {
+        KVOMisuse(
+            kind: .reflectionUnavailable, exceptionName: "NSUnknownKeyException",
+            message: "[\(objectText) valueForUndefinedKey:]: cannot read the key \(key): the Swift runtime of this "
+                + "process offers no reflection, so GuardCore's key-value coding sees no stored property (it needs "
+                + "iOS 13.4, macOS 10.15.4, tvOS 13.4 or watchOS 6.2). Override value(forKey:) to answer the key.",
+            keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
+    }
+
     /// The first keys of a long key path, then `…` and how many components it has.
     private static func abbreviated(_ keyPath: String) -> String {
         let shown = 8
@@ -115,6 +125,9 @@ enum MisuseMessages {
     private static func unknownKey(objectText: String, object: AnyObject?, key: String) -> KVOMisuse {
         let firstKey = KeyPathSyntax.firstKey(of: key)
         let kvoObject = object as? KVOObject
+        if kvoObject != nil, !ReflectionUnavailableNotice.isReflectionAvailable {
+            return reflectionUnavailable(objectText: objectText, key: key)
+        }
         let table = kvoObject.map { StoredPropertyTable.for(type(of: $0)) }
         let isUninitializedLazy =
             kvoObject.flatMap { object in table?.property(named: firstKey)?.isUninitialized(in: object) } ?? false
