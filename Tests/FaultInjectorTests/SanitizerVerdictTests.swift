@@ -90,4 +90,26 @@ final class SanitizerVerdictTests: XCTestCase {
         XCTAssertEqual(
             RoundVerdict(processEnd: .signalled(SIGILL), log: Self.trapUnderThreadSanitizer, seconds: 1).signature, "trap")
     }
+
+    /// A trap whose process the sanitizer then ended with its own exit status is a trap too.
+    func testATrapThatTheSanitizerExitedOnIsStillATrap() {
+        let verdict = RoundVerdict(processEnd: .exited(66), log: Self.trapUnderThreadSanitizer, seconds: 1)
+        XCTAssertEqual(verdict.signature, "trap")
+        XCTAssertEqual(
+            verdict.report.violations.first?.message,
+            "the round's process trapped (SIGILL, then exited with status 66) after 1.0 s: FaultInjector/"
+                + "CrashFixtureTarget.swift:95: Fatal error: fixture-trap: deliberate trap while observing")
+    }
+
+    /// What tells the parent that a child which abandoned its round as blocked is in fact dying.
+    func testADyingProcessIsToldByItsLog() {
+        XCTAssertTrue(ProcessDeathCause.isDying(log: "ThreadSanitizer:DEADLYSIGNAL\n"))
+        XCTAssertTrue(ProcessDeathCause.isDying(log: Self.threadSanitizerSegfault))
+        XCTAssertTrue(ProcessDeathCause.isDying(log: Self.addressSanitizerUseAfterFree))
+        XCTAssertTrue(ProcessDeathCause.isDying(log: Self.trapUnderThreadSanitizer))
+        XCTAssertTrue(ProcessDeathCause.isDying(log: "\n*** Program crashed: Bad pointer dereference at 0x8 ***\n"))
+        XCTAssertFalse(ProcessDeathCause.isDying(log: Self.threadSanitizerRace), "a race report alone does not kill")
+        XCTAssertFalse(ProcessDeathCause.isDying(log: "guard-stress: round 3 of 10\n"))
+        XCTAssertFalse(ProcessDeathCause.isDying(log: ""))
+    }
 }

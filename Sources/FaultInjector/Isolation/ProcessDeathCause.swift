@@ -22,7 +22,8 @@ enum ProcessDeathCause: Equatable {
     /// The cause `log` (the process's standard error) shows for a process that ended with `end`, or `nil` when the
     /// ending says it all. A sanitizer's error report (`ERROR: ThreadSanitizer: SEGV on unknown address …`), or a
     /// report it exited on (`WARNING: ThreadSanitizer: data race` with `halt_on_error`), is the sanitizer's death,
-    /// even after a trap; a trap's line with a process ended by another signal than a trap's is a trap.
+    /// even after a trap; a trap's line with a process that did not end by a trap's signal (the sanitizer failed in
+    /// Swift's backtracer and killed it, or exited) is a trap.
     static func find(in log: String, end: ProcessEnd) -> ProcessDeathCause? {
         let lines = log.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         for name in sanitizerNames {
@@ -35,10 +36,22 @@ enum ProcessDeathCause: Equatable {
                 return .sanitizer(name: name, line: trimmed(line))
             }
         }
-        guard case .signalled = end, !end.isTrap,
-            lines.contains(where: { line in trapMarkers.contains { line.contains($0) } })
-        else { return nil }
+        guard !end.isTrap, end != .exited(0), lines.contains(where: isTrapLine) else { return nil }
         return .swiftTrap(signal: backtracerSignal(in: lines))
+    }
+
+    /// Whether `log` shows the process dying already: a sanitizer caught a deadly signal or reported an error, or
+    /// Swift trapped or its backtracer reported a crash. A round that such a process abandons as blocked (its
+    /// crashing worker stopped reaching schedule points while the report was written) is that death, not a deadlock.
+    static func isDying(log: String) -> Bool {
+        log.split(separator: "\n", omittingEmptySubsequences: true).contains { line in
+            isTrapLine(line) || line.contains("Program crashed")
+                || sanitizerNames.contains { line.contains("\($0):DEADLYSIGNAL") || line.contains("ERROR: \($0):") }
+        }
+    }
+
+    private static func isTrapLine(_ line: some StringProtocol) -> Bool {
+        trapMarkers.contains { line.contains($0) }
     }
 
     /// The signal Swift's backtracer announced (`*** Signal 4: Backtracing from …` is SIGILL).

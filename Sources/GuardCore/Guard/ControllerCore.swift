@@ -476,17 +476,17 @@ final class ControllerCore: @unchecked Sendable {
     /// ``GuardRegistration/retiredWithObserverGone``).
     private static func retire(_ registration: GuardRegistration, observerGone: Bool) -> Unregistration {
         if registration.nextOnSameObject != nil { registration.nextOnSameObject = nil }
-        // Before the state changes: a delivery that sees the registration retired reads it after.
-        if observerGone { registration.retiredWithObserverGone = true }
         switch registration.state.value {
         case .pending:
+            // Before the state leaves `pending`: a delivery that sees it retired reads the flag after.
+            if observerGone { registration.retiredWithObserverGone = true }
             // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
             if registration.state.transition(from: .pending, to: .cancelled) { return .none }
             guard registration.state.value == .active else { return .none }
         case .active:
             // Only `pending` changes without the lock: an active registration stays active until this retires it,
             // so the common case needs no compare-and-exchange.
-            break
+            if observerGone { registration.retiredWithObserverGone = true }
         case .cancelled, .removed:
             return .none
         }
