@@ -147,19 +147,21 @@ final class ObserverGoneReportCountTests: XCTestCase {
     }
 }
 
+/// Four keys whose values live behind a lock and are announced by hand, so that queues may set one key at once
+/// without a data race (an `@Observed` property, like any Swift property, must be set by one thread at a time).
 private final class FourKeys: KVOObject, @unchecked Sendable {
-    @Observed var k0 = 0
-    @Observed var k1 = 0
-    @Observed var k2 = 0
-    @Observed var k3 = 0
+    private let lock = NSLock()
+    private var values: [String: Int] = [:]
+
+    override func value(forKey key: String) -> Any? {
+        guard ["k0", "k1", "k2", "k3"].contains(key) else { return super.value(forKey: key) }
+        return lock.withLock { values[key, default: 0] }
+    }
 
     func set(_ key: String, _ value: Int) {
-        switch key {
-        case "k0": k0 = value
-        case "k1": k1 = value
-        case "k2": k2 = value
-        default: k3 = value
-        }
+        willChangeValue(forKey: key)
+        lock.withLock { values[key] = value }
+        didChangeValue(forKey: key)
     }
 }
 
