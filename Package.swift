@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: ["FaultInjector", "GuardCore"],
-            resources: [.copy("Seeds")]
+            resources: [.copy("Seeds"), .copy("Scenarios")]
         ),
     ],
     swiftLanguageModes: [.v6]

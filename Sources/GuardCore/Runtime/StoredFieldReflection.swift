@@ -28,6 +28,8 @@ enum StoredFieldReflection {
         let type: Any.Type
         /// `false` for `weak`, `unowned` and `unowned(unsafe)` fields, whose storage is not a strong reference.
         let isStrong: Bool
+        /// `false` for a `let`.
+        let isVar: Bool
     }
 
     /// The three runtime entry points reflection needs.
@@ -115,7 +117,7 @@ enum StoredFieldReflection {
             guard let name = field.name else { return nil }
             return Field(
                 name: String(cString: name), offset: entryPoints.childOffset(type, index), type: fieldType,
-                isStrong: field.isStrong)
+                isStrong: field.isStrong, isVar: field.isVar)
         }
     }
 }

@@ -39,6 +39,12 @@ final class MisusePolicyTests: XCTestCase {
         person!.removeElements(at: IndexSet([5]), from: \.items)
         let overlong = (["name"] + Array(repeating: "x", count: 128)).joined(separator: ".")
         person!.addObserver(stranger, forKeyPath: overlong)
+        person!.setValue("old", forKey: "age")
+        person!.setValue(nil, forKey: "age")
+        person!.addObserver(stranger, forKeyPath: "items.count")
+        _ = person!.value(forKeyPath: "items.@foo.x")
+        let operators = "@count, @sum, @avg, @max, @min, @unionOfObjects, @distinctUnionOfObjects, @unionOfArrays, "
+            + "@distinctUnionOfArrays, @distinctUnionOfSets"
         // A process without stored-property reflection (simulated on this thread, its one line captured).
         let keyless = KeylessInThisTest()
         _ = capturingStandardError {
@@ -69,6 +75,26 @@ final class MisusePolicyTests: XCTestCase {
                     + "it has more than 128 components, and following it could overflow the thread's stack.",
                 keyPath: overlong, object: rendered(person!), observer: nil, thread: "main"),
             KVOMisuse(
+                kind: .typeMismatch, exceptionName: "NSInvalidArgumentException",
+                message: "[\(rendered(person!)) setValue:forKey:]: the value \"old\" (a String) cannot be stored in the "
+                    + "key age, of type Int.",
+                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .nilValueForNonOptional, exceptionName: "NSInvalidArgumentException",
+                message: "[\(rendered(person!)) setNilValueForKey]: could not set nil as the value for the key age.",
+                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .keyPathThroughCollection, exceptionName: "NSInvalidArgumentException",
+                message: "[<Array<String>> addObserver:forKeyPath:options:context:] is not supported. Key path: count "
+                    + "(observing \"items.count\" of \(rendered(person!)): arrays and sets cannot be observed, and "
+                    + "neither can collection operators; observe \"items\" and read the rest with value(forKeyPath:).)",
+                keyPath: "items.count", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .unknownCollectionOperator, exceptionName: "NSUnknownKeyException",
+                message: "[<Array<String>> valueForKeyPath:]: this class does not implement the foo operation. (@foo is "
+                    + "not a collection operator; they are \(operators).)",
+                keyPath: "@foo.x", object: "<Array<String>>", observer: nil, thread: "main"),
+            KVOMisuse(
                 kind: .reflectionUnavailable, exceptionName: "NSUnknownKeyException",
                 message: "[\(rendered(keyless)) valueForUndefinedKey:]: cannot read the key level: the Swift runtime "
                     + "of this process offers no reflection, so GuardCore's key-value coding sees no stored property "
@@ -96,16 +122,17 @@ final class MisusePolicyTests: XCTestCase {
         }
         XCTAssertTrue(reachedTheEnd)
         XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
-        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(8)), expected)
+        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(expected.count)), expected)
         XCTAssertEqual(
             expected.map(\.exceptionName),
             [
                 "NSRangeException", "NSInternalInconsistencyException", "EXC_BAD_ACCESS",
                 "NSInternalInconsistencyException", "NSUnknownKeyException", "NSRangeException",
-                "NSInvalidArgumentException", "NSUnknownKeyException",
+                "NSInvalidArgumentException", "NSInvalidArgumentException", "NSInvalidArgumentException",
+                "NSInvalidArgumentException", "NSUnknownKeyException", "NSUnknownKeyException",
             ])
         // Plus the deallocatedWhileObserved of the person the helper let go.
-        XCTAssertEqual(RuntimeMonitor.misuseCount, 9)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 13)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .observerDeallocated), 1)
@@ -118,7 +145,8 @@ final class MisusePolicyTests: XCTestCase {
             RuntimeMonitor.misuseCountsByKind,
             [
                 .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
-                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1, .reflectionUnavailable: 1,
+                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1, .typeMismatch: 1, .nilValueForNonOptional: 1,
+                .keyPathThroughCollection: 1, .unknownCollectionOperator: 1, .reflectionUnavailable: 1,
             ])
     }
 
