@@ -89,6 +89,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         super.init(
             info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObject,
             isGuarded: true)
+        // Until its initial notification is delivered, a change that reaches it waits (see `ControllerCore`).
+        if options.contains(.initial) { state.startHoldingChanges() }
     }
 
     /// The registration's life; see ``RegistrationState``.
@@ -172,9 +174,15 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     }
 
     /// Calls the handler for `change` of `object`, the observed object, unless the registration stopped delivering
-    /// or its observer is gone (reported once).
+    /// or its observer is gone (reported once). A registration whose `.initial` notification is pending holds the
+    /// change back for its observing thread instead.
     private func notify(_ change: KeyValueChange, of object: AnyObject) {
-        guard state.delivers else { return }
+        let word = state.word
+        if !RegistrationState.deliversDirectly(word) {
+            // Cancelled or removed: nothing. Holding changes: kept for the observing thread, unless it stopped
+            // holding meanwhile (then delivered here, after everything it held).
+            guard RegistrationState.holdsChanges(word), !core.holdBack(change, for: self), state.delivers else { return }
+        }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
             if core.noteObserverGoneReported(for: self) {

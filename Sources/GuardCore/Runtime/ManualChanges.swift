@@ -20,8 +20,11 @@ enum ManualChanges {
         let key: String
         var plan: ChangePlan?
         /// Without a plan (nobody to notify when the change began): the table's insertion count before it began, so
-        /// its end can re-wire dotted observances inserted meanwhile.
+        /// its end can re-wire dotted observances inserted meanwhile and notify the registrations that join it.
         let epochWithoutPlan: UInt64
+        /// What kind of change it is, and where (a to-many change), for the end of a change without a plan.
+        let kind: KeyValueChange.Kind
+        let indexes: IndexSet?
 
         /// Whether the entry's object is gone: its weak reference reads `nil`, and the change did not begin in its deinit.
         var isOfDeadObject: Bool { object == nil && !beganDuringDeinit }
@@ -66,12 +69,12 @@ enum ManualChanges {
         state.forgetDeadObjects()
         var pending = Pending(
             object: object, objectID: ObjectIdentifier(object), beganDuringDeinit: false, key: key, plan: plan,
-            epochWithoutPlan: epoch)
+            epochWithoutPlan: epoch, kind: kind, indexes: indexes)
         if pending.object == nil {
             // Only an object running its deinit reads as gone while the caller holds it.
             pending = Pending(
                 object: nil, objectID: pending.objectID, beganDuringDeinit: true, key: key, plan: plan,
-                epochWithoutPlan: epoch)
+                epochWithoutPlan: epoch, kind: kind, indexes: indexes)
             openDeinitChanges.add(1, ordering: .relaxed)
         }
         state.pending.append(pending)
@@ -93,8 +96,9 @@ enum ManualChanges {
         if pending.plan != nil {
             pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
         } else {
-            ChangePlan.rewireDottedJoiners(
-                of: object, changeOf: key, hash: KeyHash.of(key), insertedAfter: pending.epochWithoutPlan)
+            ChangePlan.endUnplanned(
+                on: object, key: key, hash: KeyHash.of(key), kind: pending.kind, indexes: pending.indexes,
+                insertedAfter: pending.epochWithoutPlan, readOwnValue: ownValueReader(of: object, key: key))
         }
     }
 
@@ -129,8 +133,9 @@ enum ManualChanges {
         if var plan = change.plan {
             plan.end(on: object, readOwnValue: ownValueReader(of: object, key: change.key))
         } else {
-            ChangePlan.rewireDottedJoiners(
-                of: object, changeOf: change.key, hash: KeyHash.of(change.key), insertedAfter: change.epoch)
+            ChangePlan.endUnplanned(
+                on: object, key: change.key, hash: KeyHash.of(change.key), kind: .setting, indexes: nil,
+                insertedAfter: change.epoch, readOwnValue: ownValueReader(of: object, key: change.key))
         }
     }
 

@@ -32,6 +32,13 @@ final class PlantedRegistration: @unchecked Sendable {
     let context = PlantedContext.next()
     /// Guarded by the table's lock.
     var state = State.pending
+    /// Whether a change that reaches it waits for its `.initial` notification (an observe with `.initial` whose
+    /// controller holds changes back, as the guard does): set before it is filed, cleared once the initial
+    /// notification and every change held meanwhile were delivered. Guarded by the table's lock.
+    var holdsChanges = false
+    /// The changes held back meanwhile, in arrival order, each with what ``HeldChangeAttribution`` said about the thread
+    /// that made it. Guarded by the table's lock.
+    var held: [(change: KeyValueChange, object: StressObject, origin: UInt64)] = []
     private let strongObject: StressObject?
     private weak var weakObject: StressObject?
 
@@ -73,12 +80,14 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
     ) {
         guard let object = object as? StressObject, let table else { return }
+        guard !table.holdBack(change, of: object, for: self) else { return }
         delivery.deliver(change, of: object, through: self, in: table)
     }
 
     /// A notification of a registration added through ``KVORuntimeBackend``: delivered as one of the application API.
     func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard let object = object as? StressObject, let table else { return }
+        guard !table.holdBack(change, of: object, for: self) else { return }
         delivery.deliver(change, of: object, through: self, in: table)
     }
 
