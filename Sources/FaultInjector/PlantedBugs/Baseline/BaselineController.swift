@@ -119,7 +119,7 @@ class BaselineController: StressController, @unchecked Sendable {
         let readsEarly = deliversInitial && readsInitialValueBeforeRegistering
         // Only a planted bug reads it here, before anything is registered.
         let valueReadEarly = readsEarly ? initialValue(of: object, keyPath: keyPath, options: options) : nil
-        registration.holdsChanges = deliversInitial && holdsChangesUntilInitialDelivered
+        registration.bridge.holdsChanges = deliversInitial && holdsChangesUntilInitialDelivered
         guard reserve(registration) else { return .duplicate }
         if registersJoiningChangesUnderWay(options) {
             // The target observes only keys the runtime knows, so the backend never refuses.
@@ -159,11 +159,12 @@ class BaselineController: StressController, @unchecked Sendable {
     /// meanwhile, in arrival order (each through the controller class's delivery, which drops it if the registration
     /// was removed), until none is left; then it stops holding.
     private func deliverHeldChanges(of registration: PlantedRegistration) {
+        guard registration.bridge.holdsChanges else { return }
         while true {
             let batch = table.lock.withLock { () -> [(change: KeyValueChange, object: StressObject, origin: UInt64)] in
                 let batch = registration.held
                 registration.held = []
-                if batch.isEmpty || !registration.delivers { registration.holdsChanges = false }
+                if batch.isEmpty || !registration.delivers { registration.bridge.holdsChanges = false }
                 return batch
             }
             guard !batch.isEmpty else { return }

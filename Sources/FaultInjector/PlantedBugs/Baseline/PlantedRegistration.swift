@@ -32,12 +32,8 @@ final class PlantedRegistration: @unchecked Sendable {
     let context = PlantedContext.next()
     /// Guarded by the table's lock.
     var state = State.pending
-    /// Whether a change that reaches it waits for its `.initial` notification (an observe with `.initial` whose
-    /// controller holds changes back, as the guard does): set before it is filed, cleared once the initial
-    /// notification and every change held meanwhile were delivered. Guarded by the table's lock.
-    var holdsChanges = false
-    /// The changes held back meanwhile, in arrival order, each with what ``HeldChangeAttribution`` said about the thread
-    /// that made it. Guarded by the table's lock.
+    /// The changes its bridge held back (see ``PlantedBridge/holdsChanges``), in arrival order, each with what
+    /// ``HeldChangeAttribution`` said about the thread that made it. Guarded by the table's lock.
     var held: [(change: KeyValueChange, object: StressObject, origin: UInt64)] = []
     private let strongObject: StressObject?
     private weak var weakObject: StressObject?
@@ -66,6 +62,11 @@ final class PlantedRegistration: @unchecked Sendable {
 final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sendable {
     private let delivery: BaselineController.Type
     private weak var table: PlantedTable?
+    /// 1 while a change that reaches the registration waits for its `.initial` notification (an observe with
+    /// `.initial` whose controller holds changes back, as the guard does): set before the registration is filed,
+    /// cleared under the table's lock once the initial notification and every change held meanwhile were delivered.
+    /// Atomic, so a delivery to a registration that holds nothing takes no lock (and no schedule step) for it.
+    private let holding = AtomicCell()
     private weak var observer: StressObserver?
     private let sink: DeliverySink
 
@@ -89,6 +90,12 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
         guard let object = object as? StressObject, let table else { return }
         guard !table.holdBack(change, of: object, for: self) else { return }
         delivery.deliver(change, of: object, through: self, in: table)
+    }
+
+    /// Whether changes that reach the registration wait for its `.initial` notification.
+    var holdsChanges: Bool {
+        get { holding.word.load(ordering: .acquiring) != 0 }
+        set { holding.word.store(newValue ? 1 : 0, ordering: .releasing) }
     }
 
     /// Never called: the baseline never asks the runtime to drop a registration with its object.

@@ -21,11 +21,12 @@ final class PlantedTable: @unchecked Sendable {
 
     /// Keeps `change` of `object` for the observing thread if the registration of `bridge` holds changes (its
     /// `.initial` notification is pending) and returns `true`; returns `false` otherwise (the caller delivers it).
-    /// Takes the lock.
+    /// Takes the lock only while it holds changes.
     func holdBack(_ change: KeyValueChange, of object: StressObject, for bridge: PlantedBridge) -> Bool {
+        guard bridge.holdsChanges else { return false }
         let origin = HeldChangeAttribution.shared.originOfHeldChange()
         return lock.withLock {
-            guard let registration = live.first(where: { $0.bridge === bridge }), registration.holdsChanges else {
+            guard bridge.holdsChanges, let registration = live.first(where: { $0.bridge === bridge }) else {
                 return false
             }
             if registration.delivers { registration.held.append((change, object, origin)) }
