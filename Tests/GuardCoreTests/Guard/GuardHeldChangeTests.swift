@@ -87,6 +87,7 @@ final class GuardHeldChangeTests: XCTestCase {
         let (sink, controller) = makeController(for: observer)
         let person = Person()
         let log = HandlerLog()
+        let heardWhenInitialReturned = LockedBox(-1)
         withDeadlockWatchdog("held prior notifications") {
             assertNoMisuse {
                 let result = controller.observe(person, keyPath: "age", options: [.initial, .new, .old, .prior]) {
@@ -97,10 +98,12 @@ final class GuardHeldChangeTests: XCTestCase {
                         object.age = 1
                         object.age = 2
                     }
+                    heardWhenInitialReturned.value = log.count
                 }
                 XCTAssertEqual(result, .registered)
             }
         }
+        XCTAssertEqual(heardWhenInitialReturned.value, 1, "nothing was delivered while the initial handler ran")
         XCTAssertEqual(
             log.all,
             [
@@ -160,6 +163,7 @@ final class GuardHeldChangeTests: XCTestCase {
         let log = HandlerLog()
         let baseline = liveObservances
         weak var weakController: ObservationController<GuardTestObserver>?
+        let heardWhenInitialReturned = LockedBox(-1)
         withDeadlockWatchdog("controller dropped inside the initial handler with held changes") {
             assertNoMisuse {
                 do {
@@ -174,6 +178,7 @@ final class GuardHeldChangeTests: XCTestCase {
                     object.age = 5
                     _ = onOtherThread { object.age = 6 }
                     observer.controller = nil  // the only stored reference
+                    heardWhenInitialReturned.value = log.count
                 }
                 XCTAssertEqual(result, .registered)
                 XCTAssertNil(weakController, "gone once observe returned")
@@ -181,6 +186,7 @@ final class GuardHeldChangeTests: XCTestCase {
             }
         }
         XCTAssertEqual(log.all.map(\.new), [0, 5, 6])
+        XCTAssertEqual(heardWhenInitialReturned.value, 1, "both changes waited for the initial handler")
         XCTAssertEqual(liveObservances, baseline)
         XCTAssertEqual(sink.records, [])
     }
@@ -218,24 +224,39 @@ final class GuardHeldChangeTests: XCTestCase {
         defer { observer.controller = nil }
         let person = Person()
         let log = HandlerLog()
+        // For each registration, whether its own initial handler was still running when a notification came.
+        let inInitial = LockedBox<[String: Bool]>([:])
+        let insideOwnInitial = LockedBox<[String]>([])
+        let handler: @Sendable (String, GuardTestObserver, Person, KeyValueChange) -> Void = {
+            tag, observer, object, change in
+            if inInitial.value[tag] == true {
+                insideOwnInitial.mutate { $0.append("\(tag)=\(GuardValue.of(change.newValue))") }
+            }
+            log.record(tag, observer, object, change)
+        }
         assertNoMisuse {
             _ = controller.observe(person, keyPath: "age", options: [.initial, .new]) { observer, object, change in
-                log.record("age", observer, object, change)
+                handler("age", observer, object, change)
                 guard log.count == 1 else { return }
+                inInitial.mutate { $0["age"] = true }
                 _ = observer.controller?.observe(object, keyPath: "name", options: [.initial, .new]) {
                     observer, object, change in
-                    log.record("name", observer, object, change)
+                    handler("name", observer, object, change)
                     if change.newValue(as: String.self) == "" {
+                        inInitial.mutate { $0["name"] = true }
                         object.name = "Ada"
                         object.age = 36
+                        inInitial.mutate { $0["name"] = false }
                     }
                 }
+                inInitial.mutate { $0["age"] = false }
             }
         }
         XCTAssertEqual(
             log.all.map { "\($0.tag)=\($0.new)" }, ["age=0", "name=", "name=Ada", "age=36"],
             "each initial first; the inner registration's change right after its initial, the outer one's after the "
                 + "outer initial handler returned")
+        XCTAssertEqual(insideOwnInitial.value, [], "no change ran inside its own registration's initial handler")
         XCTAssertEqual(sink.records, [])
     }
 
@@ -245,11 +266,16 @@ final class GuardHeldChangeTests: XCTestCase {
         let person = Person()
         person.age = 30
         let seen = LockedBox<[Int]>([])
+        let seenWhenInitialReturned = LockedBox(-1)
         let token = person.guardedObserve(\.age, options: [.initial, .new]) { person, change in
             seen.mutate { $0.append(change.newValue ?? -1) }
-            if seen.value.count == 1 { person.age = 31 }
+            if seen.value.count == 1 {
+                person.age = 31
+                seenWhenInitialReturned.value = seen.value.count
+            }
         }
-        XCTAssertEqual(seen.value, [30, 31])
+        XCTAssertEqual(seen.value, [30, 31], "delivered before guardedObserve returned")
+        XCTAssertEqual(seenWhenInitialReturned.value, 1, "not nested inside the initial handler")
         token.invalidate()
     }
 }

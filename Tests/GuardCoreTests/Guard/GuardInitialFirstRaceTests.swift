@@ -3,123 +3,144 @@ import GuardCore
 import XCTest
 
 /// The guard's `.initial` promise under a storm: observes with `.initial` race sets of the same property from many
-/// more queues than the machine has cores, released together from a barrier, trial after trial. Every handler hears
-/// its initial notification before any change, and once every observe and every set has returned, the last value each
-/// handler heard is the property's value. (Foundation, and GuardCore's runtime on its own, deliver a racing change
-/// whenever it comes: before the initial notification, which then shows an older value.)
+/// more threads than the machine has cores, released together from a barrier, trial after trial. Every handler hears
+/// its initial notification before any change (or prior notification), and once every observe and every set has
+/// returned, the last value each handler heard is the property's value. (Foundation, and GuardCore's runtime on its
+/// own, deliver a racing change whenever it comes: before the initial notification, which then shows an older value.)
 final class GuardInitialFirstRaceTests: XCTestCase {
-    private static let trials = 40
-    private static let setsPerSetter = 8
+    private static let trials = 20
+    /// How many registrations each observer makes in a trial, one after the other (each removed before the next).
+    private static let observesPerObserver = 8
+    /// How many times each setter sets the property in a trial.
+    private static let setsPerSetter = 100
 
     func testRacingSetsNeverReachAHandlerBeforeItsInitialAndItEndsOnTheCurrentValue() {
-        let queuesPerSide = max(16, 4 * ProcessInfo.processInfo.activeProcessorCount)
-        var problems: [String] = []
-        var heldBack = 0
-        var registrations = 0
-        withDeadlockWatchdog(seconds: 120, "racing observes and sets") {
+        let threadsPerSide = max(16, 4 * ProcessInfo.processInfo.activeProcessorCount)
+        var outcome = TrialOutcome()
+        withDeadlockWatchdog(seconds: 300, "racing observes and sets") {
             assertNoMisuse {
                 for trial in 0..<Self.trials {
-                    let outcome = runTrial(trial, observers: queuesPerSide, setters: queuesPerSide)
-                    problems += outcome.problems
-                    heldBack += outcome.heldBack
-                    registrations += outcome.registrations
+                    runTrial(trial, observers: threadsPerSide, setters: threadsPerSide, into: &outcome)
                 }
             }
         }
-        XCTAssertEqual(registrations, Self.trials * queuesPerSide)
-        XCTAssertEqual(problems, [], "\(problems.count) of \(registrations) registrations")
-        // The storm did race: some changes reached a registration before its initial notification and waited.
-        XCTAssertGreaterThan(heldBack, 0, "no change ever raced an initial notification")
+        XCTAssertEqual(outcome.registrations, Self.trials * threadsPerSide * Self.observesPerObserver)
+        XCTAssertEqual(outcome.problems, [], "\(outcome.problems.count) of \(outcome.registrations) registrations")
+        // The storm did race: changes reached registrations before their initial notification, and waited.
+        XCTAssertGreaterThan(outcome.heldBack, 0, "no change ever raced an initial notification")
     }
 
     private struct TrialOutcome {
         var problems: [String] = []
-        /// Changes delivered on the observing thread (held back until the initial notification).
+        /// Changes delivered on the observing thread while `observe` ran (held back until the initial notification).
         var heldBack = 0
         var registrations = 0
     }
 
-    /// One trial: `observers` queues each observe the property through a controller of their own while `setters`
-    /// queues each set it several times (ordered by the property's own setter lock), all released at once.
-    private func runTrial(_ trial: Int, observers: Int, setters: Int) -> TrialOutcome {
+    /// One trial: `observers` threads each observe the property several times in a row (each through a controller of
+    /// its own, removing the registration before the next) while `setters` threads set it (ordered by the property's
+    /// own setter lock), all released from a barrier at once. Every registration must hear its initial notification
+    /// first, and the last ones (still registered when everything returned) must end on the property's value.
+    private func runTrial(_ trial: Int, observers: Int, setters: Int, into outcome: inout TrialOutcome) {
         let thermostat = Thermostat()
         let owners = (0..<observers).map { _ in GuardTestObserver() }
         let controllers = owners.map { ObservationController(observer: $0, diagnosticSink: CountingSink()) }
-        let logs = (0..<observers).map { _ in DeliveryLog() }
+        let logs = (0..<observers).map { _ in (0..<Self.observesPerObserver).map { _ in DeliveryLog() } }
         let results = LockedBox<[ObserveResult]>([])
         let gate = DispatchGroup()
         gate.enter()
         let done = DispatchGroup()
-        for index in 0..<observers {
-            DispatchQueue(label: "initial-first.observer.\(index)").async(group: done) {
+        func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+            done.enter()
+            let thread = Thread {
                 gate.wait()
-                let log = logs[index]
-                log.observingThread = Thread.current
-                let result = controllers[index].observe(
-                    thermostat, keyPath: "reading", options: [.initial, .new, .old]
-                ) { _, _, change in log.record(change) }
-                results.mutate { $0.append(result) }
+                body()
+                done.leave()
+            }
+            thread.name = name
+            thread.start()
+        }
+        for index in 0..<observers {
+            start("initial-first.observer.\(index)") {
+                for (cycle, log) in logs[index].enumerated() {
+                    if cycle > 0 { controllers[index].unobserve(thermostat, keyPath: "reading") }
+                    log.startObserving()
+                    let result = controllers[index].observe(
+                        thermostat, keyPath: "reading", options: [.initial, .new, .prior]
+                    ) { _, _, change in log.record(change) }
+                    log.stopObserving()
+                    results.mutate { $0.append(result) }
+                }
             }
         }
         for index in 0..<setters {
-            DispatchQueue(label: "initial-first.setter.\(index)").async(group: done) {
-                gate.wait()
+            start("initial-first.setter.\(index)") {
                 for step in 1...Self.setsPerSetter {
-                    thermostat.set((trial * 1_000 + index) * 100 + step)
+                    thermostat.set((trial * 1_000 + index) * 1_000 + step)
                 }
             }
         }
         gate.leave()
         done.wait()
-        var outcome = TrialOutcome()
-        outcome.registrations = results.value.filter { $0 == .registered }.count
+        outcome.registrations += results.value.filter { $0 == .registered }.count
         let current = thermostat.reading
-        for (index, log) in logs.enumerated() {
-            let entries = log.entries
-            outcome.heldBack += entries.dropFirst().filter { $0.onObservingThread }.count
-            guard let first = entries.first, first.isInitial else {
-                outcome.problems.append("trial \(trial), observer \(index): heard \(entries.prefix(2)) first")
-                continue
-            }
-            if entries.dropFirst().contains(where: \.isInitial) {
-                outcome.problems.append("trial \(trial), observer \(index): more than one initial notification")
-            }
-            if entries.last?.value != current {
-                outcome.problems.append(
-                    "trial \(trial), observer \(index): ended on \(entries.last?.value ?? -1), the property is \(current)")
+        for (index, cycles) in logs.enumerated() {
+            for (cycle, log) in cycles.enumerated() {
+                let entries = log.entries
+                let place = "trial \(trial), observer \(index), registration \(cycle)"
+                outcome.heldBack += entries.dropFirst().filter(\.duringObserve).count
+                guard entries.first?.kind == .initial, !entries.dropFirst().contains(where: { $0.kind == .initial })
+                else {
+                    outcome.problems.append("\(place): heard \(entries.prefix(4))")
+                    continue
+                }
+                let last = entries.last { $0.kind != .prior }?.value
+                if cycle == Self.observesPerObserver - 1, last != current {
+                    outcome.problems.append("\(place): ended on \(last ?? -1), the property is \(current)")
+                }
             }
         }
         withExtendedLifetime((owners, controllers)) {}
-        return outcome
     }
 }
 
-/// What one registration's handler heard, in order: whether each notification was the initial one (the only one
-/// without an old value), its new value, and whether it ran on the thread that observed.
+/// What one registration's handler heard, in order: each notification's kind and new value, and whether it ran on
+/// the observing thread while `observe` ran there (a change held back until the initial notification). With
+/// `.prior`, every change comes right after its prior notification (a registration that joins a change under way gets
+/// both at its end), so a notification that follows no prior one is the initial one.
 final class DeliveryLog: @unchecked Sendable {
-    struct Entry: CustomStringConvertible {
-        let isInitial: Bool
-        let value: Int
-        let onObservingThread: Bool
+    enum Kind { case initial, prior, change }
 
-        var description: String { isInitial ? "initial(\(value))" : "change(\(value))" }
+    struct Entry: CustomStringConvertible {
+        let kind: Kind
+        let value: Int
+        let duringObserve: Bool
+
+        var description: String { "\(kind)(\(value))" }
     }
 
     private let lock = NSLock()
     private var recorded: [Entry] = []
-    private var thread: Thread?
+    private var observingThread: UInt64?
 
-    /// The thread that called `observe` (set before it does).
-    var observingThread: Thread? {
-        get { lock.withLock { thread } }
-        set { lock.withLock { thread = newValue } }
+    /// The calling thread is about to call `observe`.
+    func startObserving() {
+        let thread = CurrentThread.identifier
+        lock.withLock { observingThread = thread }
+    }
+
+    /// The calling thread's `observe` returned.
+    func stopObserving() {
+        lock.withLock { observingThread = nil }
     }
 
     func record(_ change: KeyValueChange) {
-        let entry = Entry(
-            isInitial: change.oldValue == nil, value: change.newValue(as: Int.self) ?? -1,
-            onObservingThread: Thread.current === observingThread)
-        lock.withLock { recorded.append(entry) }
+        let thread = CurrentThread.identifier
+        lock.withLock {
+            let kind: Kind = change.isPrior ? .prior : recorded.last?.kind == .prior ? .change : .initial
+            recorded.append(
+                Entry(kind: kind, value: change.newValue(as: Int.self) ?? -1, duringObserve: thread == observingThread))
+        }
     }
 
     var entries: [Entry] { lock.withLock { recorded } }
@@ -127,14 +148,19 @@ final class DeliveryLog: @unchecked Sendable {
 
 /// A property with its own lock, announced by hand, the way a type set from several threads writes one: a read takes
 /// the storage lock; a set holds a setter lock for its whole course (so sets are ordered among themselves) and
-/// announces around a locked store, without the storage lock while it announces.
+/// announces around a locked store, without the storage lock while it announces. A read first yields the processor
+/// (as a read that takes a while would be preempted): an observe's initial read then lets other threads set the
+/// property between the registration's insert and its initial notification, even on a machine with few free cores.
 final class Thermostat: KVOObject, @unchecked Sendable {
     private let storage = NSLock()
     private let setter = NSLock()
     private var stored = 0
 
     /// The current reading.
-    var reading: Int { storage.withLock { stored } }
+    var reading: Int {
+        sched_yield()
+        return storage.withLock { stored }
+    }
 
     /// Sets the reading, announcing the change to observers of `reading`.
     func set(_ value: Int) {
