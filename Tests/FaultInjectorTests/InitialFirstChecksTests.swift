@@ -140,6 +140,22 @@ final class InitialFirstChecksTests: XCTestCase {
         XCTAssertNil(report.checks[InitialFirstChecks.lastValueRule])
     }
 
+    /// A removal while the observing worker delivers what it held may come between a held prior notification and
+    /// its change: the change is dropped with the rest, as a removal between a `willChange` and its `didChange` drops
+    /// it. Without a removal before the observe returned, the change must follow.
+    func testARemovalWhileHeldChangesAreDeliveredMaySplitAPriorFromItsChange() {
+        var race = Race(options: [.initial, .new, .prior])
+        race.initial(0, at: 20)
+        race.change(at: 21, heldBack: true, prior: true)
+        var kept = race
+        race.builder.unobserve(.gauge, at: 22, returning: 23, worker: 3)
+        assertPassed(guardOracle.evaluate(race.history, facts: RunFacts()))
+        kept.builder.unobserve(.gauge, at: 40, returning: 41, worker: 3)
+        let report = guardOracle.evaluate(kept.history, facts: RunFacts())
+        XCTAssertNotNil(report.violationCounts[.priorOrder], messages(report))
+        XCTAssertTrue(messages(report).contains("but never the change"), messages(report))
+    }
+
     /// Foundation's contract (the raw runtime) makes no such promise.
     func testTheRawRuntimeIsNotHeldToIt() {
         var race = Race()

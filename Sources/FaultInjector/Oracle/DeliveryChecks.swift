@@ -186,8 +186,11 @@ struct DeliveryChecks {
                 && (change.object == observe.object
                     || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
             // A prior notification announces its change: the change must follow unless the registration may have
-            // ended before the change returned.
-            if count.priors > 0, count.changes == 0, change.ret < (window?.mayEnd ?? 0) {
+            // ended before the change was due, when it returned or, for one the guard may have held back until an
+            // `.initial` notification, when the observe returned (a removal drops what is still held then).
+            let heldUntil = index.guardSemantics && observe.options.contains(.initial) && change.call < observe.ret
+                ? observe.ret : 0
+            if count.priors > 0, count.changes == 0, max(change.ret, heldUntil) < (window?.mayEnd ?? 0) {
                 report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
             }
             if observe.options.contains(.prior), count.changes > 0, surelyRegistered {

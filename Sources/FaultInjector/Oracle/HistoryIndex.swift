@@ -64,7 +64,8 @@ struct HistoryIndex {
     /// through one controller may end a registration made through another controller of the same observer (after a
     /// release-controller). Keying removals by controller alone reported false missing deliveries for raw targets.
     private var controllersSharingObserver: [Int: [Int]] = [:]
-    private let guardSemantics: Bool
+    /// Whether the system promises guard semantics.
+    let guardSemantics: Bool
     /// Whether a weakly held registration surely ended when its object finished deinitializing (guard semantics).
     private let endsWeakRegistrationsAtObjectDeinit: Bool
 
