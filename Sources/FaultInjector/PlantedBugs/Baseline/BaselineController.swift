@@ -145,6 +145,10 @@ class BaselineController: StressController, @unchecked Sendable {
         }
         if cancelledMeanwhile { unregister(registration) }
         if deliversInitial {
+            // A chaos round's injected pause where the guard gets one too (at its schedule point after the add): the
+            // window between the add and the initial notification. No schedule point, so controlled schedules stay
+            // as they were; a controlled run injects no faults.
+            WorkerContext.current?.faults.maybePause()
             // Read now, the registration exists: a change that completes from now on is in this value or delivered
             // as a change. A value read before the add misses the changes that completed in between.
             let value = readsEarly ? valueReadEarly : initialValue(of: object, keyPath: keyPath, options: options)
