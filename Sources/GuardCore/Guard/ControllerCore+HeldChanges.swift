@@ -19,15 +19,14 @@
 /// notification.
 extension ControllerCore {
     /// Called by `registration`'s delivery, outside every lock, for a change that arrived while the registration
-    /// held changes: keeps it for the observing thread and returns `true`, or returns `true` without keeping it if the
-    /// registration stopped delivering, or `false` if the registration stopped holding meanwhile (the caller delivers
-    /// it itself).
+    /// held changes: keeps it for the observing thread and returns `true`, or returns `false` if the registration
+    /// stopped holding or delivering meanwhile (the caller delivers it itself, or drops it).
     func holdBack(_ change: KeyValueChange, for registration: GuardRegistration) -> Bool {
         // Asked before locking: the tracer is a fault injector's code.
         let origin = HeldChangeTracing.tracer?.originOfHeldChange() ?? 0
         return lock.withLock(ownedBy: self) {
-            guard registration.state.holdsChanges else { return false }
-            if registration.state.delivers { held.append(change, for: registration, origin: origin) }
+            guard registration.state.holdsChanges, registration.state.delivers else { return false }
+            held.append(change, for: registration, origin: origin)
             return true
         }
     }

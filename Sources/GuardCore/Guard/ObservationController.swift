@@ -44,7 +44,9 @@
 ///   (An ``Observed`` property is not synchronized: a set of it on another thread while `observe` reads it is a data
 ///   race, and one that began while nobody observed the property is not announced at all, as in Foundation.)
 /// - **Observer gone.** A controller whose observer is gone answers `observe` with
-///   `.invalid(.observerDeallocated)`: no handler of it could ever run.
+///   `.invalid(.observerDeallocated)`: no handler of it could ever run. Each registration that drops a notification
+///   because its observer is gone emits ``GuardDiagnostic/Kind/observerDeallocated`` exactly once, also when the drop
+///   races the teardown the observer's release sets off (see that kind).
 /// - **Object deinitializing.** An object asking to be observed from its own deinit (directly, or through anything its
 ///   deinit calls) gets `.invalid(.objectDeinitializing)` and nothing is registered, whether the controller holds
 ///   observed objects strongly or weakly: the object is going away, and a controller that kept it would outlive its
