@@ -91,9 +91,9 @@ public struct StressCall: Sendable, Hashable {
 /// resolved by the object, no answers), so a wrapper need only implement what it changes.
 public protocol StressController: AnyObject, Sendable {
     /// Observes `keyPath` of `object`; every notification must reach `sink.deliver(...)` synchronously, on the thread
-    /// that made the change (or, for `.initial`, the observing thread). A change the guard holds back until an
-    /// `.initial` notification was delivered reaches it on the observing thread, which the harness attributes to the
-    /// change; a wrapper around the guard needs to do nothing for that.
+    /// that made the change (or, for `.initial`, the observing thread), or inside ``ChangeOrigin/deliver(_:)`` of the
+    /// change's origin when the system delivers it later on another thread (as the guard does with a change held back
+    /// until an `.initial` notification; a wrapper around the guard needs to do nothing for that).
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
     ) -> ObserveOutcome

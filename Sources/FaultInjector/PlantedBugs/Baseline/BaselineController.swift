@@ -165,7 +165,7 @@ class BaselineController: StressController, @unchecked Sendable {
     private func deliverHeldChanges(of registration: PlantedRegistration) {
         guard registration.bridge.holdsChanges else { return }
         while true {
-            let batch = table.lock.withLock { () -> [(change: KeyValueChange, object: StressObject, origin: UInt64)] in
+            let batch = table.lock.withLock { () -> [(change: KeyValueChange, object: StressObject, origin: ChangeOrigin)] in
                 let batch = registration.held
                 registration.held = []
                 if batch.isEmpty || !registration.delivers { registration.bridge.holdsChanges = false }
@@ -173,7 +173,7 @@ class BaselineController: StressController, @unchecked Sendable {
             }
             guard !batch.isEmpty else { return }
             for held in batch {
-                HeldChangeAttribution.shared.deliverHeldChange(from: held.origin) {
+                held.origin.deliver {
                     type(of: self).deliver(held.change, of: held.object, through: registration.bridge, in: table)
                 }
             }

@@ -32,9 +32,9 @@ final class PlantedRegistration: @unchecked Sendable {
     let context = PlantedContext.next()
     /// Guarded by the table's lock.
     var state = State.pending
-    /// The changes its bridge held back (see ``PlantedBridge/holdsChanges``), in arrival order, each with what
-    /// ``HeldChangeAttribution`` said about the thread that made it. Guarded by the table's lock.
-    var held: [(change: KeyValueChange, object: StressObject, origin: UInt64)] = []
+    /// The changes its bridge held back (see ``PlantedBridge/holdsChanges``), in arrival order, each with the change
+    /// it came from. Guarded by the table's lock.
+    var held: [(change: KeyValueChange, object: StressObject, origin: ChangeOrigin)] = []
     private let strongObject: StressObject?
     private weak var weakObject: StressObject?
 

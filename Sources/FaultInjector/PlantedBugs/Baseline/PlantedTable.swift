@@ -24,7 +24,7 @@ final class PlantedTable: @unchecked Sendable {
     /// Takes the lock only while it holds changes.
     func holdBack(_ change: KeyValueChange, of object: StressObject, for bridge: PlantedBridge) -> Bool {
         guard bridge.holdsChanges else { return false }
-        let origin = HeldChangeAttribution.shared.originOfHeldChange()
+        let origin = ChangeOrigin.current
         return lock.withLock {
             guard bridge.holdsChanges, let registration = live.first(where: { $0.bridge === bridge }) else {
                 return false
