@@ -22,7 +22,8 @@ enum ManualChanges {
         /// Without a plan (nobody to notify when the change began): the table's insertion count before it began, so
         /// its end can re-wire dotted observances inserted meanwhile and notify the registrations that join it.
         let epochWithoutPlan: UInt64
-        /// What kind of change it is, and where (a to-many change), for the end of a change without a plan.
+        /// What kind of change it is, and where (a to-many change), for the end of a change without a plan (a set
+        /// mutation's is a setting then).
         let kind: KeyValueChange.Kind
         let indexes: IndexSet?
 
@@ -61,20 +62,27 @@ enum ManualChanges {
     }
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
-    static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+    static func willChange(
+        object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?, setMutation: SetMutation? = nil
+    ) {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes, setMutation: setMutation)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
+        // Without a plan nothing was read, so which objects a set mutation adds or removes is not known at its end: a
+        // registration that joins it hears the set's new value as a setting.
+        let unplannedKind = setMutation == nil ? kind : .setting
+        let unplannedIndexes = setMutation == nil ? indexes : nil
         var pending = Pending(
             object: object, objectID: ObjectIdentifier(object), beganDuringDeinit: false, key: key, plan: plan,
-            epochWithoutPlan: epoch, kind: kind, indexes: indexes)
+            epochWithoutPlan: epoch, kind: unplannedKind, indexes: unplannedIndexes)
         if pending.object == nil {
             // Only an object running its deinit reads as gone while the caller holds it.
             pending = Pending(
                 object: nil, objectID: pending.objectID, beganDuringDeinit: true, key: key, plan: plan,
-                epochWithoutPlan: epoch, kind: kind, indexes: indexes)
+                epochWithoutPlan: epoch, kind: unplannedKind, indexes: unplannedIndexes)
             openDeinitChanges.add(1, ordering: .relaxed)
         }
         state.pending.append(pending)
@@ -120,10 +128,13 @@ enum ManualChanges {
         let key: String
     }
 
-    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread).
+    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread). Only a
+    /// dependent key's relay begins one: the change is part of the change that set the relay off (see
+    /// ``AnnouncementScope``).
     static func beginDetached(object: KVOObject, key: String) -> DetachedChange {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil, isRelayed: true)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         return DetachedChange(plan: plan, epoch: epoch, key: key)
     }

@@ -33,6 +33,31 @@ final class GuardChangeUnderWayTests: XCTestCase {
         }
     }
 
+    /// A set mutation announced by hand that began with nobody observing: what it added or removed was never worked
+    /// out (the set was not read when it began), so a registration made before its store hears the set's new value,
+    /// as a setting.
+    func testASetMutationBegunWithNobodyObservingReachesARegistrationAsASetting() {
+        let observer = GuardTestObserver()
+        let (sink, controller) = makeController(for: observer)
+        let model = Tagged()
+        let log = HandlerLog()
+        assertNoMisuse {
+            model.willChangeValue(forKey: "tags", withSetMutation: .union, using: ["b"])
+            XCTAssertEqual(
+                controller.observe(model, keyPath: "tags", options: [.initial, .new, .old], handler: log.recording("h")),
+                .registered)
+            model.tags.insert("b")
+            model.didChangeValue(forKey: "tags", withSetMutation: .union, using: ["b"])
+        }
+        XCTAssertEqual(
+            log.all,
+            [
+                expectedCall("h", observer: observer, object: model, keyPath: "tags", new: .value(Set<String>())),
+                expectedCall("h", observer: observer, object: model, keyPath: "tags", new: .value(Set(["b"]))),
+            ])
+        XCTAssertEqual(sink.records, [])
+    }
+
     /// The same for a change that began while someone else observed the key: the registration that joins gets the
     /// changed key's own old value, which the change kept.
     func testAManualChangeUnderWayGivesAJoiningRegistrationItsOldValue() {
@@ -104,5 +129,14 @@ final class GuardChangeUnderWayTests: XCTestCase {
             person.removeObserver(observer, forKeyPath: "score")
         }
         XCTAssertEqual(observer.count, 0)
+    }
+}
+
+/// A set property whose changes are announced by hand.
+final class Tagged: KVOObject, @unchecked Sendable {
+    @Observed var tags: Set<String> = []
+
+    override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
+        key == "tags" ? false : super.automaticallyNotifiesObservers(forKey: key)
     }
 }
