@@ -19,7 +19,7 @@ import GuardCoreAtomics
 /// ``value(forKey:)`` and ``setValue(_:forKey:)`` exactly as with Foundation to opt out of automatic notification,
 /// declare dependent keys, and expose (and set) computed keys.
 open class KVOObject {
-    // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    // Leading words: see ``InlineAtomicWords``.
     /// Word 0: the ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
     private var announcedKeysWord = gca_word()
     /// Word 1: the object's ``ObservationTable`` (a retained pointer), zero until the first registration.

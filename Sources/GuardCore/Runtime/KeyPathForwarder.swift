@@ -17,7 +17,7 @@ import GuardCoreAtomics
 /// The forwarder's registration on its target holds it; the forwarder holds its registration only until it is
 /// detached, and everything else weakly.
 final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
-    // The first four stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    // Leading words: see ``InlineAtomicWords``.
     /// Word 0: nonzero while this is its root observance's installed forwarder (set under the root table's lock).
     private var installedWord = gca_word()
     /// Word 1: nonzero if a deeper link broke before this forwarder was installed (while it was being wired).

@@ -14,7 +14,7 @@ import GuardCoreAtomics
 /// ``KVORuntimeBackend`` hands out for a registration.
 @usableFromInline
 class Observance: BackendHandle, @unchecked Sendable {
-    // The first three stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
+    // Leading words: see ``InlineAtomicWords``.
     /// Word 0: 1 while registered, 0 once removed.
     private var activeWord = gca_word()
     /// Word 1: how many re-wirings of a dotted key path have begun (see ``KeyPathForwarder``).

@@ -14,18 +14,17 @@ import Darwin
 /// table publishes a 64-bit mask of the keys whose change has to be announced (``KeyBit``) into the object, so a
 /// setter of a key nobody watches costs one atomic load and never takes this lock.
 ///
-/// The layout is made for the common case, an object with a few observances of keys nothing else depends on: one
-/// array of observances in registration order, each knowing its key path's ``KeyPathInfo``, and the mutex inline.
-/// Dependent keys and dotted key paths add links (``Dependencies``) on the side. Who hears about a change of a key
-/// is worked out on its first change and kept (``ChangeTargets``) until the next registration or removal, so a
-/// change usually costs the lock, a scan of a few words, and no allocation.
+/// The table has four jobs, one file each: the observances in registration order and the key mask (here); the
+/// change-target cache (`ObservationTable+ChangeTargets.swift`); the forwarders of dotted key paths
+/// (`ObservationTable+Forwarders.swift`); and dependency links and relays (`ObservationTable+Dependencies.swift`),
+/// kept on the side because most objects have none. A change usually costs the inline lock, a scan of a few words,
+/// and no allocation.
 ///
 /// Nothing user-owned is called or released under the table's lock: everything a method takes out of the table
 /// (observances, which may hold a guard registration and its handler; stale snapshots) is handed back to the caller,
 /// which lets it go after unlocking.
 final class ObservationTable: @unchecked Sendable {
-    // The first three stored properties are reached by address only (``InlineAtomicWords``, ``mutex``): keep them
-    // first and in this order.
+    // Leading words, then the inline lock: see ``InlineAtomicWords``.
     /// Word 0: how many observances were ever inserted (the epoch of the newest one).
     private var insertionsWord = gca_word()
     /// Word 1: nonzero once the object deinitialized (``removeAll()``).
@@ -37,24 +36,14 @@ final class ObservationTable: @unchecked Sendable {
     // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every change.
 
     /// Every observance, in registration order.
-    @exclusivity(unchecked) private var observances: ContiguousArray<Observance> = []
+    @exclusivity(unchecked) var observances: ContiguousArray<Observance> = []
     /// Who hears about a change of each key asked about since the last registration or removal.
-    @exclusivity(unchecked) private var snapshots: [Snapshot] = []
+    @exclusivity(unchecked) var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
-    @exclusivity(unchecked) private var dependencies: Dependencies?
+    @exclusivity(unchecked) var dependencies: Dependencies?
     /// Forwarders of this object's dotted observances that were replaced while a prior notification they relayed
     /// still waits for its change (see ``KeyPathForwarder/detach()``); empty in the common case.
-    @exclusivity(unchecked) private var forwardersAwaitingChanges: [KeyPathForwarder] = []
-
-    /// The cached ``ChangeTargets`` of one changed key (`nil`: nobody hears about it).
-    fileprivate struct Snapshot {
-        let hash: UInt64
-        let key: String
-        let targets: ChangeTargets?
-    }
-
-    /// How many changed keys a table remembers targets for before it starts over.
-    private static let snapshotLimit = 64
+    @exclusivity(unchecked) var forwardersAwaitingChanges: [KeyPathForwarder] = []
 
     init() {
         InternalMutex.initialize(mutex)
@@ -70,7 +59,7 @@ final class ObservationTable: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func locked<Result>(_ body: () -> Result) -> Result {
+    func locked<Result>(_ body: () -> Result) -> Result {
         InternalMutex.lock(mutex, ownedBy: self)
         defer { InternalMutex.unlock(mutex, ownedBy: self) }
         return body()
@@ -81,7 +70,7 @@ final class ObservationTable: @unchecked Sendable {
         InlineAtomicWords.word(0, of: self).load(ordering: .acquiring)
     }
 
-    // MARK: Registration
+    // MARK: Observances and the key mask
 
     /// What an insertion needs the caller to do after unlocking.
     struct Insertion {
@@ -89,7 +78,7 @@ final class ObservationTable: @unchecked Sendable {
         /// and hands them to ``installRelay(_:for:)``).
         let relaysNeeded: [String]
         /// Snapshots the insertion made stale, released by the caller.
-        fileprivate let discarded: [Snapshot]
+        let discarded: [Snapshot]
     }
 
     /// Adds `observance` after every observance already registered and publishes the new key mask to `object`
@@ -97,29 +86,7 @@ final class ObservationTable: @unchecked Sendable {
     func insert(_ observance: Observance, publishingTo object: KVOObject) -> Insertion {
         locked {
             let info = observance.info
-            var relaysNeeded: [String] = []
-            if !info.isAnnouncedOnlyByItself, !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
-                let dependencies = self.dependencies ?? Dependencies()
-                self.dependencies = dependencies
-                // A key path is never linked to itself: for a dotted one, that trigger is a dependency looping back
-                // (`peer` ← `peer.peer` puts `peer.peer` among the triggers of `peer.peer`), which its own first key
-                // and forwarder already follow; announcing it would only echo.
-                for trigger in info.triggers where !(trigger.hash == info.hash && trigger.key.isSameKey(as: info.keyPath)) {
-                    if trigger.isDotted, !dependencies.hasRelay(for: trigger.key, hash: trigger.hash) {
-                        relaysNeeded.append(trigger.key)
-                    }
-                    dependencies.links.append(Link(trigger: trigger, keyPath: info))
-                }
-            } else if !info.isAnnouncedOnlyByItself, let dependencies {
-                // Every registration that depends on a dotted key path makes sure a relay is installed before it
-                // returns (the relay of the registration that came first may still be on its way).
-                for trigger in info.triggers
-                where trigger.isDotted && !(trigger.hash == info.hash && trigger.key.isSameKey(as: info.keyPath))
-                    && !dependencies.hasRelay(for: trigger.key, hash: trigger.hash)
-                {
-                    relaysNeeded.append(trigger.key)
-                }
-            }
+            let relaysNeeded = linkTriggers(of: info)
             let insertions = InlineAtomicWords.word(0, of: self)
             let epoch = insertions.load(ordering: .relaxed) &+ 1
             observance.insertionEpoch = epoch
@@ -131,26 +98,12 @@ final class ObservationTable: @unchecked Sendable {
         }
     }
 
-    /// Keeps `relay` (the registration of a ``DependencyRelay``) for the dotted key path `keyPath` if a registered
-    /// key path still depends on `keyPath` and no other relay was installed meanwhile. Returns whether it did; if
-    /// not, the caller unregisters `relay`.
-    func installRelay(_ relay: Observance, for keyPath: String) -> Bool {
-        let hash = KeyHash.of(keyPath)
-        return locked {
-            guard let dependencies, isAnnounced(keyPath, hash: hash), !dependencies.hasRelay(for: keyPath, hash: hash)
-            else { return false }
-            dependencies.relays.append(Relay(hash: hash, keyPath: keyPath, registration: relay))
-            DependencyRelay.notified(by: relay)?.isInstalled = true
-            return true
-        }
-    }
-
     /// What a removal took out: the observance, and relays nobody depends on any more (the caller unregisters them).
     struct Removal {
         let observance: Observance
         let unusedRelays: [Observance]
         /// Snapshots the removal made stale, released by the caller.
-        fileprivate let discarded: [Snapshot]
+        let discarded: [Snapshot]
     }
 
     /// Removes and deactivates the most recently added observance for `keyPath` whose observer is at
@@ -187,11 +140,7 @@ final class ObservationTable: @unchecked Sendable {
         let info = observance.info
         var unusedRelays: [Observance] = []
         if !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
-            if !info.isAnnouncedOnlyByItself, let dependencies {
-                dependencies.links.removeAll { $0.keyPath.isKeyPath(info.keyPath, hash: info.hash) }
-                unusedRelays = takeUnneededRelays(from: dependencies)
-                if dependencies.links.isEmpty, dependencies.relays.isEmpty { self.dependencies = nil }
-            }
+            unusedRelays = unlinkTriggers(of: info)
             object.publish(mask: observances.reduce(0) { $0 | $1.info.triggerMask })
         }
         return Removal(observance: observance, unusedRelays: unusedRelays, discarded: takeSnapshots())
@@ -201,7 +150,7 @@ final class ObservationTable: @unchecked Sendable {
     struct Clearance {
         /// Every observance, in the order of ``allObservances``.
         let observances: [Observance]
-        fileprivate let discarded: (ContiguousArray<Observance>, [Snapshot], Dependencies?, [KeyPathForwarder])
+        let discarded: (ContiguousArray<Observance>, [Snapshot], Dependencies?, [KeyPathForwarder])
     }
 
     /// Removes and deactivates every observance; the object is deinitializing.
@@ -218,109 +167,6 @@ final class ObservationTable: @unchecked Sendable {
             forwardersAwaitingChanges = []
             InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
             return Clearance(observances: all, discarded: discarded)
-        }
-    }
-
-    // MARK: Changes
-
-    /// Who must hear about a change of `key` (whose ``KeyHash`` is `hash`), `nil` if nobody, and the insertion
-    /// count it was taken at.
-    func targets(forChangeOf key: String, hash: UInt64) -> (targets: ChangeTargets?, epoch: UInt64) {
-        let (targets, epoch, discarded) = locked { () -> (ChangeTargets?, UInt64, [Snapshot]) in
-            let epoch = insertionCount
-            for snapshot in snapshots where snapshot.hash == hash && snapshot.key.isSameKey(as: key) {
-                return (snapshot.targets, epoch, [])
-            }
-            let targets = buildTargets(forChangeOf: key, hash: hash)
-            let discarded = snapshots.count >= Self.snapshotLimit ? takeSnapshots() : []
-            snapshots.append(Snapshot(hash: hash, key: key, targets: targets))
-            return (targets, epoch, discarded)
-        }
-        withExtendedLifetime(discarded) {}
-        return (targets, epoch)
-    }
-
-    /// Lock held. The key paths a change of `key` announces, the key itself first, then the others in the order
-    /// they were first registered, each with its observances in registration order.
-    private func buildTargets(forChangeOf key: String, hash: UInt64) -> ChangeTargets? {
-        var entries: [ChangeTargets.Entry] = []
-        if let own = observances.first(where: { $0.info.isKeyPath(key, hash: hash) }),
-            !own.isDotted || dependencies?.links.contains(where: { $0.links(key, hash: hash, to: key) }) == true
-        {
-            entries.append(entry(forKeyPath: own.keyPath, hash: hash, changedKey: key))
-        }
-        for link in dependencies?.links ?? [] where link.isTriggered(byKey: key, hash: hash) {
-            if link.keyPath.isKeyPath(key, hash: hash) { continue }
-            entries.append(entry(forKeyPath: link.keyPath.keyPath, hash: link.keyPath.hash, changedKey: key))
-        }
-        return entries.isEmpty ? nil : ChangeTargets(entries: entries)
-    }
-
-    private func entry(forKeyPath keyPath: String, hash: UInt64, changedKey: String) -> ChangeTargets.Entry {
-        ChangeTargets.Entry(
-            keyPath: keyPath, observances: observances.filter { $0.info.isKeyPath(keyPath, hash: hash) },
-            isOwnKey: keyPath.isSameKey(as: changedKey))
-    }
-
-    // MARK: Dotted key path forwarders
-
-    /// Makes `forwarder` (or none) the forwarder of the dotted `observance` if it is still registered and no
-    /// re-wiring began after the one at `generation`. Returns whether it did, and the forwarder it replaced (the
-    /// caller detaches it outside the lock). See ``KeyPathForwarder/rewire(_:of:)``.
-    func install(
-        _ forwarder: KeyPathForwarder?, on observance: Observance, generation: UInt64
-    ) -> (installed: Bool, replaced: KeyPathForwarder?) {
-        locked {
-            guard observance.isActive, observance.rewireGeneration.load(ordering: .acquiring) == generation else {
-                return (false, nil)
-            }
-            let replaced = observance.forwarder
-            replaced?.isInstalled = false
-            forwarder?.isInstalled = true
-            observance.forwarder = forwarder
-            return (true, replaced)
-        }
-    }
-
-    /// Takes the forwarder of a dotted-path observance out, leaving none.
-    func detachForwarder(of observance: Observance) -> KeyPathForwarder? {
-        locked {
-            let forwarder = observance.forwarder
-            forwarder?.isInstalled = false
-            observance.forwarder = nil
-            return forwarder
-        }
-    }
-
-    /// The forwarder of a dotted-path observance.
-    func forwarder(of observance: Observance) -> KeyPathForwarder? {
-        locked { observance.forwarder }
-    }
-
-    /// Keeps `forwarder`, replaced while a prior notification it relayed waits for its change, so a re-wiring of its
-    /// observance back to its target can take it back (see ``takeForwarderAwaitingChanges(of:on:)``).
-    func noteAwaitingChanges(_ forwarder: KeyPathForwarder) {
-        locked { forwardersAwaitingChanges.append(forwarder) }
-    }
-
-    /// Forgets `forwarder` as one awaiting changes (its detach finished, or was never deferred). The caller releases
-    /// it after unlocking, so the table hands it back.
-    func forgetAwaitingChanges(_ forwarder: KeyPathForwarder) -> [KeyPathForwarder] {
-        locked {
-            guard forwardersAwaitingChanges.contains(where: { $0 === forwarder }) else { return [] }
-            let forgotten = forwardersAwaitingChanges.filter { $0 === forwarder }
-            forwardersAwaitingChanges.removeAll { $0 === forwarder }
-            return forgotten
-        }
-    }
-
-    /// Takes out the forwarder of `observance` on `target` that awaits changes, if there is one.
-    func takeForwarderAwaitingChanges(of observance: Observance, on target: KVOObject) -> KeyPathForwarder? {
-        locked {
-            guard !forwardersAwaitingChanges.isEmpty,
-                let index = forwardersAwaitingChanges.firstIndex(where: { $0.relays(for: observance, from: target) })
-            else { return nil }
-            return forwardersAwaitingChanges.remove(at: index)
         }
     }
 
@@ -358,102 +204,7 @@ final class ObservationTable: @unchecked Sendable {
             .map(\.element)
     }
 
-    private func hasObservance(forKeyPath keyPath: String, hash: UInt64) -> Bool {
+    func hasObservance(forKeyPath keyPath: String, hash: UInt64) -> Bool {
         observances.contains { $0.info.isKeyPath(keyPath, hash: hash) }
-    }
-
-    /// Whether a change of `key` announces some registered key path.
-    private func isAnnounced(_ key: String, hash: UInt64) -> Bool {
-        if let dependencies, dependencies.links.contains(where: { $0.isTriggered(byKey: key, hash: hash) }) {
-            return true
-        }
-        return observances.contains { $0.info.isKeyPath(key, hash: hash) && !$0.isDotted }
-    }
-
-    /// Takes out the relays nothing needs any more. A relay is needed while its key path affects a key path that a
-    /// registration other than a relay has, or the key path of another needed relay: relays whose key paths affect
-    /// only each other's (`left` ← `right.value`, `right` ← `left.value`) do not keep each other.
-    private func takeUnneededRelays(from dependencies: Dependencies) -> [Observance] {
-        let relays = dependencies.relays
-        guard !relays.isEmpty else { return [] }
-        // Key paths whose dotted triggers must stay announced: first those registered by something other than a
-        // relay, then the key paths of the relays they need, and so on.
-        var affected: [KeyPathInfo] = []
-        for link in dependencies.links where !affected.contains(where: { $0 === link.keyPath }) {
-            let keyPath = link.keyPath
-            let isRegisteredByOtherThanRelays = observances.contains {
-                $0.info.isKeyPath(keyPath.keyPath, hash: keyPath.hash) && DependencyRelay.notified(by: $0) == nil
-            }
-            if isRegisteredByOtherThanRelays { affected.append(keyPath) }
-        }
-        var needed = [Bool](repeating: false, count: relays.count)
-        var next = 0
-        while next < affected.count {
-            let keyPath = affected[next]
-            next += 1
-            for link in dependencies.links
-            where link.trigger.isDotted && link.keyPath.isKeyPath(keyPath.keyPath, hash: keyPath.hash) {
-                guard
-                    let index = relays.firstIndex(where: {
-                        $0.hash == link.trigger.hash && $0.keyPath.isSameKey(as: link.trigger.key)
-                    }), !needed[index]
-                else { continue }
-                needed[index] = true
-                affected.append(relays[index].registration.info)
-            }
-        }
-        return relays.indices.filter { !needed[$0] }.compactMap { index in
-            dependencies.removeRelay(for: relays[index].keyPath, hash: relays[index].hash)
-        }
-    }
-
-    /// Empties the snapshot cache and returns what it held, for the caller to release after unlocking.
-    private func takeSnapshots() -> [Snapshot] {
-        if snapshots.isEmpty { return [] }
-        let taken = snapshots
-        snapshots = []
-        return taken
-    }
-}
-
-extension ObservationTable {
-    /// A registered key path announced by a change of a key other than itself: a key that affects it, or for a
-    /// dotted key path its first key (and what affects that). A key path that is not dotted is announced by its own
-    /// key without a link.
-    fileprivate struct Link {
-        let trigger: KeyPathInfo.Trigger
-        let keyPath: KeyPathInfo
-
-        func isTriggered(byKey key: String, hash: UInt64) -> Bool {
-            trigger.hash == hash && trigger.key.isSameKey(as: key)
-        }
-
-        func links(_ key: String, hash: UInt64, to keyPath: String) -> Bool {
-            isTriggered(byKey: key, hash: hash) && self.keyPath.keyPath.isSameKey(as: keyPath)
-        }
-    }
-
-    /// The registration of the ``DependencyRelay`` that announces the dotted affecting key path `keyPath`.
-    fileprivate struct Relay {
-        let hash: UInt64
-        let keyPath: String
-        let registration: Observance
-    }
-
-    /// Links and relays, on the side: most objects have none.
-    fileprivate final class Dependencies {
-        @exclusivity(unchecked) var links: [Link] = []
-        @exclusivity(unchecked) var relays: [Relay] = []
-
-        func hasRelay(for keyPath: String, hash: UInt64) -> Bool {
-            relays.contains { $0.hash == hash && $0.keyPath.isSameKey(as: keyPath) }
-        }
-
-        func removeRelay(for keyPath: String, hash: UInt64) -> Observance? {
-            guard let index = relays.firstIndex(where: { $0.hash == hash && $0.keyPath.isSameKey(as: keyPath) }) else { return nil }
-            let registration = relays.remove(at: index).registration
-            DependencyRelay.notified(by: registration)?.isInstalled = false
-            return registration
-        }
     }
 }

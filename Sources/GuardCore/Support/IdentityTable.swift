@@ -20,8 +20,7 @@ import GuardCoreAtomics
 /// every use (it is not thread-safe, except ``prefetchHome(of:)``), and hands the whole table over by reference (a bulk
 /// removal keeps an emptied table to release after unlocking).
 final class IdentityTable<Value> {
-    // The first three stored properties are atomic words reached through `InlineAtomicWords` only: keep them first.
-    // They publish where the storage lies (see `IdentityTableStorageLayout`), for `prefetchHome(of:)` to read without
+    // Leading words: see `InlineAtomicWords`. They publish where the storage lies (see `IdentityTableStorageLayout`), for `prefetchHome(of:)` to read without
     // the owner's lock; the table writes them whenever its storage moves.
     private var publishedTagsAddress = gca_word()
     private var publishedSlotsAddress = gca_word()
