@@ -24,7 +24,7 @@ extension ControllerCore {
     func holdBack(_ change: KeyValueChange, for registration: GuardRegistration) -> Bool {
         // Asked before locking: the tracer is a fault injector's code.
         let origin = HeldChangeTracing.tracer?.originOfHeldChange() ?? 0
-        return lock.withLock(ownedBy: self) {
+        return withLock {
             guard registration.state.holdsChanges, registration.state.delivers else { return false }
             held.append(change, for: registration, origin: origin)
             return true
@@ -38,7 +38,7 @@ extension ControllerCore {
     func deliverHeldChanges(of registration: GuardRegistration, observer: AnyObject, object: AnyObject) {
         while true {
             // The batch is released after unlocking, delivered or dropped.
-            let (batch, stopped) = lock.withLock(ownedBy: self) { () -> (ContiguousArray<HeldChanges.Entry>, Bool) in
+            let (batch, stopped) = withLock { () -> (ContiguousArray<HeldChanges.Entry>, Bool) in
                 let batch = held.take(of: registration)
                 guard !batch.isEmpty, registration.state.delivers else {
                     registration.state.stopHoldingChanges()

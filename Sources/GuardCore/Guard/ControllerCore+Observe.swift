@@ -117,7 +117,7 @@ extension ControllerCore {
     /// address are taken out on the way and released after unlocking.
     private func reserve(_ registration: GuardRegistration, for object: AnyObject) -> Bool {
         var gone = DeferredReleases()
-        let reserved = lock.withLock(ownedBy: self) { () -> Bool in
+        let reserved = withLock { () -> Bool in
             let linked = registrations.update(registration.objectID) { head in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
                 return RegistrationChain.link(registration, into: &head)
@@ -166,7 +166,7 @@ extension ControllerCore {
         object.add(registration)
         if registration.lacksObjectTable {
             // A weakly held object observed for the first time: the insert made its table.
-            lock.withLock(ownedBy: self) { registration.takeObjectTable(of: object) }
+            withLock { registration.takeObjectTable(of: object) }
         }
         SchedulePoints.reach(.guardAfterRegister)
         if !registration.state.transition(from: .pending, to: .active) {
@@ -185,7 +185,7 @@ extension ControllerCore {
         // Under the lock, like everything else that touches the handle (a removal, a backend reporting the object's
         // deinit, even one that does so while its add is still running). A registration that is its own handle keeps
         // none, so it never keeps itself alive.
-        let activated = lock.withLock(ownedBy: self) { () -> Bool in
+        let activated = withLock { () -> Bool in
             guard registration.state.transition(from: .pending, to: .active) else { return false }
             if handle !== registration { registration.backendHandle = handle }
             return true
@@ -202,7 +202,7 @@ extension ControllerCore {
     /// thread had already removed it: then this observe happened (and ended); otherwise it never did.
     private func abandonRefused(_ registration: GuardRegistration) -> Bool {
         SchedulePoints.reach(.guardAfterRegister)
-        let (wasCancelled, dropped, heldMeanwhile) = lock.withLock(ownedBy: self) {
+        let (wasCancelled, dropped, heldMeanwhile) = withLock {
             () -> (Bool, GuardRegistration?, ContiguousArray<HeldChanges.Entry>) in
             let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
             registration.state.set(.removed)

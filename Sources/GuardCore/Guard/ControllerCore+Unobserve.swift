@@ -21,7 +21,7 @@ extension ControllerCore {
         let observerGone = !observerLives
         // The retired registration comes back as a result, not through a captured variable: reading that again would
         // take a reference of its own.
-        let (result, retired, unregistration) = lock.withLock(ownedBy: self) {
+        let (result, retired, unregistration) = withLock {
             () -> (UnobserveResult, GuardRegistration?, Unregistration) in
             let unlinked = registrations.update(id) { head in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
@@ -68,7 +68,7 @@ extension ControllerCore {
         }
         let id = ObjectIdentifier(object)
         let observerGone = !observerLives
-        var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
+        var outcome = withLock { () -> Retirement in
             var gone = DeferredReleases()
             let chain = registrations.update(id) { head -> GuardRegistration? in
                 takeRegistrationsOfGoneObject(from: &head, notAbout: object, into: &gone)
@@ -107,7 +107,7 @@ extension ControllerCore {
     @discardableResult
     func unobserveAll(rememberingRemovals: Bool = true) -> Int {
         let observerGone = !observerLives
-        var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
+        var outcome = withLock { () -> Retirement in
             // Nothing registered (a controller released unused, a token invalidated twice): nothing to take apart.
             guard !registrations.isEmpty else { return Retirement(result: .removed) }
             var retirement = Retirement(result: .removed, observerGone: observerGone, expecting: registrationTotal)
@@ -140,7 +140,7 @@ extension ControllerCore {
 
     /// The backend dropped `registration` because its weakly held object deinitialized.
     func observedObjectDidDeinit(_ registration: GuardRegistration) {
-        let dropped = lock.withLock(ownedBy: self) { () -> (GuardRegistration?, (any BackendHandle)?) in
+        let dropped = withLock { () -> (GuardRegistration?, (any BackendHandle)?) in
             registration.state.set(.removed)
             let handle = registration.backendHandle
             registration.backendHandle = nil
@@ -151,7 +151,7 @@ extension ControllerCore {
 
     /// Whether the gone observer must be reported now for `registration` (the first time only).
     func noteObserverGoneReported(for registration: GuardRegistration) -> Bool {
-        lock.withLock(ownedBy: self) {
+        withLock {
             if registration.reportedObserverGone { return false }
             registration.reportedObserverGone = true
             return true

@@ -8,8 +8,9 @@
 /// release it), and a deinit that a release triggers may re-enter the controller.
 @usableFromInline
 final class ControllerCore: @unchecked Sendable {
-    /// Guards the tables below and ``held``.
-    let lock = EmbeddedLock()
+    /// The controller's lock (see ``withLock(_:)``), reached by address only
+    /// (``LockOperations/primitive(of:afterWords:)``): keep it first.
+    private var lockPrimitive = LockPrimitive()
     /// The observer, held weakly: a controller never keeps an application's observer alive.
     private weak var weakObserver: AnyObject?
     /// The observer of a controller made to own it (a token's private observer, which nothing else holds), held
@@ -64,6 +65,21 @@ final class ControllerCore: @unchecked Sendable {
         let backendType = type(of: backend)
         self.runtimeHandlesKVOObjects = backendType == KVORuntimeBackend.self || backendType == AutomaticBackend.self
         self.ownSink = sink
+        LockOperations.initialize(LockOperations.primitive(of: self))
+    }
+
+    deinit {
+        LockOperations.destroy(LockOperations.primitive(of: self))
+    }
+
+    /// Runs `body` with the controller's lock held: it guards the tables and ``held``. Like a ``Lock``, inline, so
+    /// the hot paths load nothing to take it; acquires and releases are announced as the controller's.
+    @inline(__always)
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let primitive = LockOperations.primitive(of: self)
+        LockOperations.lock(primitive, announcedAs: self)
+        defer { LockOperations.unlock(primitive, announcedAs: self) }
+        return try body()
     }
 
     /// The observer, while it lives.
@@ -86,12 +102,12 @@ final class ControllerCore: @unchecked Sendable {
     // MARK: Queries
 
     var registrationCount: Int {
-        lock.withLock(ownedBy: self) { registrationTotal }
+        withLock { registrationTotal }
     }
 
     func isObserving(_ object: AnyObject, keyPath: String) -> Bool {
         let id = ObjectIdentifier(object)
-        return lock.withLock(ownedBy: self) {
+        return withLock {
             // A gone object's registration at this address is never `object`'s (see `liveChain(from:of:)`).
             guard let registration = RegistrationChain.find(keyPath: keyPath, from: registrations.value(for: id)) else { return false }
             return retainsObjects || registration.isAbout(object)
@@ -100,15 +116,15 @@ final class ControllerCore: @unchecked Sendable {
 
     func observedKeyPaths(of object: AnyObject) -> [String] {
         let id = ObjectIdentifier(object)
-        return lock.withLock(ownedBy: self) { liveChain(from: registrations.value(for: id), of: object).map(\.keyPath) }
+        return withLock { liveChain(from: registrations.value(for: id), of: object).map(\.keyPath) }
             .sortedAsKeys()
     }
 
     var sink: (any DiagnosticSink)? {
-        get { lock.withLock(ownedBy: self) { ownSink } }
+        get { withLock { ownSink } }
         set {
             // The replaced sink is the user's: release it after unlocking.
-            let replaced = lock.withLock(ownedBy: self) { () -> (any DiagnosticSink)? in
+            let replaced = withLock { () -> (any DiagnosticSink)? in
                 let replaced = ownSink
                 ownSink = newValue
                 return replaced

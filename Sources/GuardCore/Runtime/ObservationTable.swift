@@ -29,8 +29,8 @@ final class ObservationTable: @unchecked Sendable {
     private var insertionsWord = gca_word()
     /// Word 1: nonzero once the object deinitialized (``removeAll()``).
     private var objectGoneWord = gca_word()
-    /// The table's mutex, inline: instances never move, so its address is stable. Touched only through ``mutex``.
-    private var mutexStorage = InternalMutex.Storage()
+    /// The table's lock, inline (see ``LockOperations``).
+    private var lockPrimitive = LockPrimitive()
 
     // The mutable state below is touched only under the lock and never across a call out of the table, so the
     // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every change.
@@ -46,22 +46,22 @@ final class ObservationTable: @unchecked Sendable {
     @exclusivity(unchecked) var forwardersAwaitingChanges: [KeyPathForwarder] = []
 
     init() {
-        InternalMutex.initialize(mutex)
+        LockOperations.initialize(primitive)
     }
 
     deinit {
-        InternalMutex.destroy(mutex)
+        LockOperations.destroy(primitive)
     }
 
-    private var mutex: UnsafeMutablePointer<InternalMutex.Storage> {
-        (_getUnsafePointerToStoredProperties(self) + 2 * MemoryLayout<gca_word>.stride)
-            .assumingMemoryBound(to: InternalMutex.Storage.self)
+    private var primitive: UnsafeMutablePointer<LockPrimitive> {
+        LockOperations.primitive(of: self, afterWords: 2)
     }
 
     @inline(__always)
     func locked<Result>(_ body: () -> Result) -> Result {
-        InternalMutex.lock(mutex, ownedBy: self)
-        defer { InternalMutex.unlock(mutex, ownedBy: self) }
+        let primitive = primitive
+        LockOperations.lock(primitive, announcedAs: self)
+        defer { LockOperations.unlock(primitive, announcedAs: self) }
         return body()
     }
 

@@ -25,9 +25,10 @@ import Darwin
 /// A regular file always reports itself writable: text reaches it whole, as with a plain write. So does a terminal,
 /// unless its output is suspended (Ctrl-S) and its buffer full: then text is lost.
 package final class LossyLineWriter: @unchecked Sendable {
+    /// Serializes writes, reached by address only (``LockOperations/primitive(of:afterWords:)``): keep it first.
+    private var lockPrimitive = LockPrimitive()
     private let descriptor: Int32
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// Whether a line was cut after some of it was written: the next text starts with a newline. Guarded by `mutex`.
+    /// Whether a line was cut after some of it was written: the next text starts with a newline. Guarded by the lock.
     private var endsACutLine = false
 
     /// The most bytes one write may carry: `PIPE_BUF`, the largest write a pipe takes atomically.
@@ -38,13 +39,13 @@ package final class LossyLineWriter: @unchecked Sendable {
     /// A writer to `descriptor`, which it does not own (never closes).
     package init(descriptor: Int32) {
         self.descriptor = descriptor
-        // Taken with plain pthread calls, not a `Lock`: the critical section calls no GuardCore code, so it is no
-        // schedule point. Made like every mutex of GuardCore's (error-checking in debug builds).
-        mutex = PthreadMutex.allocate()
+        // Taken without announcing it, unlike a `Lock`: the critical section calls no GuardCore code, so it is no
+        // schedule point.
+        LockOperations.initialize(LockOperations.primitive(of: self))
     }
 
     deinit {
-        PthreadMutex.deallocate(mutex)
+        LockOperations.destroy(LockOperations.primitive(of: self))
     }
 
     /// Writes as much of `text` as the descriptor takes without waiting (add the newline yourself); see the type's
@@ -52,8 +53,9 @@ package final class LossyLineWriter: @unchecked Sendable {
     package func write(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
+            let primitive = LockOperations.primitive(of: self)
+            LockOperations.lock(primitive)
+            defer { LockOperations.unlock(primitive) }
             writeLocked(bytes)
         }
     }

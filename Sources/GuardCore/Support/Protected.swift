@@ -1,25 +1,41 @@
-/// A value that is only ever read or written while holding its own ``Lock``.
+/// A value that is only ever read or written while holding its own lock: GuardCore's one locked-value box.
 ///
-/// Use it for process-wide settings and small shared tables that are not on a hot path.
+/// ```swift
+/// let names = Protected<[String]>([])
+/// names.withValue { $0.append("first") }
+/// ```
+///
+/// The lock is a ``Lock``'s (same primitive, same guarantees, every acquire and release announced to
+/// ``SchedulePoints`` under the box's identity), kept inline with the value: a box is one allocation. Use it for
+/// process-wide settings and small shared tables.
 package final class Protected<Value>: @unchecked Sendable {
-    private let lock = Lock()
+    /// The primitive, reached by address only (``LockOperations/primitive(of:afterWords:)``): keep it first.
+    private var lockPrimitive = LockPrimitive()
     /// Touched only under the lock, so the run-time exclusivity checks would only cost time.
     @exclusivity(unchecked) private var value: Value
 
     /// Wraps `value`.
     package init(_ value: Value) {
         self.value = value
+        LockOperations.initialize(LockOperations.primitive(of: self))
+    }
+
+    deinit {
+        LockOperations.destroy(LockOperations.primitive(of: self))
     }
 
     /// Runs `body` with exclusive access to the value and returns its result.
     @inline(__always)
     package func withValue<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
+        let primitive = LockOperations.primitive(of: self)
+        LockOperations.lock(primitive, announcedAs: self)
+        defer { LockOperations.unlock(primitive, announcedAs: self) }
+        return try body(&value)
     }
 
     /// Replaces the value and returns the previous one, for the caller to release after the lock is released.
     package func exchange(_ newValue: Value) -> Value {
-        lock.withLock {
+        withValue { value in
             let previous = value
             value = newValue
             return previous
@@ -28,6 +44,6 @@ package final class Protected<Value>: @unchecked Sendable {
 
     /// A copy of the current value.
     package var current: Value {
-        lock.withLock { value }
+        withValue { $0 }
     }
 }

@@ -40,26 +40,51 @@ final class InlineAtomicWordsTests: XCTestCase {
         XCTAssertEqual(InlineAtomicWords.word(0, of: registration).load(ordering: .relaxed), 1, "still active")
     }
 
-    /// The table's mutex is reached by address right after its atomic words.
-    func testObservationTableKeepsItsAtomicWordsAndMutexFirst() {
+    /// The table's lock is reached by address right after its atomic words.
+    func testObservationTableKeepsItsAtomicWordsAndLockFirst() {
         let table = ObservationTable()
         assertLeadingWords(["insertionsWord", "objectGoneWord"], of: ObservationTable.self, instance: table)
-        let header = _getUnsafePointerToStoredProperties(table) - UnsafeMutableRawPointer(
-            Unmanaged.passUnretained(table).toOpaque())
-        var mutexOffset: Int?
-        _ = _forEachField(of: ObservationTable.self, options: _EachFieldOptions(rawValue: 1 << 0)) {
-            name, offset, fieldType, _ in
-            if String(cString: name) == "mutexStorage" {
-                mutexOffset = offset
-                XCTAssertTrue(fieldType == pthread_mutex_t.self, "mutexStorage is not a pthread_mutex_t")
+        assertInlineLock(of: ObservationTable.self, instance: table, afterWords: 2)
+        XCTAssertFalse(table.objectIsDeinitialized)
+        _ = table.removeAll()
+        XCTAssertTrue(table.objectIsDeinitialized)
+    }
+
+    /// Every object that keeps a lock inline keeps it where `LockOperations.primitive(of:afterWords:)` looks.
+    func testObjectsWithAnInlineLockKeepItFirst() {
+        let lock = Lock()
+        assertInlineLock(of: Lock.self, instance: lock)
+        let box = Protected<[String]>(["value"])
+        assertInlineLock(of: Protected<[String]>.self, instance: box)
+        XCTAssertEqual(box.exchange(["other"]), ["value"], "the value after the lock is intact")
+        let observer = KVOObject()
+        let core = ControllerCore(observer: observer, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
+        assertInlineLock(of: ControllerCore.self, instance: core)
+        let writer = LossyLineWriter(descriptor: -1)
+        assertInlineLock(of: LossyLineWriter.self, instance: writer)
+    }
+
+    /// `type`'s stored property `lockPrimitive` is a `LockPrimitive` at the address `LockOperations` computes.
+    private func assertInlineLock<T: AnyObject>(
+        of type: T.Type, instance: T, afterWords words: Int = 0, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let header = _getUnsafePointerToStoredProperties(instance) - UnsafeMutableRawPointer(
+            Unmanaged.passUnretained(instance).toOpaque())
+        var offset: Int?
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, fieldOffset, fieldType, _ in
+            if String(cString: name) == "lockPrimitive" {
+                offset = fieldOffset
+                XCTAssertTrue(fieldType == LockPrimitive.self, "lockPrimitive is not a LockPrimitive", file: file, line: line)
             }
             return true
         }
         XCTAssertEqual(
-            mutexOffset, header + 2 * MemoryLayout<gca_word>.stride, "mutexStorage must follow the two words")
-        XCTAssertFalse(table.objectIsDeinitialized)
-        _ = table.removeAll()
-        XCTAssertTrue(table.objectIsDeinitialized)
+            offset, header + words * MemoryLayout<gca_word>.stride, "\(type)'s lockPrimitive is misplaced",
+            file: file, line: line)
+        let computed = UnsafeMutableRawPointer(LockOperations.primitive(of: instance, afterWords: words))
+        XCTAssertEqual(
+            computed - UnsafeMutableRawPointer(Unmanaged.passUnretained(instance).toOpaque()), offset, file: file,
+            line: line)
     }
 
     func testAtomicCellKeepsItsWordFirst() {

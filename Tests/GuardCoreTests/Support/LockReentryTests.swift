@@ -27,7 +27,7 @@ final class LockReentryChildTests: XCTestCase {
 #if os(Linux) && DEBUG
 /// In debug builds GuardCore's locks are error-checking: a thread that takes a lock it already holds (user code run
 /// under a lock calling back into KVOGuard) stops with a message instead of hanging. Release builds use the lock word
-/// (`WordLock`), which does not check.
+/// (`gca_lock`, see `LockPrimitive`), which does not check.
 final class LockReentryTests: XCTestCase {
     func testADebugBuildStopsAThreadThatTakesALockItHoldsWithAMessage() throws {
         let child = try ChildTestProcess(

@@ -6,10 +6,10 @@ import XCTest
 
 @testable import GuardCore
 
-/// `WordLock` (the lock in one word behind GuardCore's locks in Linux release builds) excludes: no two threads are
-/// ever inside it at once, and what one thread wrote under it the next one reads (ThreadSanitizer sees the plain
-/// counter below race if the lock's orderings were wrong); a thread that sleeps waiting for it is woken by the
-/// release. Run in every build, since GuardCore itself uses it only in release builds.
+/// `gca_lock` (the lock in one word behind GuardCore's locks in Linux release builds, see `LockPrimitive`) excludes:
+/// no two threads are ever inside it at once, and what one thread wrote under it the next one reads (ThreadSanitizer
+/// sees the plain counter below race if the lock's orderings were wrong); a thread that sleeps waiting for it is woken
+/// by the release. Run in every build, since GuardCore itself uses it only in release builds.
 final class WordLockTests: XCTestCase {
     /// A lock and what it guards, at a fixed address.
     private final class Guarded: @unchecked Sendable {
@@ -23,11 +23,10 @@ final class WordLockTests: XCTestCase {
 
         init() {
             lock.initialize(to: gca_lock())
-            WordLock.initialize(lock)
         }
 
         deinit {
-            WordLock.destroy(lock)
+            precondition(!gca_lock_is_held(lock))
             lock.deinitialize(count: 1)
             lock.deallocate()
         }
@@ -46,22 +45,22 @@ final class WordLockTests: XCTestCase {
             Thread {
                 start.wait()
                 for round in 0..<rounds {
-                    WordLock.lock(guarded.lock)
+                    gca_lock_acquire(guarded.lock)
                     if guarded.inside { guarded.overlaps += 1 }
                     guarded.inside = true
                     guarded.counter += 1
                     if (round + thread) % 500 == 0 { usleep(200) }
                     guarded.inside = false
-                    WordLock.unlock(guarded.lock)
+                    gca_lock_release(guarded.lock)
                 }
                 group.leave()
             }.start()
         }
         for _ in 0..<threads { start.signal() }
         XCTAssertEqual(group.wait(timeout: .now() + .seconds(120)), .success, "a thread never got the lock")
-        WordLock.lock(guarded.lock)
+        gca_lock_acquire(guarded.lock)
         let (counter, overlaps) = (guarded.counter, guarded.overlaps)
-        WordLock.unlock(guarded.lock)
+        gca_lock_release(guarded.lock)
         XCTAssertEqual(overlaps, 0, "two threads were inside the lock at once")
         XCTAssertEqual(counter, threads * rounds, "an increment made under the lock was lost")
         XCTAssertFalse(gca_lock_is_held(guarded.lock), "the lock is free once every thread released it")
@@ -69,25 +68,25 @@ final class WordLockTests: XCTestCase {
 
     func testAThreadSleepingOnTheLockIsWokenByTheRelease() {
         let guarded = Guarded()
-        WordLock.lock(guarded.lock)
+        gca_lock_acquire(guarded.lock)
         let waiting = DispatchSemaphore(value: 0)
         let acquired = DispatchSemaphore(value: 0)
         Thread {
             waiting.signal()
-            WordLock.lock(guarded.lock)
+            gca_lock_acquire(guarded.lock)
             guarded.counter += 1
-            WordLock.unlock(guarded.lock)
+            gca_lock_release(guarded.lock)
             acquired.signal()
         }.start()
         waiting.wait()
         // Long past its spinning: the waiter sleeps in the kernel now.
         usleep(50_000)
         XCTAssertEqual(acquired.wait(timeout: .now() + .milliseconds(50)), .timedOut, "it got a held lock")
-        WordLock.unlock(guarded.lock)
+        gca_lock_release(guarded.lock)
         XCTAssertEqual(acquired.wait(timeout: .now() + .seconds(30)), .success, "the release did not wake the waiter")
-        WordLock.lock(guarded.lock)
+        gca_lock_acquire(guarded.lock)
         XCTAssertEqual(guarded.counter, 1)
-        WordLock.unlock(guarded.lock)
+        gca_lock_release(guarded.lock)
     }
 }
 #endif
