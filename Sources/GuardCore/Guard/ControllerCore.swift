@@ -1,6 +1,11 @@
 /// The platform-free state and logic of one ``ObservationController``: deduplication, removal bookkeeping, the
-/// `.initial` race (and the changes held back until the initial notification), teardown and diagnostics. It talks to
-/// observed objects only through a ``KeyValueObservingBackend``.
+/// `.initial` race (and the changes held back until the initial notification), teardown and diagnostics.
+///
+/// It reaches observed objects through its ``KeyValueObservingBackend``, with one shortcut: when the backend is
+/// GuardCore's own runtime (``KVORuntimeBackend``, or ``AutomaticBackend``, which hands ``KVOObject``s to it), it
+/// checks a key path once and inserts and removes its registration in the object's observation table directly (the
+/// registration is the runtime's observance), with the same effect as the backend's calls. Any other backend, a
+/// wrapper around ``KVORuntimeBackend`` included, is reached only through the protocol.
 ///
 /// Every method is thread-safe. The lock guards the tables only; the backend, handlers and diagnostic sinks are
 /// always called with it released, and registrations (which own the user's handler, what it captures, and possibly

@@ -1,4 +1,8 @@
-/// The only way the guard reaches a key-value observing implementation.
+/// How the guard reaches a key-value observing implementation.
+///
+/// The guard calls nothing else on an observed object, with one shortcut: behind GuardCore's own runtime
+/// (``KVORuntimeBackend``, or ``AutomaticBackend`` for a ``KVOObject``), it inserts and removes its registrations in
+/// the object's observation table directly, with the same effect as this protocol's calls.
 ///
 /// GuardCore's own runtime stands behind it (``KVORuntimeBackend``); on Apple platforms `NSObject`'s KVO can stand
 /// behind the same protocol without any change to the guard. A backend must deliver notifications synchronously on
