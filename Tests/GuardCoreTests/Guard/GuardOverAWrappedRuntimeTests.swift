@@ -27,6 +27,35 @@ final class GuardOverAWrappedRuntimeTests: XCTestCase {
         XCTAssertEqual(root.observationCount, 0)
     }
 
+    /// Behind a wrapper of GuardCore's runtime the guard takes no shortcut: every add and every removal goes through
+    /// the wrapper. Behind the runtime itself the guard inserts and removes in the object's table directly, with the
+    /// same effect on the object.
+    func testEveryAddAndRemovalGoesThroughAWrapperAndTheShortcutHasTheSameEffect() {
+        final class Calls: @unchecked Sendable {
+            let lock = NSLock()
+            var log: [String] = []
+            func note(_ call: String) { lock.withLock { log.append(call) } }
+        }
+        let calls = Calls()
+        let wrapped = WrappedRuntimeBackend(
+            beforeAdd: { keyPath, _ in calls.note("add \(keyPath)") }, beforeRemove: { _ in calls.note("remove") })
+        for backend in [wrapped, KVORuntimeBackend()] as [any KeyValueObservingBackend] {
+            let observer = GuardTestObserver()
+            let person = Person()
+            let controller = ObservationController(
+                observer: observer, retainsObservedObjects: true, backend: backend, diagnosticSink: CountingSink())
+            XCTAssertEqual(controller.observe(person, keyPath: "name") { _, _, _ in }, .registered)
+            XCTAssertEqual(controller.observe(person, keyPath: "fullName") { _, _, _ in }, .registered)
+            XCTAssertEqual(person.observationCount(forKeyPath: "name"), 1)
+            XCTAssertEqual(person.observationCount(forKeyPath: "fullName"), 1)
+            XCTAssertEqual(controller.unobserve(person, keyPath: "name"), .removed)
+            XCTAssertEqual(person.observationCount, 1)
+            controller.unobserveAll()
+            XCTAssertEqual(person.observationCount, 0)
+        }
+        XCTAssertEqual(calls.log, ["add name", "add fullName", "remove", "remove"], "the wrapper saw every call once")
+    }
+
     private func makeWrappedController(
         for observer: GuardTestObserver
     ) -> (CountingSink, ObservationController<GuardTestObserver>) {
