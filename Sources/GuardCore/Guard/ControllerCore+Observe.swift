@@ -52,7 +52,7 @@ extension ControllerCore {
         let registration = makeRegistration(
             GuardRegistration.Setup(
                 object: object, info: consume info, options: options, context: context,
-                retainsObject: retainsObjects, callSite: callSite, core: self))
+                retainsObservedObject: retainsObservedObjects, callSite: callSite, core: self))
         guard reserve(registration, for: object) else {
             emit(.duplicateObservation, object: object, keyPath: keyPath, callSite: callSite)
             return .duplicate
@@ -152,7 +152,7 @@ extension ControllerCore {
         guard
             let handle = backend.addObserver(
                 registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial),
-                context: context, dropsWithObject: !retainsObjects)
+                context: context, dropsWithObject: !retainsObservedObjects)
         else {
             return abandonRefused(registration)
         }

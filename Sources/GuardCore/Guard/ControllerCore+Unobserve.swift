@@ -75,7 +75,8 @@ extension ControllerCore {
                 return head.take()
             }
             guard let newest = chain else {
-                let result: UnobserveResult = removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
+                let result: UnobserveResult =
+                    removed.containsAny(of: id, object: object) ? .alreadyRemoved : .notRegistered
                 var retirement = Retirement(result: result)
                 retirement.releasedLater.append(contentsOf: &gone)
                 return retirement

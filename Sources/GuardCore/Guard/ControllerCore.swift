@@ -26,7 +26,7 @@ final class ControllerCore: @unchecked Sendable {
     /// Answers `observe` without `.initial`, which only needs to know whether the observer lives; `nil` for an owned
     /// observer, which always does.
     private let observerLiveness: ObserverLiveness?
-    let retainsObjects: Bool
+    let retainsObservedObjects: Bool
     let backend: any KeyValueObservingBackend
     /// Whether the backend hands every ``KVOObject`` to GuardCore's runtime (``KVORuntimeBackend`` itself, or
     /// ``AutomaticBackend``): for those objects the guard then validates a key path once for both the check and the
@@ -51,8 +51,8 @@ final class ControllerCore: @unchecked Sendable {
     /// The state of a controller for `observer`, held weakly, or strongly with `ownsObserver` (for an observer that
     /// only the controller's owner made, and that nothing but the controller needs to keep).
     init(
-        observer: AnyObject, ownsObserver: Bool = false, retainsObjects: Bool, backend: any KeyValueObservingBackend,
-        sink: (any DiagnosticSink)?
+        observer: AnyObject, ownsObserver: Bool = false, retainsObservedObjects: Bool,
+        backend: any KeyValueObservingBackend, sink: (any DiagnosticSink)?
     ) {
         if ownsObserver {
             self.ownedObserver = observer
@@ -63,7 +63,7 @@ final class ControllerCore: @unchecked Sendable {
             self.observerLiveness = ObserverLiveness(of: observer)
         }
         self.observerMetatype = type(of: observer)
-        self.retainsObjects = retainsObjects
+        self.retainsObservedObjects = retainsObservedObjects
         self.backend = backend
         // Both are structs, so their dynamic type says it exactly: a comparison of type metadata, where `is` would
         // run a dynamic cast (a good part of what making a controller costs).
@@ -114,8 +114,9 @@ final class ControllerCore: @unchecked Sendable {
         let id = ObjectIdentifier(object)
         return withLock {
             // A gone object's registration at this address is never `object`'s (see `liveChain(from:of:)`).
-            guard let registration = RegistrationChain.find(keyPath: keyPath, from: registrations.value(for: id)) else { return false }
-            return retainsObjects || registration.isAbout(object)
+            let head = registrations.value(for: id)
+            guard let registration = RegistrationChain.find(keyPath: keyPath, from: head) else { return false }
+            return retainsObservedObjects || registration.isAbout(object)
         }
     }
 

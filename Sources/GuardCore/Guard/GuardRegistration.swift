@@ -54,7 +54,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         private let coreReference: Unmanaged<ControllerCore>
         let options: KeyValueObservingOptions
         let context: UnsafeMutableRawPointer?
-        let retainsObject: Bool
+        let retainsObservedObject: Bool
         let callSite: GuardDiagnostic.CallSite
 
         /// The arguments of one `observe`; `info` is the key path (with what GuardCore's runtime knows about it when
@@ -62,7 +62,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         /// registration from it.
         init(
             object: AnyObject, info: consuming KeyPathInfo, options: KeyValueObservingOptions,
-            context: UnsafeMutableRawPointer?, retainsObject: Bool, callSite: GuardDiagnostic.CallSite,
+            context: UnsafeMutableRawPointer?, retainsObservedObject: Bool, callSite: GuardDiagnostic.CallSite,
             core: ControllerCore
         ) {
             self.objectReference = Unmanaged.passUnretained(object)
@@ -70,7 +70,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
             self.coreReference = Unmanaged.passUnretained(core)
             self.options = options
             self.context = context
-            self.retainsObject = retainsObject
+            self.retainsObservedObject = retainsObservedObject
             self.callSite = callSite
         }
 
@@ -87,12 +87,12 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         self.objectID = ObjectIdentifier(setup.object)
         self.callSite = setup.callSite
         self.core = setup.core
-        let retainsObject = setup.retainsObject
-        self.heldObject = retainsObject ? setup.object : WeaklyHeldObject(setup.object)
+        let retainsObservedObject = setup.retainsObservedObject
+        self.heldObject = retainsObservedObject ? setup.object : WeaklyHeldObject(setup.object)
         let options = setup.options
         let context = setup.context
         super.init(
-            info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObject,
+            info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObservedObject,
             isGuarded: true)
         // Until its initial notification is delivered, a change that reaches it waits (see `ControllerCore`).
         if options.contains(.initial) { state.startHoldingChanges() }
@@ -101,18 +101,19 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The registration's life; see ``RegistrationState``.
     var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(2, of: self)) }
 
-    /// The observed object when the registration holds it strongly; `nil` when it holds it weakly.
-    var strongObject: AnyObject? {
+    /// Whether the registration retains its observed object; otherwise it holds it weakly, and the backend drops the
+    /// registration with the object (``Observance/dropsWithObject``).
+    var retainsObservedObject: Bool { !dropsWithObject }
+
+    /// The observed object when the registration retains it; `nil` when it holds it weakly.
+    var retainedObject: AnyObject? {
         dropsWithObject ? nil : heldObject
     }
 
-    /// ``strongObject`` without a reference of its own: valid while the registration lives.
-    var unretainedStrongObject: Unmanaged<AnyObject>? {
+    /// ``retainedObject`` without a reference of its own: valid while the registration lives.
+    var retainedObjectReference: Unmanaged<AnyObject>? {
         dropsWithObject ? nil : Unmanaged.passUnretained(heldObject)
     }
-
-    /// Whether the registration holds its object weakly.
-    var holdsObjectWeakly: Bool { dropsWithObject }
 
     /// What the registration keeps of a weakly held object; `nil` when it holds the object strongly.
     private var weaklyHeld: WeaklyHeldObject? {

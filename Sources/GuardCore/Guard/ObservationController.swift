@@ -77,7 +77,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
         backend: any KeyValueObservingBackend = AutomaticBackend(), diagnosticSink: (any DiagnosticSink)? = nil
     ) {
         core = ControllerCore(
-            observer: observer, retainsObjects: retainsObservedObjects, backend: backend, sink: diagnosticSink)
+            observer: observer, retainsObservedObjects: retainsObservedObjects, backend: backend, sink: diagnosticSink)
     }
 
     /// A controller that holds `observer` strongly: for an observer only the caller made and nothing else needs
@@ -85,7 +85,8 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     /// says; diagnostics go to the process-wide sink.
     init(owning observer: Observer, retainsObservedObjects: Bool, backend: any KeyValueObservingBackend) {
         core = ControllerCore(
-            observer: observer, ownsObserver: true, retainsObjects: retainsObservedObjects, backend: backend, sink: nil)
+            observer: observer, ownsObserver: true, retainsObservedObjects: retainsObservedObjects, backend: backend,
+            sink: nil)
     }
 
     deinit {
@@ -100,7 +101,7 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
 
     /// Whether observed objects are held strongly.
     public var retainsObservedObjects: Bool {
-        core.retainsObjects
+        core.retainsObservedObjects
     }
 
     /// This controller's diagnostic sink; `nil` (the default) sends events to ``GuardDiagnostics/sink``.

@@ -102,7 +102,7 @@ extension ControllerCore {
     func takeRegistrationsOfGoneObject(
         from head: inout GuardRegistration?, notAbout object: AnyObject, into gone: inout DeferredReleases
     ) {
-        guard !retainsObjects, head != nil else { return }
+        guard !retainsObservedObjects, head != nil else { return }
         while let registration = RegistrationChain.unlink(from: &head, where: { !$0.isAbout(object) }) {
             registration.state.set(.removed)
             registrationTotal -= 1
@@ -114,7 +114,7 @@ extension ControllerCore {
     /// of a gone object at the same address are left out (see ``takeRegistrationsOfGoneObject(from:notAbout:into:)``).
     func liveChain(from head: GuardRegistration?, of object: AnyObject) -> [GuardRegistration] {
         let all = RegistrationChain.all(from: head)
-        return retainsObjects ? all : all.filter { $0.isAbout(object) }
+        return retainsObservedObjects ? all : all.filter { $0.isAbout(object) }
     }
 
     /// Lock held. Takes `registration` out of the table if it is still there and returns it (for the caller to

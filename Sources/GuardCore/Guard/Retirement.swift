@@ -17,7 +17,7 @@ extension ControllerCore {
 
             /// The object to unregister from, if it lives.
             var object: AnyObject? {
-                loadedObject ?? registration.strongObject
+                loadedObject ?? registration.retainedObject
             }
         }
 
@@ -47,7 +47,7 @@ extension ControllerCore {
         /// it is gone, or running its deinit).
         mutating func retire(_ registration: consuming GuardRegistration, object: AnyObject? = nil) {
             let unregistration = ControllerCore.retire(registration, observerGone: observerGone)
-            let loadedObject = registration.holdsObjectWeakly ? (object ?? registration.object) : nil
+            let loadedObject = !registration.retainsObservedObject ? (object ?? registration.object) : nil
             let sequence = registration.sequence
             entries.append(
                 Entry(
@@ -72,7 +72,7 @@ extension ControllerCore {
                 if let object = entries[index].loadedObject {
                     SchedulePoints.reach(.guardBeforeUnregister)
                     core.unregister(entries[index].registration, entries[index].unregistration, from: object)
-                } else if let object = entries[index].registration.unretainedStrongObject {
+                } else if let object = entries[index].registration.retainedObjectReference {
                     // Held by the registration, which this retirement holds.
                     SchedulePoints.reach(.guardBeforeUnregister)
                     object._withUnsafeGuaranteedRef {

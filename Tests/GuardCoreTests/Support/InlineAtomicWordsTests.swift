@@ -24,12 +24,12 @@ final class InlineAtomicWordsTests: XCTestCase {
     /// A guard registration is an observance and keeps its state in the observance's subclass word (word 2).
     func testGuardRegistrationKeepsItsStateInTheObservancesSubclassWord() {
         let object = KVOObject()
-        let core = ControllerCore(observer: object, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
+        let core = ControllerCore(observer: object, retainsObservedObjects: true, backend: KVORuntimeBackend(), sink: nil)
         let info = KeyPathInfo(keyPath: "k", triggerKeys: ["k"])
         let registration = withExtendedLifetime(info) {
             HandlerRegistration(
                 GuardRegistration.Setup(
-                    object: object, info: info, options: [], context: nil, retainsObject: true,
+                    object: object, info: info, options: [], context: nil, retainsObservedObject: true,
                     callSite: .init(file: #fileID, line: #line), core: core)
             ) { (_: KVOObject, _: KVOObject, _: KeyValueChange) in }
         }
@@ -58,7 +58,7 @@ final class InlineAtomicWordsTests: XCTestCase {
         assertInlineLock(of: Protected<[String]>.self, instance: box)
         XCTAssertEqual(box.exchange(["other"]), ["value"], "the value after the lock is intact")
         let observer = KVOObject()
-        let core = ControllerCore(observer: observer, retainsObjects: true, backend: KVORuntimeBackend(), sink: nil)
+        let core = ControllerCore(observer: observer, retainsObservedObjects: true, backend: KVORuntimeBackend(), sink: nil)
         assertInlineLock(of: ControllerCore.self, instance: core)
         let writer = LossyLineWriter(descriptor: -1)
         assertInlineLock(of: LossyLineWriter.self, instance: writer)
