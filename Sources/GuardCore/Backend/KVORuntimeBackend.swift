@@ -71,10 +71,11 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         if let observance = receiver as? Observance, observance.info === info,
             observance.isActive, observance.isGuarded, observance.dropsWithObject == dropsWithObject
         {
-            return object.insert(observance)
+            object.insertObservance(observance)
+            return observance
         }
-        return object.register(
-            receiver, info: info, options: options.subtracting(.initial), context: context,
+        return object.addObservance(
+            of: receiver, info: info, options: options.subtracting(.initial), context: context,
             dropsWithObject: dropsWithObject, isGuarded: true)
     }
 
@@ -91,7 +92,7 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// Unregisters through the runtime; a registration the runtime already dropped is ignored.
     public func removeObservation(_ observation: any BackendHandle, from object: AnyObject) {
         guard let observance = observation as? Observance, let object = object as? KVOObject else { return }
-        object.unregister(observance)
+        object.removeObservance(observance)
     }
 
     /// The value at `keyPath`, read quietly: a chain that cannot be followed reads as `nil`, never as misuse.

@@ -163,7 +163,7 @@ extension ControllerCore {
     /// ``add(_:to:runtimeObject:keyPath:options:context:)`` into GuardCore's runtime: the registration is the
     /// runtime's observance, made with the very info the runtime's check returned, and is inserted as it is.
     private func addToRuntime(_ registration: GuardRegistration, on object: KVOObject) {
-        object.add(registration)
+        object.insertObservance(registration)
         if registration.lacksObjectTable {
             // A weakly held object observed for the first time: the insert made its table.
             withLock { registration.takeObjectTable(of: object) }
@@ -173,7 +173,7 @@ extension ControllerCore {
             // Another thread unobserved while the add was running and already got `.removed` (the state is
             // `cancelled`); now that the runtime knows the registration, take it out.
             SchedulePoints.reach(.guardBeforeUnregister)
-            _ = object.unregister(registration)
+            _ = object.removeObservance(registration)
             registration.state.set(.removed)
         }
     }

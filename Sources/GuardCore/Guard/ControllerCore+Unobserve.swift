@@ -222,7 +222,7 @@ extension ControllerCore {
             break
         case .itself:
             if let runtimeObject {
-                _ = runtimeObject._withUnsafeGuaranteedRef { $0.unregister(registration) }
+                _ = runtimeObject._withUnsafeGuaranteedRef { $0.removeObservance(registration) }
             } else {
                 backend.removeObservation(registration, from: object)
             }

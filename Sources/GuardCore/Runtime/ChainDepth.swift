@@ -25,7 +25,7 @@ enum ChainDepth {
 
     /// Runs a registration's follow-up work (its relays and forwarder); the outermost one on this thread decides
     /// whether a step refused inside it is reported.
-    static func registering<Result>(reportsMisuse: Bool, _ body: () -> Result) -> Result {
+    static func followingUp<Result>(reportsMisuse: Bool, _ body: () -> Result) -> Result {
         let state = state.value
         guard state.outermostReportsMisuse == nil else { return body() }
         state.outermostReportsMisuse = reportsMisuse

@@ -42,7 +42,7 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     /// Set by ``stop(_:on:)``: the table no longer keeps this relay, and it begins no more changes.
     private var isStopped = false
     /// The registration a stop left registered until the open changes end (the root's table holds it meanwhile).
-    private weak var registrationAwaitingUnregister: Observance?
+    private weak var observanceAwaitingRemoval: Observance?
     /// The relays this thread is starting, as (object, affecting key path), so a relay's own registration does not
     /// start it again.
     private static let starting = ThreadLocal { StartingRelays() }
@@ -79,8 +79,8 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
         // One step deeper (see ``ChainDepth``): past the limit the dependency is not followed from here.
         let registration = ChainDepth.step {
-            root.register(
-                relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
+            root.addObservance(
+                of: relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
                 isGuarded: true, joinsChangesUnderWay: false)
         }
         guard let registration else {
@@ -92,7 +92,7 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         }
         guard let registration else { return }
         if !table.installRelay(registration, for: affectingKeyPath) {
-            root.unregister(registration)
+            root.removeObservance(registration)
         }
     }
 
@@ -100,16 +100,16 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     /// once, or, if a change the relay began is still open, right after the last such change ends.
     static func stop(_ registration: Observance, on root: KVOObject) {
         guard let relay = notified(by: registration) else {
-            root.unregister(registration)
+            root.removeObservance(registration)
             return
         }
         let waits = relay.lock.withLock { () -> Bool in
             relay.isStopped = true
             guard relay.hasOpenChanges else { return false }
-            relay.registrationAwaitingUnregister = registration
+            relay.observanceAwaitingRemoval = registration
             return true
         }
-        if !waits { root.unregister(registration) }
+        if !waits { root.removeObservance(registration) }
     }
 
     /// The relay `registration` notifies, `nil` if it is not a relay's registration.
@@ -159,11 +159,11 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
             if let pending { ManualChanges.endDetached(pending, object: root) }
             // A stop that waited for the changes this relay began unregisters once the last of them ended.
             let awaiting = lock.withLock { () -> Observance? in
-                guard isStopped, !hasOpenChanges, let registration = registrationAwaitingUnregister else { return nil }
-                registrationAwaitingUnregister = nil
+                guard isStopped, !hasOpenChanges, let registration = observanceAwaitingRemoval else { return nil }
+                observanceAwaitingRemoval = nil
                 return registration
             }
-            if let awaiting { root.unregister(awaiting) }
+            if let awaiting { root.removeObservance(awaiting) }
         }
     }
 

@@ -111,8 +111,8 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
             let candidate = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
             // One step deeper along the chain (see ``ChainDepth``): refused past the limit, which breaks the chain here.
             let registration = ChainDepth.step {
-                newTarget.register(
-                    candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial),
+                newTarget.addObservance(
+                    of: candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial),
                     context: nil, dropsWithObject: true, isGuarded: observance.isGuarded,
                     joinsChangesUnderWay: observance.joinsChangesUnderWay)
             }
@@ -159,7 +159,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
             ? Self.pairingLock.withLock { openCount.load(ordering: .acquiring) != 0 }
             : openCount.load(ordering: .acquiring) != 0
         guard hasOpenPriors else {
-            unregisterIfDetachDeferred()
+            removeFromTargetIfDetachDeferred()
             return
         }
         guard let table = root?.existingTable else { return }
@@ -186,11 +186,11 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     }
 
     /// Unregisters the forwarder from its target if a detach is waiting (once, whoever gets here first).
-    private func unregisterIfDetachDeferred() {
+    private func removeFromTargetIfDetachDeferred() {
         guard InlineAtomicWords.word(3, of: self).exchange(0) != 0 else { return }
         let observance = targetObservance
         targetObservance = nil
-        if let target, let observance { target.unregister(observance) }
+        if let target, let observance { target.removeObservance(observance) }
         if let table = root?.existingTable { withExtendedLifetime(table.forgetAwaitingChanges(self)) {} }
     }
 
@@ -230,7 +230,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         } else if priorWasRelayed {
             relay(change, readingNewValueFromRoot: true)
         }
-        if openCount.add(-1, ordering: .acquiringAndReleasing) == 0 { unregisterIfDetachDeferred() }
+        if openCount.add(-1, ordering: .acquiringAndReleasing) == 0 { removeFromTargetIfDetachDeferred() }
     }
 
     /// Takes the innermost open prior notification of `thread` and says whether it was relayed; `nil` if none.

@@ -34,7 +34,7 @@ extension KVOObject {
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions = [],
         context: UnsafeMutableRawPointer? = nil
     ) {
-        register(observer, forKeyPath: keyPath, options: options, context: context)
+        addObservance(of: observer, forKeyPath: keyPath, options: options, context: context)
     }
 
     /// Removes the most recent registration of `observer` for `keyPath`, whatever its context. Removing when no
@@ -70,17 +70,19 @@ extension KVOObject {
     /// Registers an application's observer, with Foundation's behaviour: returns `nil` after reporting
     /// ``KVOMisuse/Kind/unknownKey`` when the key path's first key is unknown.
     @discardableResult
-    func register(
-        _ observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
+    func addObservance(
+        of observer: any KeyValueObserver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?
     ) -> Observance? {
-        guard let info = registrationInfo(for: keyPath, reportingMisuse: true) else { return nil }
+        guard let info = observableInfo(for: keyPath, reportingMisuse: true) else { return nil }
         if options.contains(.initial) {
             observer.observeValue(
                 forKeyPath: keyPath, of: self, change: initialChange(for: keyPath, options, reportingMisuse: true),
                 context: context)
         }
-        return insert(ObserverObservance(observer: observer, info: info, options: options, context: context))
+        let observance = ObserverObservance(observer: observer, info: info, options: options, context: context)
+        insertObservance(observance)
+        return observance
     }
 
     /// Registers a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil` (after reporting
@@ -90,33 +92,34 @@ extension KVOObject {
     /// there): the guard's registrations are guarded, and drop with their object when it is held weakly; forwarders
     /// always drop with their object and are guarded (and join changes under way) when their root registration is;
     /// relays are guarded but never join a change under way.
-    func register(
-        _ receiver: any ObservationReceiver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
+    func addObservance(
+        of receiver: any ObservationReceiver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
     ) -> Observance? {
-        guard let info = registrationInfo(for: keyPath, reportingMisuse: !isGuarded) else { return nil }
-        return register(
-            receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
+        guard let info = observableInfo(for: keyPath, reportingMisuse: !isGuarded) else { return nil }
+        return addObservance(
+            of: receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
             isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay)
     }
 
     /// Registers a receiver for a key path already known to be registrable here (`info`).
-    func register(
-        _ receiver: any ObservationReceiver, info: KeyPathInfo, options: KeyValueObservingOptions,
+    func addObservance(
+        of receiver: any ObservationReceiver, info: KeyPathInfo, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
     ) -> Observance {
         if options.contains(.initial) {
             receiver.receive(initialChange(for: info.keyPath, options, reportingMisuse: !isGuarded), of: self)
         }
-        return insert(
-            ReceiverObservance(
-                receiver: receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
-                isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay))
+        let observance = ReceiverObservance(
+            receiver: receiver, info: info, options: options, context: context, dropsWithObject: dropsWithObject,
+            isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay)
+        insertObservance(observance)
+        return observance
     }
 
     /// What the runtime knows about `keyPath` on this object, or `nil` (after reporting
     /// ``KVOMisuse/Kind/unknownKey`` if asked to) when it cannot be registered.
-    private func registrationInfo(for keyPath: String, reportingMisuse: Bool) -> KeyPathInfo? {
+    private func observableInfo(for keyPath: String, reportingMisuse: Bool) -> KeyPathInfo? {
         guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: self) else {
             if reportingMisuse {
                 RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: keyPath))
@@ -162,23 +165,16 @@ extension KVOObject {
         return KeyValueChange(kind: .setting, keyPath: keyPath, newValue: newValue)
     }
 
-    /// Inserts `observance`, made for a key path known to be registrable here, and starts what it needs (relays
-    /// of dependent keys, a dotted key path's forwarder). Returns `observance`.
-    func insert(_ observance: Observance) -> Observance {
-        add(observance)
-        return observance
-    }
-
-    /// ``insert(_:)`` for a caller that keeps `observance` itself (the guard): handing it back would cost a
-    /// reference.
+    /// Inserts `observance`, made for a key path known to be observable here, and starts what it needs (relays of
+    /// dependent keys, a dotted key path's forwarder).
     @inline(__always)
-    func add(_ observance: Observance) {
+    func insertObservance(_ observance: Observance) {
         SchedulePoints.reach(.runtimeBeforeInsert)
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()
         guard !insertion.relaysNeeded.isEmpty || observance.isDotted else { return }
-        ChainDepth.registering(reportsMisuse: !observance.isGuarded) {
+        ChainDepth.followingUp(reportsMisuse: !observance.isGuarded) {
             for affectingKeyPath in insertion.relaysNeeded {
                 DependencyRelay.start(for: affectingKeyPath, on: self, in: table)
             }
@@ -190,7 +186,7 @@ extension KVOObject {
 
     /// Removes a specific observance without any misuse check. Returns whether it was still registered.
     @discardableResult
-    func unregister(_ observance: Observance) -> Bool {
+    func removeObservance(_ observance: Observance) -> Bool {
         // Unretained: this object holds its table for its whole life.
         guard let table = existingTableReference else { return false }
         return table._withUnsafeGuaranteedRef { table in
