@@ -11,7 +11,7 @@
 /// relay (`both` depending on `child` and on `child.t1`).
 ///
 /// A change an application begins (a setter, `willChangeValue`) opens a scope of its own only when its observances
-/// lead to a relay (a relay's registration, or a forwarder whose chain ends at one), so the common change touches no
+/// lead to a relay (a relay's observance, or a forwarder whose chain ends at one), so the common change touches no
 /// thread-local state. Changes that are not relayed never join a scope: two pairs of `willChangeValue` /
 /// `didChangeValue` nested by an application, even for one key, are two changes and notify twice.
 final class AnnouncementScope {

@@ -3,16 +3,16 @@
 ///
 /// Registering a dotted key path registers its rest on the next object (``KeyPathForwarder``), and a key that depends
 /// on a dotted key path registers that one (``DependencyRelay``), whose objects' keys may depend on more: each such
-/// step (a forwarder's registration, a relay's) nests inside the one that made it. A single key path longer than ``KeyPathSyntax/maximumGuardedComponents``
+/// step (a forwarder's observance, a relay's) nests inside the one that made it. A single key path longer than ``KeyPathSyntax/maximumGuardedComponents``
 /// is refused when registered (``KeyPathInfo/overlongKeyPath``), but a chain that only turns out long at run time (a
 /// dependency on `next.total` along a long list of objects) is not known in advance. So every step counts here, per
 /// thread, and the step beyond ``limit`` is not made: that link of the chain reads as broken, and when the outermost
-/// registration on this thread is an application's own (not the guard's), that is the misuse
+/// observance on this thread is an application's own (not the guard's), that is the misuse
 /// ``KVOMisuse/Kind/keyPathTooLong``. At the limit the nesting stays well inside a 512 KB thread stack.
 enum ChainDepth {
     private final class State {
         var depth = 0
-        /// Whether the outermost registration under way on this thread reports misuse; `nil` while none is.
+        /// Whether the outermost observance under way on this thread reports misuse; `nil` while none is.
         var outermostReportsMisuse: Bool?
     }
 
@@ -23,7 +23,7 @@ enum ChainDepth {
     /// a key whose dependency has that many, fits.
     static let limit = KeyPathSyntax.maximumGuardedComponents
 
-    /// Runs a registration's follow-up work (its relays and forwarder); the outermost one on this thread decides
+    /// Runs an observance's follow-up work (its relays and forwarder); the outermost one on this thread decides
     /// whether a step refused inside it is reported.
     static func followingUp<Result>(reportsMisuse: Bool, _ body: () -> Result) -> Result {
         let state = state.value
@@ -43,7 +43,7 @@ enum ChainDepth {
         return body()
     }
 
-    /// Whether a step refused now must be reported as misuse (the outermost registration is an application's own).
+    /// Whether a step refused now must be reported as misuse (the outermost observance is an application's own).
     static var refusedStepIsMisuse: Bool {
         state.value.outermostReportsMisuse ?? false
     }

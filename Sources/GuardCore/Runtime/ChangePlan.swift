@@ -13,18 +13,18 @@ import Foundation
 /// the same values share one.
 ///
 /// **Order.** Prior notifications go out key path by key path in the order of ``ChangeTargets`` (the changed key
-/// first), each key path's observances oldest registration first; change notifications go out in exactly the reverse
+/// first), each key path's observances oldest observance first; change notifications go out in exactly the reverse
 /// order (the last key path first, each key path's observances newest first), as Foundation pops its pending
 /// notifications: each observer's prior / change pair nests inside those of the observers notified before it. A
 /// dependent key path that several declared dependencies lead to is announced once (see ``AnnouncementScope``).
 ///
-/// **Registrations that join while the change is under way.** A guarded registration (one the guard made, see
+/// **Observances that join while the change is under way.** A guarded observance (one the guard made, see
 /// ``Observance/isGuarded``) inserted after the snapshot (a *late joiner*) is notified at the end as well, with the
 /// old value when the change knows it (the changed key's own old value is always kept for that, and for other key
 /// paths the one read at the start when their key path was already observed), otherwise without one. So a change
-/// that completes after a registration exists is never lost between an `.initial` value read after the insert and
+/// that completes after an observance exists is never lost between an `.initial` value read after the insert and
 /// the notifications that follow (see ``ObservationController``), also when it began with nobody to notify
-/// (``endUnplanned(on:key:hash:kind:indexes:insertedAfter:readOwnValue:)``). An application's own registration keeps
+/// (``endUnplanned(on:key:hash:kind:indexes:insertedAfter:readOwnValue:)``). An application's own observance keeps
 /// Foundation's behaviour: one added between a `willChange` and its `didChange` is not part of that change.
 struct ChangePlan {
     let key: String
@@ -93,7 +93,7 @@ struct ChangePlan {
     }
 
     /// Reads old values (`readOwnValue` for `key` itself, key-value coding for the rest) and sends prior
-    /// notifications. `readOwnValue` is told whether a failed read must be reported (only when a registration of the
+    /// notifications. `readOwnValue` is told whether a failed read must be reported (only when an observance of the
     /// key itself that reports misuse asked for the value; the copy kept for late joiners is read quietly).
     mutating func begin(on object: KVOObject, readOwnValue: (_ reportingMisuse: Bool) -> Any?) {
         if targets.reachesRelays || extras?.isRelayed == true { claimEntries() }
@@ -257,7 +257,7 @@ struct ChangePlan {
     // MARK: Delivery
 
     /// Sends one notification to each observance of `entry` (for a prior notification, to those that asked for
-    /// one, oldest registration first; for a change, newest first), with the values each asked for. Consecutive
+    /// one, oldest observance first; for a change, newest first), with the values each asked for. Consecutive
     /// observances that asked for the same values share one change. Always inlined: with the delivery loop walked
     /// in either direction the optimizer would otherwise call it (about 60 instructions more per notification).
     @inline(__always)

@@ -1,9 +1,9 @@
 /// Who hears about a change of one key on one object: the key paths it announces (the key itself first, then
-/// dependent and dotted key paths), each with its observances in registration order and what they asked for. Prior
+/// dependent and dotted key paths), each with its observances in insertion order and what they asked for. Prior
 /// notifications go out in this order and change notifications in exactly the reverse one (see ``ChangePlan``).
 ///
 /// Worked out under the table's lock on the key's first change and shared, unchanged, by every change until the next
-/// registration or removal (see ``ObservationTable/targets(forChangeOf:hash:)``), so a change of an observed key
+/// insertion or removal (see ``ObservationTable/targets(forChangeOf:hash:)``), so a change of an observed key
 /// allocates nothing for it.
 final class ChangeTargets {
     /// The observances of one key path and what they asked for. A class, so walking the entries of a change

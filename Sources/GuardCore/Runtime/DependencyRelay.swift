@@ -8,11 +8,11 @@ import GuardCoreAtomics
 /// prior / change pair into a begun and an ended change of `account.balance` on the object, which notifies every key
 /// path that depends on it, once. The table installs a relay when a dependent key path is registered and none is
 /// installed (several registering threads may each start one; the table keeps one and the others are dropped), and
-/// stops it when the last dependent goes. The relay's registration holds the relay; the relay holds its object
+/// stops it when the last dependent goes. The relay's observance holds the relay; the relay holds its object
 /// weakly.
 ///
 /// Every prior notification an observer gets is followed by its change: a relay stopped (see ``stop(_:on:)``) while a
-/// change it began is open stays registered until the last such change has ended, then unregisters, so an observer
+/// change it began is open stays registered until the last such change has ended, then is removed, so an observer
 /// that registered meanwhile and got the announced prior notification gets its change too. Whether to begin a change
 /// and whether a stop must wait are both decided under the relay's lock, so no change begins after a stop decided
 /// not to wait.
@@ -41,9 +41,9 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private var announcingThreads: Set<UInt64> = []
     /// Set by ``stop(_:on:)``: the table no longer keeps this relay, and it begins no more changes.
     private var isStopped = false
-    /// The registration a stop left registered until the open changes end (the root's table holds it meanwhile).
+    /// The observance a stop left registered until the open changes end (the root's table holds it meanwhile).
     private weak var observanceAwaitingRemoval: Observance?
-    /// The relays this thread is starting, as (object, affecting key path), so a relay's own registration does not
+    /// The relays this thread is starting, as (object, affecting key path), so a relay's own observance does not
     /// start it again.
     private static let starting = ThreadLocal { StartingRelays() }
 
@@ -66,7 +66,7 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         set { installed.word.store(newValue ? 1 : 0, ordering: .releasing) }
     }
 
-    /// Registers a relay for `affectingKeyPath` on `root` and hands its registration to `table`, which keeps it
+    /// Adds a relay's observance of `affectingKeyPath` on `root` and hands its observance to `table`, which keeps it
     /// while some registered key path depends on `affectingKeyPath`.
     static func start(for affectingKeyPath: String, on root: KVOObject, in table: ObservationTable) {
         // Registering the relay's key path may ask for this very relay (a dependency that loops back to its own
@@ -78,43 +78,43 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
         defer { starting.entries.removeAll { $0.object == rootID && $0.keyPath.isSameKey(as: affectingKeyPath) } }
         let relay = DependencyRelay(root: root, affectingKeyPath: affectingKeyPath)
         // One step deeper (see ``ChainDepth``): past the limit the dependency is not followed from here.
-        let registration = ChainDepth.step {
+        let observance = ChainDepth.step {
             root.addObservance(
                 of: relay, forKeyPath: affectingKeyPath, options: [.prior], context: nil, dropsWithObject: true,
                 isGuarded: true, joinsChangesUnderWay: false)
         }
-        guard let registration else {
+        guard let observance else {
             if ChainDepth.refusedStepIsMisuse {
                 RuntimeMonitor.handle(
                     MisuseMessages.keyPathTooLong(object: root, keyPath: affectingKeyPath, overlong: affectingKeyPath))
             }
             return
         }
-        guard let registration else { return }
-        if !table.installRelay(registration, for: affectingKeyPath) {
-            root.removeObservance(registration)
+        guard let observance else { return }
+        if !table.installRelay(observance, for: affectingKeyPath) {
+            root.removeObservance(observance)
         }
     }
 
-    /// Stops the relay `registration` notifies, which its root's table no longer keeps: unregisters it from `root` at
+    /// Stops the relay `observance` notifies, which its root's table no longer keeps: removes it from `root` at
     /// once, or, if a change the relay began is still open, right after the last such change ends.
-    static func stop(_ registration: Observance, on root: KVOObject) {
-        guard let relay = notified(by: registration) else {
-            root.removeObservance(registration)
+    static func stop(_ observance: Observance, on root: KVOObject) {
+        guard let relay = notified(by: observance) else {
+            root.removeObservance(observance)
             return
         }
         let waits = relay.lock.withLock { () -> Bool in
             relay.isStopped = true
             guard relay.hasOpenChanges else { return false }
-            relay.observanceAwaitingRemoval = registration
+            relay.observanceAwaitingRemoval = observance
             return true
         }
-        if !waits { root.removeObservance(registration) }
+        if !waits { root.removeObservance(observance) }
     }
 
-    /// The relay `registration` notifies, `nil` if it is not a relay's registration.
-    static func notified(by registration: Observance) -> DependencyRelay? {
-        (registration as? ReceiverObservance)?.receiver as? DependencyRelay
+    /// The relay `observance` notifies, `nil` if it is not a relay's observance.
+    static func notified(by observance: Observance) -> DependencyRelay? {
+        (observance as? ReceiverObservance)?.receiver as? DependencyRelay
     }
 
     /// Whether a change this relay began (or is beginning) has not ended yet. Read under `lock`.
@@ -157,11 +157,11 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
                 return last ?? nil
             }
             if let pending { ManualChanges.endDetached(pending, object: root) }
-            // A stop that waited for the changes this relay began unregisters once the last of them ended.
+            // A stop that waited for the changes this relay began removes its observance once the last of them ended.
             let awaiting = lock.withLock { () -> Observance? in
-                guard isStopped, !hasOpenChanges, let registration = observanceAwaitingRemoval else { return nil }
+                guard isStopped, !hasOpenChanges, let observance = observanceAwaitingRemoval else { return nil }
                 observanceAwaitingRemoval = nil
-                return registration
+                return observance
             }
             if let awaiting { root.removeObservance(awaiting) }
         }

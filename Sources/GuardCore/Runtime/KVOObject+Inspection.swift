@@ -1,15 +1,15 @@
 extension KVOObject {
-    /// How many registrations this object has, for all key paths.
+    /// How many observances this object has, for all key paths.
     public var observationCount: Int {
         existingTable?.observanceCount ?? 0
     }
 
-    /// How many registrations this object has for `keyPath` (duplicates count separately).
+    /// How many observances this object has for `keyPath` (duplicates count separately).
     public func observationCount(forKeyPath keyPath: String) -> Int {
         existingTable?.observanceCount(forKeyPath: keyPath) ?? 0
     }
 
-    /// The key paths this object has registrations for, sorted.
+    /// The key paths this object has observances for, sorted.
     public var observedKeyPaths: [String] {
         // Each key path once, told apart by its bytes (two spellings of one string are two key paths).
         var seen = Set<ExactKey>()
@@ -17,7 +17,7 @@ extension KVOObject {
             .sortedAsKeys()
     }
 
-    /// Foundation-style observation info: one line per registration (observer, key path, options, context).
+    /// Foundation-style observation info: one line per observance (observer, key path, options, context).
     public var observationInfo: String {
         let lines = (existingTable?.allObservances ?? []).map(\.infoLine)
         return "<ObservationInfo \(ObjectDescription.of(self))> (\n" + lines.joined(separator: "\n") + "\n)"

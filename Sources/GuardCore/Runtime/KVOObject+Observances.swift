@@ -1,11 +1,11 @@
 extension KVOObject {
     /// Registers `observer` for changes of `keyPath`, Foundation's `addObserver(_:forKeyPath:options:context:)`.
     ///
-    /// - Adding the same observer twice makes two registrations: each change notifies twice, and each needs its own
+    /// - Adding the same observer twice makes two observances: each change notifies twice, and each needs its own
     ///   removal.
     /// - With `.initial`, one notification is sent from inside this call, before it returns and before the
-    ///   registration exists (as in Foundation: removing the observer from inside that notification is the misuse
-    ///   ``KVOMisuse/Kind/notRegistered``, and the registration is still added afterwards).
+    ///   observance exists (as in Foundation: removing the observer from inside that notification is the misuse
+    ///   ``KVOMisuse/Kind/notRegistered``, and the observance is still added afterwards).
     /// - A dotted key path (`"account.balance"`) follows the chain and re-wires when an intermediate object is
     ///   replaced.
     /// - A first key the object does not know is the misuse ``KVOMisuse/Kind/unknownKey``, reported here rather than
@@ -22,10 +22,10 @@ extension KVOObject {
     ///   (Foundation follows it until it does). Chains of dependencies and dotted key paths that only turn out longer
     ///   at run time (a dependency on `next.total` along a long list of objects) are followed up to that many nested
     ///   steps per thread; the step beyond is not made: the chain reads as broken there, reported as the same misuse.
-    /// - Order, as in Foundation: a change's prior notifications (`.prior`) reach the registrations of a key path
+    /// - Order, as in Foundation: a change's prior notifications (`.prior`) reach the observances of a key path
     ///   oldest first, and its change notifications reach them newest first, so each observer's prior / change pair
     ///   nests inside those of the observers registered before it. Across key paths, the changed key's own
-    ///   registrations get their prior notifications first and their change notifications last (dependent and
+    ///   observances get their prior notifications first and their change notifications last (dependent and
     ///   dotted key paths in between, in the reverse order on the way back). A key path that several declared
     ///   dependencies lead to hears about each change once.
     ///
@@ -37,14 +37,14 @@ extension KVOObject {
         addObservance(of: observer, forKeyPath: keyPath, options: options, context: context)
     }
 
-    /// Removes the most recent registration of `observer` for `keyPath`, whatever its context. Removing when no
-    /// registration matches is the misuse ``KVOMisuse/Kind/notRegistered`` (Foundation: `NSRangeException`).
+    /// Removes the most recent observance of `observer` for `keyPath`, whatever its context. Removing when no
+    /// observance matches is the misuse ``KVOMisuse/Kind/notRegistered`` (Foundation: `NSRangeException`).
     public func removeObserver(_ observer: any KeyValueObserver, forKeyPath keyPath: String) {
         removeObserver(observer, forKeyPath: keyPath, matchingContext: .none)
     }
 
-    /// Removes the most recent registration of `observer` for `keyPath` made with `context`. Removing when no
-    /// registration matches is the misuse ``KVOMisuse/Kind/notRegistered``.
+    /// Removes the most recent observance of `observer` for `keyPath` made with `context`. Removing when no
+    /// observance matches is the misuse ``KVOMisuse/Kind/notRegistered``.
     public func removeObserver(
         _ observer: any KeyValueObserver, forKeyPath keyPath: String, context: UnsafeMutableRawPointer?
     ) {
@@ -65,9 +65,9 @@ extension KVOObject {
         finish(removal, from: table)
     }
 
-    // MARK: Internal registration, shared by the public API, forwarders, relays and the guard's backend
+    // MARK: Adding observances, shared by the public API, forwarders, relays and the guard's backend
 
-    /// Registers an application's observer, with Foundation's behaviour: returns `nil` after reporting
+    /// Adds an observance of an application's observer, with Foundation's behaviour: returns `nil` after reporting
     /// ``KVOMisuse/Kind/unknownKey`` when the key path's first key is unknown.
     @discardableResult
     func addObservance(
@@ -85,12 +85,12 @@ extension KVOObject {
         return observance
     }
 
-    /// Registers a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil` (after reporting
+    /// Adds an observance of a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil` (after reporting
     /// ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when the key path's first key is unknown.
     ///
     /// `dropsWithObject`, `isGuarded` and `joinsChangesUnderWay` are independent properties of ``Observance`` (see
     /// there): the guard's registrations are guarded, and drop with their object when it is held weakly; forwarders
-    /// always drop with their object and are guarded (and join changes under way) when their root registration is;
+    /// always drop with their object and are guarded (and join changes under way) when their root observance is;
     /// relays are guarded but never join a change under way.
     func addObservance(
         of receiver: any ObservationReceiver, forKeyPath keyPath: String, options: KeyValueObservingOptions,
@@ -102,7 +102,7 @@ extension KVOObject {
             isGuarded: isGuarded, joinsChangesUnderWay: joinsChangesUnderWay)
     }
 
-    /// Registers a receiver for a key path already known to be registrable here (`info`).
+    /// Adds an observance of a receiver for a key path already known to be observable here (`info`).
     func addObservance(
         of receiver: any ObservationReceiver, info: KeyPathInfo, options: KeyValueObservingOptions,
         context: UnsafeMutableRawPointer?, dropsWithObject: Bool, isGuarded: Bool, joinsChangesUnderWay: Bool? = nil
@@ -142,7 +142,7 @@ extension KVOObject {
     }
 
     /// For a dotted key path whose first key may hold a collection, the collection it holds now, if it does (read
-    /// quietly). Only a registration that reports misuse asks: the guard's check already refuses a chain whose next
+    /// quietly). Only an observance that reports misuse asks: the guard's check already refuses a chain whose next
     /// value is not an observable object.
     private func collectionAtFirstKey(of info: KeyPathInfo) -> CollectionStep? {
         guard info.firstKeyMayHoldCollection, let remainingPath = info.remainingPath,
@@ -154,7 +154,7 @@ extension KVOObject {
             collectionType: type(of: value))
     }
 
-    /// The `.initial` notification: sent before the registration exists, with the current value if `.new` is asked
+    /// The `.initial` notification: sent before the observance exists, with the current value if `.new` is asked
     /// for, never an old one.
     private func initialChange(
         for keyPath: String, _ options: KeyValueObservingOptions, reportingMisuse: Bool
@@ -197,7 +197,7 @@ extension KVOObject {
     }
 
     /// After a removal, outside the table's lock: counts it, detaches a dotted key path's forwarder, and stops
-    /// relays nobody depends on any more (each unregisters once the changes it began have ended). The removal (and
+    /// relays nobody depends on any more (each is removed once the changes it began have ended). The removal (and
     /// whatever it holds) is released when this returns.
     private func finish(_ removal: ObservationTable.Removal, from table: ObservationTable) {
         RuntimeMonitor.observancesRemoved(1)

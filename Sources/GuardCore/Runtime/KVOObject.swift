@@ -22,7 +22,7 @@ open class KVOObject {
     // Leading words: see ``InlineAtomicWords``.
     /// Word 0: the ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
     private var announcedKeysWord = gca_word()
-    /// Word 1: the object's ``ObservationTable`` (a retained pointer), zero until the first registration.
+    /// Word 1: the object's ``ObservationTable`` (a retained pointer), zero until the first insertion.
     private var tableWord = gca_word()
 
     /// The ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.

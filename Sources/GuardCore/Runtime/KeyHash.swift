@@ -1,5 +1,5 @@
 /// A 64-bit hash of a key or key path string (FNV-1a over its UTF-8 bytes), worked out once per key and kept next
-/// to it, so the runtime finds a key among an object's registrations by comparing words, not by hashing or comparing
+/// to it, so the runtime finds a key among an object's observances by comparing words, not by hashing or comparing
 /// strings. Equal strings have equal hashes; a string comparison settles the rare collision.
 enum KeyHash {
     /// The hash of `key`.

@@ -6,15 +6,15 @@ import GuardCoreAtomics
 /// forwarder observes `"balance"` on the current account. When `account` is replaced, ``rewire(_:of:)`` moves the
 /// forwarder to the new account, so the old chain goes silent and the new one is live. Longer paths nest.
 ///
-/// Re-wiring is linearizable per observance: however re-wirings of one observance interleave (a setter racing a
-/// registration, two setters of a lock-backed middle key), when they have all returned exactly one forwarder is
+/// Re-wiring is linearizable per observance: however re-wirings of one observance interleave (a setter racing an
+/// insertion, two setters of a lock-backed middle key), when they have all returned exactly one forwarder is
 /// installed, on the object the first key held when the last of them began, and only an installed forwarder relays
 /// (except the change of a prior notification it relayed while installed: every prior notification an observer gets
 /// is followed by its change, as in Foundation, even if a handler of it replaced the middle object). A forwarder that
 /// still waits for such a change when the chain comes back to its target is installed again rather than replaced by a
 /// new one, which would join the same change under way: each change reaches the root observance once.
 ///
-/// The forwarder's registration on its target holds it; the forwarder holds its registration only until it is
+/// The forwarder's observance on its target holds it; the forwarder holds its observance only until it is
 /// detached, and everything else weakly.
 final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     // Leading words: see ``InlineAtomicWords``.
@@ -34,7 +34,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     private let rootObservanceIdentity: ObjectIdentifier
     private weak var target: KVOObject?
     private let targetIdentity: ObjectIdentifier
-    /// The forwarder's own registration on the target; set once, before the forwarder can be installed, and taken
+    /// The forwarder's own observance on the target; set once, before the forwarder can be installed, and taken
     /// out by ``detach()`` (each forwarder is detached once: whoever takes it out of its root observance, or the
     /// re-wiring that made it and lost).
     @exclusivity(unchecked) private var targetObservance: Observance?
@@ -42,7 +42,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// was relayed. A change ends the innermost one of its thread (changes nest per thread, like Foundation's
     /// will/did pairs). Guarded by ``pairingLock``.
     @exclusivity(unchecked) private var openPriors: [UInt64: [Bool]] = [:]
-    /// Guards every forwarder's `openPriors`: only dotted registrations with `.prior` take it, briefly, and never
+    /// Guards every forwarder's `openPriors`: only dotted observances with `.prior` take it, briefly, and never
     /// call out while holding it.
     private static let pairingLock = Lock()
 
@@ -110,18 +110,18 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         } else if let newTarget {
             let candidate = KeyPathForwarder(root: root, rootObservance: observance, target: newTarget)
             // One step deeper along the chain (see ``ChainDepth``): refused past the limit, which breaks the chain here.
-            let registration = ChainDepth.step {
+            let observance = ChainDepth.step {
                 newTarget.addObservance(
                     of: candidate, forKeyPath: remainingPath, options: observance.options.subtracting(.initial),
                     context: nil, dropsWithObject: true, isGuarded: observance.isGuarded,
                     joinsChangesUnderWay: observance.joinsChangesUnderWay)
             }
-            if let registration, let registration {
-                candidate.targetObservance = registration
+            if let observance, let observance {
+                candidate.targetObservance = observance
                 forwarder = candidate
             } else {
                 chainIsBroken = true
-                isTooDeep = registration == nil
+                isTooDeep = observance == nil
             }
         }
         if isTooDeep, ChainDepth.refusedStepIsMisuse {
@@ -138,15 +138,15 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
     }
 
-    /// Uninstalls the forwarder and unregisters it from its target; if prior notifications it relayed still wait
-    /// for their changes, the unregistration waits for the last of them, so those changes still reach the root
+    /// Uninstalls the forwarder and removes it from its target; if prior notifications it relayed still wait
+    /// for their changes, the removal waits for the last of them, so those changes still reach the root
     /// observance (nothing else does: the forwarder is no longer installed).
     ///
     /// Whether a prior notification is open is read under the pairing lock, under which ``receive(_:of:)`` decides
     /// whether to relay a prior notification and counts it open: a prior notification relayed is always counted
     /// before a detach looks, so the detach waits for its change.
     ///
-    /// A forwarder whose unregistration waits is kept by its root's table until it ends, so a re-wiring that brings
+    /// A forwarder whose removal waits is kept by its root's table until it ends, so a re-wiring that brings
     /// the chain back to its target installs it again (``resumeIfAwaitingChanges()``): each change reaches the root
     /// observance once.
     func detach() {
@@ -164,7 +164,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
         guard let table = root?.existingTable else { return }
         table.noteAwaitingChanges(self)
-        // The last open change may have ended (and unregistered this forwarder) before the table kept it.
+        // The last open change may have ended (and removed this forwarder) before the table kept it.
         if detachDeferred.load(ordering: .acquiring) == 0 { withExtendedLifetime(table.forgetAwaitingChanges(self)) {} }
     }
 
@@ -185,7 +185,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
             && rootObservance === observance && self.target === target
     }
 
-    /// Unregisters the forwarder from its target if a detach is waiting (once, whoever gets here first).
+    /// Removes the forwarder from its target if a detach is waiting (once, whoever gets here first).
     private func removeFromTargetIfDetachDeferred() {
         guard InlineAtomicWords.word(3, of: self).exchange(0) != 0 else { return }
         let observance = targetObservance

@@ -33,8 +33,8 @@ final class KeyPathInfo: Sendable {
     /// operator, as far as the declared types of stored properties tell; `nil` if it does not. A key path with one
     /// is never registered (see ``KVOMisuse/Kind/keyPathThroughCollection``).
     let collectionStep: CollectionStep?
-    /// Whether the first key's value may be a collection (it is not a stored property declared as a class), so a
-    /// registration that must refuse a key path through one reads it to see.
+    /// Whether the first key's value may be a collection (it is not a stored property declared as a class), so an
+    /// observance that must refuse a key path through one reads it to see.
     let firstKeyMayHoldCollection: Bool
 
     /// Whether the key path has more than one key.

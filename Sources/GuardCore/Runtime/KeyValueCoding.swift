@@ -82,7 +82,7 @@ extension KVOObject {
 }
 
 /// Reads values for the runtime and the guard, either the way key-value coding does (an unknown key is the misuse
-/// ``KVOMisuse/Kind/unknownKey``) or quietly (an unknown key reads as `nil`), for registrations that must never let
+/// ``KVOMisuse/Kind/unknownKey``) or quietly (an unknown key reads as `nil`), for observances that must never let
 /// a misuse reach the runtime.
 enum KeyValueReading {
     /// The value for `key` of `object`.

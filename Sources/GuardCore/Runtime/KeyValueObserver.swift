@@ -11,7 +11,7 @@ public protocol KeyValueObserver: AnyObject {
     /// - Parameters:
     ///   - keyPath: The key path passed to `addObserver`.
     ///   - object: The object the observer was added to.
-    ///   - change: What changed; its content depends on the registration's options.
+    ///   - change: What changed; its content depends on the observance's options.
     ///   - context: The context pointer passed to `addObserver`.
     func observeValue(
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?

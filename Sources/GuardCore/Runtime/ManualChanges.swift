@@ -20,7 +20,7 @@ enum ManualChanges {
         let key: String
         var plan: ChangePlan?
         /// Without a plan (nobody to notify when the change began): the table's insertion count before it began, so
-        /// its end can re-wire dotted observances inserted meanwhile and notify the registrations that join it.
+        /// its end can re-wire dotted observances inserted meanwhile and notify the observances that join it.
         let epochWithoutPlan: UInt64
         /// What kind of change it is, and where (a to-many change), for the end of a change without a plan (a set
         /// mutation's is a setting then).
@@ -71,8 +71,8 @@ enum ManualChanges {
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
-        // Without a plan nothing was read, so which objects a set mutation adds or removes is not known at its end: a
-        // registration that joins it hears the set's new value as a setting.
+        // Without a plan nothing was read, so which objects a set mutation adds or removes is not known at its end: an
+        // observance that joins it hears the set's new value as a setting.
         let unplannedKind = setMutation == nil ? kind : .setting
         let unplannedIndexes = setMutation == nil ? indexes : nil
         var pending = Pending(

@@ -1,17 +1,17 @@
 import GuardCoreAtomics
 
-/// One registration for one key path on one object (Foundation's `NSKeyValueObservance`): what it asked for, and
+/// One observance for one key path on one object (Foundation's `NSKeyValueObservance`): what it asked for, and
 /// whom it notifies. Its kinds: ``ObserverObservance`` (an application's ``KeyValueObserver``, held weakly, as
 /// Foundation does), ``ReceiverObservance`` (an ``ObservationReceiver`` the runtime made, or a guard registration
 /// made for another backend, held strongly until the observance is removed), and ``GuardRegistration``.
 ///
 /// `isActive` turns false, once, when the observance is removed; deliveries that were already under way check it and
-/// drop the notification, so no change made after the removal returned reaches a removed registration (a
+/// drop the notification, so no change made after the removal returned reaches a removed observance (a
 /// notification already running on another thread may still be finishing).
 ///
 /// The guard's registrations are observances too (``GuardRegistration`` subclasses this class), so that with
-/// GuardCore's runtime behind the guard a registration is one object, and an observance is the ``BackendHandle``
-/// ``KVORuntimeBackend`` hands out for a registration.
+/// GuardCore's runtime behind the guard an observance is one object, and an observance is the ``BackendHandle``
+/// ``KVORuntimeBackend`` hands out for an observance.
 @usableFromInline
 class Observance: BackendHandle, @unchecked Sendable {
     // Leading words: see ``InlineAtomicWords``.
@@ -99,7 +99,7 @@ class Observance: BackendHandle, @unchecked Sendable {
     func announceChainBroken() {}
 
     /// Whether notifications of this observance reach a dependent key's ``DependencyRelay``: it is a relay's
-    /// registration, or a forwarder's whose chain ends at one (see ``AnnouncementScope``).
+    /// observance, or a forwarder's whose chain ends at one (see ``AnnouncementScope``).
     var leadsToRelay: Bool { false }
 
     /// The type of the observer (or receiver), for messages.

@@ -30,7 +30,7 @@ extension ObservationTable {
     }
 
     /// Lock held. The key paths a change of `key` announces, the key itself first, then the others in the order
-    /// they were first registered, each with its observances in registration order.
+    /// they were first registered, each with its observances in insertion order.
     private func buildTargets(forChangeOf key: String, hash: UInt64) -> ChangeTargets? {
         var entries: [ChangeTargets.Entry] = []
         if let own = observances.first(where: { $0.info.isKeyPath(key, hash: hash) }),

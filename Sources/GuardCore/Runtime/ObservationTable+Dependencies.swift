@@ -20,8 +20,8 @@ extension ObservationTable {
                 dependencies.links.append(Link(trigger: trigger, keyPath: info))
             }
         } else if let dependencies {
-            // Every registration that depends on a dotted key path makes sure a relay is installed before it
-            // returns (the relay of the registration that came first may still be on its way).
+            // Every observance that depends on a dotted key path makes sure a relay is installed before it
+            // returns (the relay of the observance that came first may still be on its way).
             for trigger in info.triggers
             where trigger.isDotted && !(trigger.hash == info.hash && trigger.key.isSameKey(as: info.keyPath))
                 && !dependencies.hasRelay(for: trigger.key, hash: trigger.hash)
@@ -33,7 +33,7 @@ extension ObservationTable {
     }
 
     /// Lock held, after the last observance of `info`'s key path was removed: drops the links to that key path and
-    /// returns the relays nothing needs any more (the caller unregisters them).
+    /// returns the relays nothing needs any more (the caller removes them).
     func unlinkTriggers(of info: KeyPathInfo) -> [Observance] {
         guard !info.isAnnouncedOnlyByItself, let dependencies else { return [] }
         dependencies.links.removeAll { $0.keyPath.isKeyPath(info.keyPath, hash: info.hash) }
@@ -42,15 +42,15 @@ extension ObservationTable {
         return unusedRelays
     }
 
-    /// Keeps `relay` (the registration of a ``DependencyRelay``) for the dotted key path `keyPath` if a registered
+    /// Keeps `relay` (the observance of a ``DependencyRelay``) for the dotted key path `keyPath` if a registered
     /// key path still depends on `keyPath` and no other relay was installed meanwhile. Returns whether it did; if
-    /// not, the caller unregisters `relay`.
+    /// not, the caller removes `relay`.
     func installRelay(_ relay: Observance, for keyPath: String) -> Bool {
         let hash = KeyHash.of(keyPath)
         return locked {
             guard let dependencies, isAnnounced(keyPath, hash: hash), !dependencies.hasRelay(for: keyPath, hash: hash)
             else { return false }
-            dependencies.relays.append(Relay(hash: hash, keyPath: keyPath, registration: relay))
+            dependencies.relays.append(Relay(hash: hash, keyPath: keyPath, observance: relay))
             DependencyRelay.notified(by: relay)?.isInstalled = true
             return true
         }
@@ -64,8 +64,8 @@ extension ObservationTable {
         return observances.contains { $0.info.isKeyPath(key, hash: hash) && !$0.isDotted }
     }
 
-    /// Takes out the relays nothing needs any more. A relay is needed while its key path affects a key path that a
-    /// registration other than a relay has, or the key path of another needed relay: relays whose key paths affect
+    /// Takes out the relays nothing needs any more. A relay is needed while its key path affects a key path that an
+    /// observance other than a relay has, or the key path of another needed relay: relays whose key paths affect
     /// only each other's (`left` ← `right.value`, `right` ← `left.value`) do not keep each other.
     private func takeUnneededRelays(from dependencies: Dependencies) -> [Observance] {
         let relays = dependencies.relays
@@ -75,10 +75,10 @@ extension ObservationTable {
         var affected: [KeyPathInfo] = []
         for link in dependencies.links where !affected.contains(where: { $0 === link.keyPath }) {
             let keyPath = link.keyPath
-            let isRegisteredByOtherThanRelays = observances.contains {
+            let isObservedByOtherThanRelays = observances.contains {
                 $0.info.isKeyPath(keyPath.keyPath, hash: keyPath.hash) && DependencyRelay.notified(by: $0) == nil
             }
-            if isRegisteredByOtherThanRelays { affected.append(keyPath) }
+            if isObservedByOtherThanRelays { affected.append(keyPath) }
         }
         var needed = [Bool](repeating: false, count: relays.count)
         var next = 0
@@ -93,7 +93,7 @@ extension ObservationTable {
                     }), !needed[index]
                 else { continue }
                 needed[index] = true
-                affected.append(relays[index].registration.info)
+                affected.append(relays[index].observance.info)
             }
         }
         return relays.indices.filter { !needed[$0] }.compactMap { index in
@@ -117,11 +117,11 @@ extension ObservationTable {
         }
     }
 
-    /// The registration of the ``DependencyRelay`` that announces the dotted affecting key path `keyPath`.
+    /// The observance of the ``DependencyRelay`` that announces the dotted affecting key path `keyPath`.
     struct Relay {
         let hash: UInt64
         let keyPath: String
-        let registration: Observance
+        let observance: Observance
     }
 
     /// Links and relays, on the side: most objects have none.
@@ -135,9 +135,9 @@ extension ObservationTable {
 
         func removeRelay(for keyPath: String, hash: UInt64) -> Observance? {
             guard let index = relays.firstIndex(where: { $0.hash == hash && $0.keyPath.isSameKey(as: keyPath) }) else { return nil }
-            let registration = relays.remove(at: index).registration
-            DependencyRelay.notified(by: registration)?.isInstalled = false
-            return registration
+            let observance = relays.remove(at: index).observance
+            DependencyRelay.notified(by: observance)?.isInstalled = false
+            return observance
         }
     }
 }

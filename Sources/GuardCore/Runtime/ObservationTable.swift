@@ -14,7 +14,7 @@ import Darwin
 /// table publishes a 64-bit mask of the keys whose change has to be announced (``KeyBit``) into the object, so a
 /// setter of a key nobody watches costs one atomic load and never takes this lock.
 ///
-/// The table has four jobs, one file each: the observances in registration order and the key mask (here); the
+/// The table has four jobs, one file each: the observances in insertion order and the key mask (here); the
 /// change-target cache (`ObservationTable+ChangeTargets.swift`); the forwarders of dotted key paths
 /// (`ObservationTable+Forwarders.swift`); and dependency links and relays (`ObservationTable+Dependencies.swift`),
 /// kept on the side because most objects have none. A change usually costs the inline lock, a scan of a few words,
@@ -35,9 +35,9 @@ final class ObservationTable: @unchecked Sendable {
     // The mutable state below is touched only under the lock and never across a call out of the table, so the
     // run-time exclusivity checks (`@exclusivity(unchecked)`) would only cost time on every change.
 
-    /// Every observance, in registration order.
+    /// Every observance, in insertion order.
     @exclusivity(unchecked) var observances: ContiguousArray<Observance> = []
-    /// Who hears about a change of each key asked about since the last registration or removal.
+    /// Who hears about a change of each key asked about since the last observance or removal.
     @exclusivity(unchecked) var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
     @exclusivity(unchecked) var dependencies: Dependencies?
@@ -82,7 +82,7 @@ final class ObservationTable: @unchecked Sendable {
     }
 
     /// Adds `observance` after every observance already registered and publishes the new key mask to `object`
-    /// before any other registration can change it.
+    /// before any other observance can change it.
     func insert(_ observance: Observance, publishingTo object: KVOObject) -> Insertion {
         locked {
             let info = observance.info
@@ -98,7 +98,7 @@ final class ObservationTable: @unchecked Sendable {
         }
     }
 
-    /// What a removal took out: the observance, and relays nobody depends on any more (the caller unregisters them).
+    /// What a removal took out: the observance, and relays nobody depends on any more (the caller removes them).
     struct Removal {
         let observance: Observance
         let unusedRelays: [Observance]
@@ -128,7 +128,7 @@ final class ObservationTable: @unchecked Sendable {
     /// mask to `object`. `nil` if it was not registered.
     func remove(_ observance: Observance, publishingTo object: KVOObject) -> Removal? {
         locked {
-            // From the newest end: the registration removed is most often a recent one.
+            // From the newest end: the observance removed is most often a recent one.
             guard let index = observances.lastIndex(where: { $0 === observance }) else { return nil }
             return removeLocked(at: index, publishingTo: object)
         }
@@ -159,7 +159,7 @@ final class ObservationTable: @unchecked Sendable {
             let all = Self.inKeyPathOrder(observances)
             for observance in all { _ = observance.deactivate() }
             for relay in dependencies?.relays ?? [] {
-                DependencyRelay.notified(by: relay.registration)?.isInstalled = false
+                DependencyRelay.notified(by: relay.observance)?.isInstalled = false
             }
             let discarded = (observances, takeSnapshots(), dependencies, forwardersAwaitingChanges)
             observances = []
@@ -198,7 +198,7 @@ final class ObservationTable: @unchecked Sendable {
     // MARK: Helpers (lock held)
 
     private static func inKeyPathOrder(_ observances: ContiguousArray<Observance>) -> [Observance] {
-        // Sorted, not registration order across key paths: this list becomes the `deallocatedWhileObserved` message
+        // Sorted, not insertion order across key paths: this list becomes the `deallocatedWhileObserved` message
         // and observation info, which group by key path; the sort is stable, so each group stays oldest first.
         observances.enumerated().sorted { ($0.element.keyPath, $0.offset) < ($1.element.keyPath, $1.offset) }
             .map(\.element)

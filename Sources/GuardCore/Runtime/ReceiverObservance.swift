@@ -1,8 +1,8 @@
 /// An observance whose notifications go to an ``ObservationReceiver`` the runtime or the guard made: a guard
-/// registration (through ``KVORuntimeBackend``), a dotted key path's ``KeyPathForwarder``, a ``DependencyRelay``.
+/// observance (through ``KVORuntimeBackend``), a dotted key path's ``KeyPathForwarder``, a ``DependencyRelay``.
 ///
 /// The receiver is held strongly until the observance itself goes, so a delivery reaches it with no weak reference
-/// to load. Whoever made the observance removes it (the guard removes every registration it makes, forwarders and
+/// to load. Whoever made the observance removes it (the guard removes every observance it makes, forwarders and
 /// relays are removed with what they serve); an observance that drops with its object tells the receiver.
 final class ReceiverObservance: Observance, @unchecked Sendable {
     let receiver: any ObservationReceiver

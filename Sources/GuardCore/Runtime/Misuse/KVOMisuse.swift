@@ -5,7 +5,7 @@
 public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
     /// The kinds of misuse the runtime detects.
     public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
-        /// `removeObserver` found no matching registration (Foundation: `NSRangeException`).
+        /// `removeObserver` found no matching observance (Foundation: `NSRangeException`).
         case notRegistered
         /// `didChangeValue(forKey:)` had no matching `willChangeValue(forKey:)` on the same thread.
         case unpairedDidChange

@@ -108,7 +108,7 @@ public enum RuntimeMonitor {
         ReflectionUnavailableNotice.isReflectionAvailable
     }
 
-    /// How many registrations (observances) exist on live objects right now, across the process. Zero means every
+    /// How many observances (observances) exist on live objects right now, across the process. Zero means every
     /// runtime table is empty.
     public static var liveObservanceCount: Int {
         liveObservances.word.loadInt(ordering: .relaxed)
