@@ -1,14 +1,15 @@
 /// Bounds how deeply one thread follows dotted key paths and dependencies inside each other, so no chain of them can
 /// overflow its stack.
 ///
-/// Registering a dotted key path registers its rest on the next object (``KeyPathForwarder``), and a key that depends
-/// on a dotted key path registers that one (``DependencyRelay``), whose objects' keys may depend on more: each such
-/// step (a forwarder's observance, a relay's) nests inside the one that made it. A single key path longer than ``KeyPathSyntax/maximumGuardedComponents``
-/// is refused when registered (``KeyPathInfo/overlongKeyPath``), but a chain that only turns out long at run time (a
-/// dependency on `next.total` along a long list of objects) is not known in advance. So every step counts here, per
-/// thread, and the step beyond ``limit`` is not made: that link of the chain reads as broken, and when the outermost
-/// observance on this thread is an application's own (not the guard's), that is the misuse
-/// ``KVOMisuse/Kind/keyPathTooLong``. At the limit the nesting stays well inside a 512 KB thread stack.
+/// Adding an observance of a dotted key path adds one of its rest on the next object (``KeyPathForwarder``), and a
+/// key that depends on a dotted key path adds one of that (``DependencyRelay``), whose objects' keys may depend on
+/// more: each such step (a forwarder's observance, a relay's) nests inside the one that made it. A single key path
+/// longer than ``KeyPathSyntax/maximumGuardedComponents`` is refused when added (``KeyPathInfo/overlongKeyPath``), but
+/// a chain that only turns out long at run time (a dependency on `next.total` along a long list of objects) is not
+/// known in advance. So every step counts here, per thread, and the step beyond ``limit`` is not made: that link of
+/// the chain reads as broken, and when the outermost observance on this thread is an application's own (not the
+/// guard's), that is the misuse ``KVOMisuse/Kind/keyPathTooLong``. At the limit the nesting stays well inside a 512 KB
+/// thread stack.
 enum ChainDepth {
     private final class State {
         var depth = 0

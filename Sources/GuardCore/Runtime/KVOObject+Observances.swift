@@ -85,8 +85,8 @@ extension KVOObject {
         return observance
     }
 
-    /// Adds an observance of a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil` (after reporting
-    /// ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when the key path's first key is unknown.
+    /// Adds an observance of a receiver the runtime or the guard made (see ``ReceiverObservance``). Returns `nil`
+    /// (after reporting ``KVOMisuse/Kind/unknownKey`` unless `isGuarded`) when the key path's first key is unknown.
     ///
     /// `dropsWithObject`, `isGuarded` and `joinsChangesUnderWay` are independent properties of ``Observance`` (see
     /// there): the guard's registrations are guarded, and drop with their object when it is held weakly; forwarders
