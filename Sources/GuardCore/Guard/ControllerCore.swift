@@ -7,6 +7,10 @@
 /// registration is the runtime's observance), with the same effect as the backend's calls. Any other backend, a
 /// wrapper around ``KVORuntimeBackend`` included, is reached only through the protocol.
 ///
+/// Its parts: the observe and unobserve protocol (`ControllerCore+Observe.swift`, `ControllerCore+Unobserve.swift`),
+/// the registration table and its per-object chains (`RegistrationTable.swift`), what a bulk removal does after
+/// unlocking (`Retirement.swift`), and the changes held back for `.initial` (`ControllerCore+HeldChanges.swift`).
+///
 /// Every method is thread-safe. The lock guards the tables only; the backend, handlers and diagnostic sinks are
 /// always called with it released, and registrations (which own the user's handler, what it captures, and possibly
 /// the observed object) are released only after unlocking, so a handler may call back into the controller (or
