@@ -17,6 +17,9 @@ enum RegistrationChain {
 
     /// Takes the registration for `keyPath` out of the chain at `head` (emptying the slot with the
     /// chain) and returns it.
+    // Out of line: inlined, its key comparison makes `unobserve` slower (the observe + unobserve pair by about 5%
+    // in `guard-stress bench`).
+    @inline(never)
     static func unlink(keyPath: String, from head: inout GuardRegistration?) -> GuardRegistration? {
         unlink(from: &head) { $0.keyPath.isSameKey(as: keyPath) }
     }
