@@ -37,7 +37,7 @@ final class ObservationTable: @unchecked Sendable {
 
     /// Every observance, in insertion order.
     @exclusivity(unchecked) var observances: ContiguousArray<Observance> = []
-    /// Who hears about a change of each key asked about since the last observance or removal.
+    /// Who hears about a change of each key asked about since the last insertion or removal.
     @exclusivity(unchecked) var snapshots: [Snapshot] = []
     /// Links of key paths announced by keys other than themselves, and relays; `nil` while there are none.
     @exclusivity(unchecked) var dependencies: Dependencies?
