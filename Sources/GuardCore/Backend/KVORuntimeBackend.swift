@@ -11,7 +11,8 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// `true` for a ``KVOObject`` and a well-formed key path whose keys it knows (checked along the current chain
     /// of a dotted path), without reporting a runtime misuse.
     public func canObserve(_ object: AnyObject, forKeyPath keyPath: String) -> Bool {
-        validate(object, forKeyPath: keyPath) != nil
+        guard let object = object as? KVOObject else { return false }
+        return info(for: keyPath, on: object) != nil
     }
 
     /// Registers through the runtime (never with `.initial`: the guard delivers that itself). Returns `nil`, without
@@ -30,22 +31,10 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         return add(receiver, to: object, info: info, options: options, context: context, dropsWithObject: dropsWithObject)
     }
 
-    // MARK: What the guard calls directly when this is its backend
-
-    /// An object and a key path it can be observed for.
-    struct Validated {
-        let object: KVOObject
-        let info: KeyPathInfo
-    }
-
-    /// ``canObserve(_:forKeyPath:)``, keeping what it found for ``add(_:to:info:options:context:dropsWithObject:)``.
-    func validate(_ object: AnyObject, forKeyPath keyPath: String) -> Validated? {
-        guard let object = object as? KVOObject, let info = info(for: keyPath, on: object) else { return nil }
-        return Validated(object: object, info: info)
-    }
+    // MARK: Checking and adding
 
     /// What the runtime knows about `keyPath` on `object`, if it can be observed there (see
-    /// ``canObserve(_:forKeyPath:)``): not when it, or a key path declared to affect it, has more components than the
+    /// ``canObserve(_:forKeyPath:)``; the guard asks it directly when this is its backend, see ``ControllerCore``): not when it, or a key path declared to affect it, has more components than the
     /// runtime follows (``KeyPathInfo/overlongKeyPath``), or goes through a collection or uses a collection operator
     /// (``KeyPathInfo/collectionStep``; a collection held by the first key now is refused as any value that is not an
     /// observable object is).
@@ -64,7 +53,7 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
     /// middle object replaced meanwhile) is registered all the same: like any registration whose chain breaks, it
     /// reads as `nil` and reports ``ObservationReceiver/observedKeyPathBecameUnavailable()`` until the chain is whole
     /// again. (The guard has already reserved the registration, and other callers may have been told it exists.)
-    func add(
+    private func add(
         _ receiver: any ObservationReceiver, to object: KVOObject, info: KeyPathInfo,
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> Observance? {

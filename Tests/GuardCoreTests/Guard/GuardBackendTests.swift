@@ -3,8 +3,8 @@ import GuardCore
 import XCTest
 
 /// Behind any backend but GuardCore's own runtime, the guard talks to observed objects only through
-/// `KeyValueObservingBackend`; these tests put a recording fake
-/// behind it (no GuardCore runtime involved) to pin down exactly what the guard asks of a backend.
+/// `KeyValueObservingBackend`; these tests put a recording fake behind it (no GuardCore runtime involved) to pin down
+/// exactly what the guard asks of a backend.
 final class GuardBackendTests: XCTestCase {
     /// A backend that records every call and delivers changes only when told to.
     final class RecordingBackend: KeyValueObservingBackend, @unchecked Sendable {
