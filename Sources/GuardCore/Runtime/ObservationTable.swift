@@ -86,7 +86,8 @@ final class ObservationTable: @unchecked Sendable {
     func insert(_ observance: Observance, publishingTo object: KVOObject) -> Insertion {
         locked {
             let info = observance.info
-            let relaysNeeded = linkTriggers(of: info)
+            // Most key paths are announced only by themselves: no links, and no call.
+            let relaysNeeded = info.isAnnouncedOnlyByItself ? [] : linkTriggers(of: info)
             let insertions = InlineAtomicWords.word(0, of: self)
             let epoch = insertions.load(ordering: .relaxed) &+ 1
             observance.insertionEpoch = epoch
@@ -140,7 +141,7 @@ final class ObservationTable: @unchecked Sendable {
         let info = observance.info
         var unusedRelays: [Observance] = []
         if !hasObservance(forKeyPath: info.keyPath, hash: info.hash) {
-            unusedRelays = unlinkTriggers(of: info)
+            if !info.isAnnouncedOnlyByItself, dependencies != nil { unusedRelays = unlinkTriggers(of: info) }
             object.publish(mask: observances.reduce(0) { $0 | $1.info.triggerMask })
         }
         return Removal(observance: observance, unusedRelays: unusedRelays, discarded: takeSnapshots())
