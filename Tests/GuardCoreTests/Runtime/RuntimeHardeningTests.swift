@@ -4,7 +4,7 @@ import XCTest
 @testable import GuardCore
 
 /// The runtime never crashes on edge inputs and keeps Foundation's contract where its old shortcuts broke it
-/// (issue 7, defects 2, 4, 6 and 8).
+/// (weak and unowned properties, typed key paths through nil, dotted re-wiring, dotted dependent keys).
 final class RuntimeHardeningTests: XCTestCase {
     // MARK: Weak and unowned stored properties (defect 2)
 
