@@ -51,7 +51,7 @@ final class RuntimeHardeningTests: XCTestCase {
         XCTAssertEqual(sink.count(of: .invalidArgument), 2)
     }
 
-    // MARK: Noncopyable stored properties (outside tester round 3)
+    // MARK: Noncopyable stored properties
 
     /// Reflection reports a noncopyable stored property's type as `()`; key-value coding used to answer `()` for it.
     /// Every property reflected as `()` is refused like a weak one: the `unknownKey` misuse with a message that says
