@@ -78,7 +78,11 @@ final class ChildRoundHost {
         let logStart = child.process.logSize
         let sent = MonotonicClock.now
         let timeout = settings.answerTimeout(operations: operations)
-        let read = child.process.send(request) ? child.process.readLine(timeout: timeout) : .endOfFile
+        var read = child.process.send(request) ? child.process.readLine(timeout: timeout) : .endOfFile
+        // Heartbeats: the round is still moving, so the deadline counts again from now.
+        while case .line(let bytes) = read, bytes.starts(with: Array(RoundProgress.heartbeatPrefix.utf8)) {
+            read = child.process.readLine(timeout: timeout)
+        }
         let elapsed = Double(MonotonicClock.now - sent) / 1e9
         let note =
             earlierRounds > 0
@@ -114,7 +118,7 @@ final class ChildRoundHost {
             child.process.kill()
             let log = child.process.log(from: logStart)
             lose(child)
-            return .ended(RoundVerdict(unresponsiveFor: elapsed, log: log, note: note), log: log)
+            return .ended(RoundVerdict(unresponsiveFor: elapsed, silentFor: timeout, log: log, note: note), log: log)
         }
     }
 

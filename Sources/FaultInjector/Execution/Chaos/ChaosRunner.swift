@@ -3,8 +3,8 @@ import Foundation
 import GuardCore
 
 /// Runs a scenario on real threads: one serial Dispatch queue per worker (more queues than cores), all released
-/// from one start gate, with injected pauses between operations and at GuardCore's schedule points; a watchdog
-/// turns a hang into a reported deadlock. Then it releases everything and returns the recording; it does not
+/// from one start gate (as many as Dispatch runs at once; the rest start as threads come free), with injected
+/// pauses between operations and at GuardCore's schedule points; a watchdog turns a hang into a reported deadlock. Then it releases everything and returns the recording; it does not
 /// judge it (``Oracle`` does).
 ///
 /// The same scenario replays the same operations but not the same interleaving; a failure found here reproduces
@@ -17,6 +17,9 @@ public struct ChaosRunner: ScenarioRunner {
 
     /// Creates a runner.
     public init() {}
+
+    /// Seconds without a new worker at the start gate after which it opens for those that arrived.
+    static let arrivalSettling = 0.2
 
     /// Runs `scenario` against `target` and records what happened.
     public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
@@ -57,10 +60,15 @@ public struct ChaosRunner: ScenarioRunner {
                 group.leave()
             }
         }
-        let started = gate.waitForArrivals(workers.count, timeout: deadlockTimeout)
+        // More queues than Dispatch runs at once start as threads come free (see ``StartGate``).
+        let arrived = gate.waitForArrivals(workers.count, settle: Self.arrivalSettling, timeout: deadlockTimeout)
         let start = MonotonicClock.now
         gate.open()
-        let stuck = started ? watch(group, workers: workers) : "the workers never all reached the start gate"
+        let stuck =
+            arrived > 0
+            ? watch(group, workers: workers)
+            : "no worker queue started within \(String(format: "%g", deadlockTimeout)) s (Dispatch gave none of them a "
+                + "thread: a limit of this process, not of the system under test)"
         let seconds = Double(MonotonicClock.now - start) / 1e9
         SchedulePoints.uninstall()
 
@@ -103,6 +111,7 @@ public struct ChaosRunner: ScenarioRunner {
         var lastChange = MonotonicClock.now
         while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             let progress = workers.reduce(0) { $0 + $1.progress.completedOperations }
+            RoundProgress.note(progress)
             let now = MonotonicClock.now
             if progress != lastProgress {
                 lastProgress = progress
