@@ -99,6 +99,8 @@ public struct Campaign: Sendable {
         public let round: CampaignSummary.RoundRecord
         /// Its failure, if it failed.
         public let failure: CampaignSummary.FailedRound?
+        /// The campaign so far (for a report of a campaign stopped before it finished).
+        public let summary: CampaignSummary
     }
 
     /// What this campaign runs.
@@ -178,11 +180,12 @@ public struct Campaign: Sendable {
             }
             unfinished?.remove()
             round += 1
+            summary.seconds = Double(MonotonicClock.now - start) / 1e9
             progress(
                 Progress(
                     rounds: round, operations: summary.operations, deliveries: summary.deliveries,
                     violations: summary.report.totalViolations, elapsed: Double(MonotonicClock.now - start) / 1e9,
-                    round: record, failure: failure))
+                    round: record, failure: failure, summary: summary))
             // In this process, abandoned workers stay blocked (and may hold locks later rounds need).
             if verdict.abandoned, host == nil { break }
             if !verdict.passed, settings.stopAtFirstFailure { break }

@@ -42,8 +42,11 @@ public struct Replayer: Sendable {
         /// What running in child processes cost, or `nil` in process.
         public let isolation: IsolationStatistics?
 
-        /// Whether the oracle was violated at least once.
-        public var reproduced: Bool { violatedRuns > 0 }
+        /// Whether the recorded failure came back: at least one run failed with the seed file's signature.
+        public var reproduced: Bool { sameSignatureRuns > 0 }
+
+        /// Whether the oracle was violated at least once (with the recorded signature or another).
+        public var violated: Bool { violatedRuns > 0 }
 
         /// Runs whose process answered (all but ``crashedRuns``): the runs whose histories could be compared with
         /// the recording.

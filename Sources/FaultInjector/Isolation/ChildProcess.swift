@@ -80,8 +80,20 @@ final class ChildProcess {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // Its own process group: a terminal's Ctrl-C (or a signal a CI runner sends the job's process group) reaches
+        // this process, which reports the interruption, not the children, whose deaths would read as crashes of the
+        // system under test. A child whose parent is gone ends by itself.
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t?
+        #else
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         var child = pid_t()
-        let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             close(toChild.write)
             close(fromChild.read)

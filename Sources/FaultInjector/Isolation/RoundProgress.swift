@@ -1,7 +1,7 @@
 import GuardCore
 
 /// How far the round running in this process has got: a number that moves while its workers make progress (the
-/// chaos runner's finished operations, the controlled runner's schedule events). A round server sends it to its
+/// chaos runner's finished operations, the controlled runner's schedule events) and while the oracle checks. A round server sends it to its
 /// parent as a heartbeat, so the parent's safety-net deadline counts from the last progress, not from the start:
 /// a long round on a busy machine is never killed and called a deadlock while it is still moving (see
 /// ``ChildProcessSettings/answerTimeout(operations:)``).
@@ -11,6 +11,11 @@ enum RoundProgress {
     /// Publishes the progress of the round running now (any value that changes while it moves).
     static func note(_ value: Int) {
         cell.word.storeInt(value, ordering: .relaxed)
+    }
+
+    /// Moves the progress on by one (the oracle, as it checks).
+    static func advance() {
+        _ = cell.word.add(1, ordering: .relaxed)
     }
 
     /// The last value published.

@@ -73,13 +73,15 @@ public struct Shrinker: Sendable {
                     note: "verifying: replaying the shrunk file \(settings.verificationRuns) times",
                     size: ShrinkSize(best.run), candidates: search.candidates, seconds: seconds))
             verification = verify(shrunkFile)
+            shrunkFile.shrunk?.verified = ShrinkOutcome.isVerified(verification, asked: settings.verificationRuns)
         }
         return .shrunk(
             ShrinkOutcome(
                 original: original, shrunk: ShrinkSize(best.run), file: shrunkFile, scenario: best.scenario,
                 result: best.run.result, candidates: search.candidates, runs: search.runs, seconds: seconds,
                 isolation: search.isolationStatistics,
-                budgetExhausted: search.exhaustedBudget, verification: verification))
+                budgetExhausted: search.exhaustedBudget, verification: verification,
+                verificationRuns: settings.verificationRuns))
     }
 
     /// Replays the shrunk file ``ShrinkSettings/verificationRuns`` times, where candidates ran.

@@ -37,6 +37,27 @@ enum ReplayCommand {
             return .badInput
         }
         let reports = try ReportFiles(arguments, inputs: [path])
+        let startedAt = Date()
+        let targetName = replayer.target.name
+        let runner = runnerChoice(file)
+        guard
+            reports.begin(
+                unfinished: (
+                    json: StressReport(
+                        unfinished: "replay", target: targetName, runner: runner, isolation: isolation,
+                        reason: ProgressLog.stillRunning),
+                    junit: JUnitReport(
+                        unfinished: "replay", target: targetName, runner: runner, reason: ProgressLog.stillRunning,
+                        startedAt: startedAt)),
+                interrupted: { signal, name in
+                    let reason = "stopped by \(name) before the replay of \(path) finished"
+                    return (
+                        StressReport(
+                            unfinished: "replay", target: targetName, runner: runner, isolation: isolation, reason: reason,
+                            signal: signal),
+                        JUnitReport(unfinished: "replay", target: targetName, runner: runner, reason: reason, startedAt: startedAt))
+                })
+        else { return .badInput }
 
         print("Replaying \(path): target \(replayer.target.name), runner \(runnerText(file)), seed \(file.seed), "
             + "\(file.scenario.workers) queues, \(file.operations == nil ? "operations regenerated from the seed" : "operations from the file")"
@@ -54,7 +75,6 @@ enum ReplayCommand {
         print("  recorded failure: \(file.failure.signature.isEmpty ? "(none)" : file.failure.signature)"
             + (unfinished ? " (written before its round ran; the round never finished)" : ""))
 
-        let startedAt = Date()
         let start = DispatchTime.now().uptimeNanoseconds
         let outcome: Replayer.Outcome
         do {
@@ -101,16 +121,36 @@ enum ReplayCommand {
             print(SummaryPrinter.oracle(report).joined(separator: "\n"))
         }
         if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
-        print(outcome.reproduced ? "RESULT: REPRODUCED (exit 1)" : "RESULT: NOT REPRODUCED (the oracle held in every run)")
-        let exitCode: ExitCode = outcome.reproduced ? .violated : .passed
+        // 1 whenever the oracle was violated; REPRODUCED only when the recorded failure itself came back.
+        let exitCode: ExitCode = outcome.violated ? .violated : .passed
         let written = reports.write(
             json: StressReport(
-                replay: outcome, file: file, path: path, target: replayer.target.name, runner: runnerChoice(file),
+                replay: outcome, file: file, path: path, target: targetName, runner: runner,
                 isolation: isolation, exitCode: Int(exitCode.rawValue), seconds: seconds, createdAt: startedAt),
             junit: JUnitReport(
-                replay: outcome, file: file, path: path, target: replayer.target.name, seconds: seconds,
+                replay: outcome, file: file, path: path, target: targetName, seconds: seconds,
                 startedAt: startedAt))
-        return written ? exitCode : .badInput
+        return ResultLine.print(verdict(outcome, file: file), exitCode: exitCode, reportsWritten: written)
+    }
+
+    /// `REPRODUCED (...)` only when a run failed with the file's recorded signature; `FAILED DIFFERENTLY (...)` when
+    /// the oracle was violated, but never that way; `VIOLATED (...)` for a file that records no failure to compare
+    /// with; `NOT REPRODUCED (...)` when the oracle held in every run.
+    private static func verdict(_ outcome: Replayer.Outcome, file: SeedFile) -> String {
+        let runs = "\(outcome.runs) run\(outcome.runs == 1 ? "" : "s")"
+        if outcome.reproduced {
+            return "REPRODUCED (the recorded failure came back in \(outcome.sameSignatureRuns) of \(runs))"
+        }
+        guard outcome.violated else { return "NOT REPRODUCED (the oracle held in every run)" }
+        let seen = Set(outcome.signatures.filter { !$0.isEmpty }).sorted().joined(separator: "; ")
+        let recorded = file.failure.signature
+        if recorded.isEmpty || recorded == SeedFile.unfinishedSignature {
+            let why = recorded.isEmpty
+                ? "the file records no failure" : "the file was written before its round finished, so it records no failure"
+            return "VIOLATED (\(seen) in \(outcome.violatedRuns) of \(runs); \(why) to compare with)"
+        }
+        return "FAILED DIFFERENTLY (the oracle was violated in \(outcome.violatedRuns) of \(runs), with \(seen), but never "
+            + "with the recorded signature \(recorded))"
     }
 
     /// `chaos`, `controlled (pct depth 3)`.

@@ -10,6 +10,7 @@ enum RunCommand {
             options: Set([
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
                 "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps", "--profile", "--mix",
+                "--progress",
             ]).union(IsolationOptions.options).union(ReportFiles.options),
             flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags)
                 .union(ReportFiles.flags))
@@ -47,6 +48,7 @@ enum RunCommand {
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
         settings.runner = try stepLimit(settings.runner, for: settings.configuration(), arguments)
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
+        let progressInterval = try arguments.seconds("--progress", minimum: 0.1) ?? ProgressLog.defaultInterval
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
@@ -79,8 +81,29 @@ enum RunCommand {
                 + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
         let startedAt = Date()
+        let latest = LatestSummary(CampaignSummary(notStarted: settings))
+        let began = reports.begin(
+            unfinished: (
+                json: StressReport(
+                    unfinished: "run", target: settings.target, runner: settings.runner, isolation: settings.isolation,
+                    reason: ProgressLog.stillRunning),
+                junit: JUnitReport(
+                    unfinished: "run", target: settings.target, runner: settings.runner, reason: ProgressLog.stillRunning,
+                    startedAt: startedAt)),
+            interrupted: { [isolation = settings.isolation] signal, name in
+                let summary = latest.value
+                let stopped = summary.interrupted(
+                    "stopped by \(name) after \(summary.rounds) round\(summary.rounds == 1 ? "" : "s") (the round "
+                        + "that was running is left in its .running.json seed file)")
+                return (
+                    StressReport(campaign: stopped, isolation: isolation, exitCode: 128 + Int(signal)),
+                    JUnitReport(campaign: stopped, startedAt: startedAt))
+            })
+        guard began else { return .badInput }
         var failuresShown = 0
+        var log = ProgressLog(interval: progressInterval)
         let summary = campaign.run { progress in
+            latest.value = progress.summary
             if let failure = progress.failure {
                 if Terminal.isInteractive { Terminal.rewriteLine("") }
                 failuresShown += 1
@@ -90,13 +113,19 @@ enum RunCommand {
                     Terminal.printError("guard-stress: further failing rounds are counted in the summary, not listed here")
                 }
             }
-            guard Terminal.isInteractive else { return }
-            Terminal.rewriteLine(
+            let line =
                 "[\(settings.target)] round \(progress.rounds)  ops \(Format.count(progress.operations))  "
-                    + "\(Format.rate(Double(progress.operations) / max(progress.elapsed, 0.001))) ops/s  "
-                    + "deliveries \(Format.count(progress.deliveries))  violations \(Format.count(progress.violations))  "
-                    + Format.seconds(progress.elapsed))
+                + "\(Format.rate(Double(progress.operations) / max(progress.elapsed, 0.001))) ops/s  "
+                + "deliveries \(Format.count(progress.deliveries))  violations \(Format.count(progress.violations))  "
+                + Format.seconds(progress.elapsed)
+            if Terminal.isInteractive {
+                Terminal.rewriteLine(line)
+            } else if log.isDue(at: progress.elapsed) {
+                // A log (CI) gets a whole line every so often instead of a line rewritten in place.
+                Terminal.printError("guard-stress: " + line + " of " + Format.seconds(settings.duration))
+            }
         }
+        latest.value = summary
         if Terminal.isInteractive { Terminal.endLine() }
         Terminal.printError(
             "guard-stress: \(summary.rounds) rounds, \(Format.count(summary.operations)) operations in "
@@ -116,7 +145,7 @@ enum RunCommand {
         let written = reports.write(
             json: StressReport(campaign: summary, isolation: settings.isolation, exitCode: Int(exitCode.rawValue)),
             junit: JUnitReport(campaign: summary, startedAt: startedAt))
-        return written ? exitCode : .badInput
+        return ResultLine.print(SummaryPrinter.campaignResult(summary), exitCode: exitCode, reportsWritten: written)
     }
 
     /// `--profile`: a named scenario shape (``ScenarioProfile``); `mixed` by default.

@@ -2,7 +2,8 @@ import FaultInjector
 import Foundation
 
 /// Where `shrink` writes the shrunk seed file: `--out FILE`, or the first free name of the series `NAME.shrunk.json`,
-/// `NAME.shrunk-2.json`, … beside the input. Checked to be writable before any work; an existing `--out` file is
+/// `NAME.shrunk-2.json`, … beside the input; a file whose failure did not verify goes under a name that says so
+/// (``writeUnverified(_:)``). Checked to be writable before any work; an existing `--out` file is
 /// replaced only with `--force`, the input never, and a default name that another process took while the shrink ran
 /// moves the file to the next free name of the series instead of failing.
 struct ShrinkOutput {
@@ -42,10 +43,7 @@ struct ShrinkOutput {
 
     /// Writes `file` (pretty-printed JSON, whole or not at all) and returns where.
     func write(_ file: SeedFile) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(file)
-        data.append(0x0A)
+        let data = try Self.encoded(file)
         guard let series else {
             try AtomicFile.write(data, to: path, replacing: replacing)
             return path
@@ -53,6 +51,26 @@ struct ShrinkOutput {
         return try NumberedFileName.write(data, numbers: series.number..<(series.number + 10_000)) {
             Self.name(series.base, $0)
         }
+    }
+
+    /// Writes `file`, whose failure the verification replays did not confirm, under a name that says so and that
+    /// no shrunk file has: `NAME.unverified-shrunk.json` beside the input (`NAME.unverified-shrunk-N.json`, the first
+    /// free one), or `OUT.unverified.json` beside `--out OUT.json`; never replacing anything. Returns where.
+    func writeUnverified(_ file: SeedFile) throws -> String {
+        let data = try Self.encoded(file)
+        let withoutExtension = series?.base ?? (path.hasSuffix(".json") ? String(path.dropLast(5)) : path)
+        let suffix = series == nil ? ".unverified" : ".unverified-shrunk"
+        return try NumberedFileName.write(data, numbers: 1..<10_001) {
+            withoutExtension + suffix + ($0 == 1 ? "" : "-\($0)") + ".json"
+        }
+    }
+
+    private static func encoded(_ file: SeedFile) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var data = try encoder.encode(file)
+        data.append(0x0A)
+        return data
     }
 
     /// `NAME.shrunk.json` for 1, `NAME.shrunk-N.json` for a larger `number`.

@@ -60,12 +60,17 @@ enum SummaryPrinter {
                         + "their processes were killed and the campaign went on")
         }
         if let harnessError = summary.harnessError { lines.append("  ERROR: rounds could not be run: \(harnessError)") }
-        lines.append(
-            summary.passed
-                ? "RESULT: PASS (the oracle held in every round)"
-                : "RESULT: FAIL (\(summary.failures.count) of \(summary.rounds) rounds violated the oracle: "
-                    + Set(summary.failures.map(\.signature)).sorted().joined(separator: "; ") + ")")
         return lines.joined(separator: "\n")
+    }
+
+    /// The campaign's verdict for its result line: `PASS (the oracle held in every round)` or `FAIL (...)`.
+    static func campaignResult(_ summary: CampaignSummary) -> String {
+        if summary.passed { return "PASS (the oracle held in every round)" }
+        if summary.failures.isEmpty, let harnessError = summary.harnessError {
+            return "ERROR (rounds could not be run: \(harnessError))"
+        }
+        return "FAIL (\(summary.failures.count) of \(summary.rounds) rounds violated the oracle: "
+            + Set(summary.failures.map(\.signature)).sorted().joined(separator: "; ") + ")"
     }
 
     /// `guard-stress: round 4 (seed 123): crash(SIGSEGV): ...; seed file stress-seeds/seed-....json`
