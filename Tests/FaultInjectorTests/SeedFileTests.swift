@@ -107,7 +107,9 @@ final class SeedFileTests: XCTestCase {
         let outcome = try replayer.replay(runs: 2)
         XCTAssertEqual(outcome.runs, 2)
         XCTAssertGreaterThan(outcome.violatedRuns, 0)
-        XCTAssertTrue(outcome.reproduced)
+        XCTAssertTrue(outcome.violated)
+        // Reproduced means the recorded failure came back: a run with the file's own signature.
+        XCTAssertEqual(outcome.reproduced, outcome.sameSignatureRuns > 0)
         XCTAssertEqual(outcome.signatures.count, 2)
         XCTAssertTrue(outcome.signatures.allSatisfy { $0.contains("runtime-misuse(") }, "\(outcome.signatures)")
         XCTAssertGreaterThan(outcome.lastViolation?.runtimeMisuses[.notRegistered] ?? 0, 0)
@@ -179,7 +181,8 @@ final class SeedFileTests: XCTestCase {
     func testMissingFile() {
         let path = directory.file("absent.json")
         XCTAssertEqual(readError(path), .unreadable(path: path, reason: "no such file"))
-        XCTAssertEqual(readError(directory.path), .unreadable(path: directory.path, reason: "it cannot be read"), "a directory")
+        XCTAssertEqual(
+            readError(directory.path), .unreadable(path: directory.path, reason: "it is a directory, not a seed file"))
     }
 
     func testEmptyFile() throws {
