@@ -17,6 +17,7 @@ final class StressWorld: @unchecked Sendable {
     private let tracked = Protected([TrackedInstance]())
     private let strayDeliveries = Protected([DeliveryRecord]())
     private let unrouted = AtomicCell()
+    private let offWorkerBulkReleases = Protected([BulkReleaseRecord]())
     /// Where the controllers' diagnostics are recorded.
     let diagnostics: DiagnosticRecorder
     /// The keys the system under test can observe (operations on others are skipped).
@@ -112,7 +113,8 @@ final class StressWorld: @unchecked Sendable {
         let controller = target.makeController(for: observer, retainsObjects: !holdsWeakly, diagnostics: diagnostics)
         let handle = ControllerHandle(
             id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller,
-            now: { [clock] in clock.now }
+            now: { [clock] in clock.now },
+            onReleases: { [weak self] releases in self?.keep(releases) }
         ) { [weak self] id, started, finished in
             self?.facts.withValue { $0.controllerEndTimes[id] = (started, finished) }
         }
@@ -123,6 +125,22 @@ final class StressWorld: @unchecked Sendable {
         track("controller handle", handle)
         track("controller", controller)
         return handle
+    }
+
+    /// Keeps a bulk removal's list of released handlers: a worker's with the worker (no lock, so a controlled run
+    /// takes no extra step), any other thread's (the teardown's) with the world.
+    private func keep(_ releases: BulkReleaseRecord) {
+        guard !releases.released.isEmpty else { return }
+        if let worker = WorkerContext.current {
+            worker.bulkReleases.append(releases)
+        } else {
+            offWorkerBulkReleases.withValue { $0.append(releases) }
+        }
+    }
+
+    /// Bulk removals made off the workers' threads (the teardown's releases of controllers), with their handlers.
+    var bulkReleasesOffWorkers: [BulkReleaseRecord] {
+        offWorkerBulkReleases.current
     }
 
     private func track(_ kind: String, _ instance: AnyObject) {
@@ -210,7 +228,7 @@ final class StressWorld: @unchecked Sendable {
             sequence: worker?.makeSequence() ?? 0, time: now, kind: UInt8(change.kind.rawValue),
             isPrior: change.isPrior, hasOld: change.oldValue != nil, hasNew: change.newValue != nil,
             oldValue: StressValue.encode(change.oldValue), newValue: StressValue.encode(change.newValue),
-            observer: observer?.id ?? -1, keyPathMatches: change.keyPath == registration.keyPath,
+            observer: observer?.id ?? -1, keyPathMatches: change.keyPath.utf8.elementsEqual(registration.keyPath.utf8),
             indexMask: StressValue.mask(change.indexes), object: object.id)
         if let worker {
             worker.deliveries.append(record)

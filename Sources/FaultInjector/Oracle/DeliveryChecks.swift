@@ -172,29 +172,43 @@ struct DeliveryChecks {
             if count.changes > 1 || count.priors > 1 {
                 report.add(.init(.duplicateDelivery, "\(describe(observe)) heard about \(describe(change)) \(count.changes) times (\(count.priors) prior)"))
             }
-            // A change that began while the registration was still being made may be heard without its prior
-            // notification, or with it after the change (the registration, or a dotted one's forwarder, joined between
-            // the two): the pair is checked for changes that began once the registration surely existed, and, for a
-            // change of the leaf on a middle object, once the link to that object had surely been made (a forwarder
-            // wired to it by a link overlapping the change joins the change under way).
-            let window = index.windows[observe.id]
-            let surelyRegistered =
-                change.call > (window?.sureStart ?? .max)
-                && (change.object == observe.object
-                    || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
-            // A prior notification announces its change: the change must follow unless the registration may have
-            // ended before the change returned.
-            if count.priors > 0, count.changes == 0, change.ret < (window?.mayEnd ?? 0) {
-                report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
-            }
-            if observe.options.contains(.prior), count.changes > 0, surelyRegistered {
-                if count.priors == 0 {
-                    report.add(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
-                } else if count.firstPriorSequence > count.firstChangeSequence {
-                    report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change"))
-                }
-            }
+            report.count("prior before its change, late joiners included")
+            for violation in checkPriorOrder(of: observe, change: change, count) { report.add(violation) }
         }
+    }
+
+    /// Prior before its change. A registration that joined a change already under way (a *late joiner*: the change
+    /// began before the registration surely existed, or, for a change of the leaf on a middle object, before the link
+    /// to that object was surely made) may hear the change without its prior notification: it joined after the prior
+    /// notifications went out. Whoever hears both, late joiners included, hears the prior first, and whoever hears a
+    /// prior hears its change, unless the registration may have ended before the change returned.
+    private func checkPriorOrder(of observe: OperationRecord, change: OperationRecord, _ count: PairCount) -> [Violation] {
+        let window = index.windows[observe.id]
+        var violations: [Violation] = []
+        if count.priors > 0, count.changes == 0, change.ret < (window?.mayEnd ?? 0) {
+            violations.append(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
+        }
+        guard count.priors > 0 || observe.options.contains(.prior), count.changes > 0 else { return violations }
+        if count.priors > 0 {
+            if count.firstPriorSequence > count.firstChangeSequence {
+                let late = isLateJoiner(observe, of: change, window: window) ? " (it joined the change under way)" : ""
+                violations.append(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change\(late)"))
+            }
+        } else if !isLateJoiner(observe, of: change, window: window) {
+            violations.append(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
+        }
+        return violations
+    }
+
+    /// Whether `observe`'s registration may have joined `change` while it was under way: the change began before the
+    /// registration surely existed, or (a change of the leaf on a middle object) before the link to that object was
+    /// surely made (a forwarder wired to it by a link overlapping the change joins the change under way).
+    private func isLateJoiner(_ observe: OperationRecord, of change: OperationRecord, window: RegistrationWindow?) -> Bool {
+        let surelyRegistered =
+            change.call > (window?.sureStart ?? .max)
+            && (change.object == observe.object
+                || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
+        return !surelyRegistered
     }
 
     /// Every change that began after the registration had to hear it (``RegistrationWindow/hearsFrom``) and ended

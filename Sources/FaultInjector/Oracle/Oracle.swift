@@ -7,7 +7,8 @@ import GuardCore
 /// (through a stable link too), with the right kind, values and indexes; no change made after `unobserve` returned is
 /// delivered to the removed registration (a removal nested in the observe, or one ordered after it, ends it too);
 /// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
-/// once; prior before its change, and every prior followed by its change; refused arguments are `.invalid`; every diagnostic matches its call's result; no
+/// once; prior before its change (late joiners included), and every prior followed by its change; a bulk removal
+/// releases its registrations in the order they were made; refused arguments are `.invalid`; every diagnostic matches its call's result; no
 /// deadlock; a controlled run ends within its step limit; no handler, diagnostic sink or observer deinit runs under a
 /// lock of the system (controlled runs); nothing leaked, neither after the teardown nor (for objects nothing could
 /// still hold, ``ReleasedObjectChecks``) while the controllers lived.
@@ -27,23 +28,29 @@ public struct Oracle: Sendable {
     /// Whether (with guard semantics) a weakly held registration surely ended when its object finished
     /// deinitializing (``History/objectDeinitTimes``).
     public let endsWeakRegistrationsAtObjectDeinit: Bool
+    /// Whether a bulk removal must release its registrations in the order they were made (``ReleaseOrderChecks``).
+    public let checksReleaseOrder: Bool
 
     /// Creates an oracle.
     public init(
-        checksGuardSemantics: Bool, checksDiagnostics: Bool = false, endsWeakRegistrationsAtObjectDeinit: Bool = false
+        checksGuardSemantics: Bool, checksDiagnostics: Bool = false, endsWeakRegistrationsAtObjectDeinit: Bool = false,
+        checksReleaseOrder: Bool = false
     ) {
         self.checksGuardSemantics = checksGuardSemantics
         self.checksDiagnostics = checksDiagnostics
         self.endsWeakRegistrationsAtObjectDeinit = endsWeakRegistrationsAtObjectDeinit
+        self.checksReleaseOrder = checksReleaseOrder
     }
 
     /// The oracle for `recording`'s system under test (guard semantics checked if it promises them, diagnostics if
-    /// it reports them, weak registrations ended by their object's deinit if it drops them there).
+    /// it reports them, weak registrations ended by their object's deinit if it drops them there, the order of a
+    /// bulk removal's releases if it promises it).
     public init(for recording: RunRecording) {
         self.init(
             checksGuardSemantics: recording.promisesGuardSemantics,
             checksDiagnostics: recording.promisesGuardSemantics && recording.reportsDiagnostics,
-            endsWeakRegistrationsAtObjectDeinit: recording.dropsWeakRegistrationsInObjectDeinit)
+            endsWeakRegistrationsAtObjectDeinit: recording.dropsWeakRegistrationsInObjectDeinit,
+            checksReleaseOrder: recording.releasesInRegistrationOrder)
     }
 
     /// The verdict on a run's history and facts.
@@ -104,6 +111,9 @@ public struct Oracle: Sendable {
         }
         if checksDiagnostics {
             DiagnosticChecks(index: index, history: history).run(into: &report)
+        }
+        if checksReleaseOrder {
+            ReleaseOrderChecks(index: index, history: history).run(into: &report)
         }
         return report
     }

@@ -305,7 +305,7 @@ extension HandlerAction: CustomStringConvertible {
         case "unobserve-all": self = .unobserveAll
         case "release-controller": self = .releaseController
         case "mutate":
-            guard let o = words.slot("o"), let key = words.key(), StressKey.stored.contains(key) else { return nil }
+            guard let o = words.slot("o"), let key = words.key(), key.isStoredInteger else { return nil }
             self = .mutate(object: o, key: key)
         case "observe":
             guard let o = words.slot("o"), let key = words.key() else { return nil }

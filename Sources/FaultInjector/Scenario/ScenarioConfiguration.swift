@@ -7,10 +7,12 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public var operationsPerWorker = 1_000
     /// Object slots shared by all workers.
     public var objects = 6
-    /// The keys observe, unobserve and query operations draw from (in ``StressKey``'s order). ``StressKey/widened``
-    /// by default (every key but `gauge` and `link.gauge`, which profiles that want them name); a configuration
-    /// written before the widened keys existed has none listed and draws from ``StressKey/classic``.
-    public var keys: [StressKey] = StressKey.widened
+    /// The keys observe, unobserve and query operations draw from (in ``StressKey``'s order); mutations set those of
+    /// ``StressKey/spelledApart`` listed here besides `k0`, `k1` and `k2`. ``StressKey/widened`` and
+    /// ``StressKey/spelledApart`` by default (every key but `gauge` and `link.gauge`, which profiles that want them
+    /// name); a configuration written before the widened keys existed has none listed and draws from
+    /// ``StressKey/classic``.
+    public var keys: [StressKey] = StressKey.widened + StressKey.spelledApart
     /// Controller slots (each an observer with its controller) shared by all workers.
     public var controllers = 8
     /// Every `weakHoldingEvery`-th controller slot holds its objects weakly (0: none do).

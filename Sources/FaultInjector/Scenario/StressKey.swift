@@ -14,6 +14,9 @@
 /// - `gauge`: an integer kept behind a lock and announced by hand, so it may be read while another thread sets it;
 ///   its sets take only their own key's lock, never the object's, so they overlap links of objects linking here.
 /// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
+/// - `caf\u{E9}` and `cafe\u{301}`: two stored integers whose names are canonically equivalent spellings of one word
+///   (Swift's `==` calls them equal), and two stored integers whose long names share their first 70 bytes: keys are
+///   told apart by their UTF-8 bytes (``spelledApart``), so each is a key of its own.
 ///
 /// The raw values fix the order operations are drawn in: new keys are appended, so older configurations (which list
 /// their keys) draw exactly what they drew before.
@@ -39,6 +42,15 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case gauge
     /// The dotted key path `link.gauge`.
     case linkGauge
+    /// `caf\u{E9}` (é as one scalar), a stored integer.
+    case composedCafe
+    /// `cafe\u{301}` (e and a combining accent), a stored integer: canonically equivalent to ``composedCafe``'s name,
+    /// and another key.
+    case decomposedCafe
+    /// A stored integer with a long name that shares its first 70 bytes with ``longKeyTwo``'s.
+    case longKeyOne
+    /// A stored integer with a long name that shares its first 70 bytes with ``longKeyOne``'s.
+    case longKeyTwo
 
     /// The string key path.
     public var name: String {
@@ -56,21 +68,45 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .owner: return "owner"
         case .gauge: return "gauge"
         case .linkGauge: return "link.gauge"
+        case .composedCafe: return "caf\u{E9}"
+        case .decomposedCafe: return "cafe\u{301}"
+        case .longKeyOne: return Self.longKeyPrefix + "One"
+        case .longKeyTwo: return Self.longKeyPrefix + "Two"
         }
     }
 
-    /// The key named `name`, if any.
+    /// What the names of ``longKeyOne`` and ``longKeyTwo`` begin with (70 bytes).
+    static let longKeyPrefix = "aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObject"
+
+    /// The key named `name`, if any: the one whose name has the same UTF-8 bytes (`caf\u{E9}` and `cafe\u{301}`
+    /// are two keys, although Swift's `==` calls the strings equal).
     public init?(name: String) {
-        guard let key = StressKey.allCases.first(where: { $0.name == name }) else { return nil }
+        guard let key = StressKey.allCases.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) else { return nil }
         self = key
+    }
+
+    /// The keys told apart only by their UTF-8 bytes or late in their names: two canonically equivalent spellings of
+    /// one word and two long names with a common beginning, all stored integers set by mutations. New configurations
+    /// draw them; a system that compared keys as Swift strings, or by a prefix, would mix them up.
+    public static let spelledApart: [StressKey] = [.composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo]
+
+    /// Whether the key is one of ``spelledApart``.
+    public var isSpelledApart: Bool {
+        Self.spelledApart.contains(self)
+    }
+
+    /// Whether the key is a stored integer a mutation sets through its `@Observed` setter: ``stored`` and
+    /// ``spelledApart``.
+    public var isStoredInteger: Bool {
+        Self.stored.contains(self) || isSpelledApart
     }
 
     /// Keys a mutation sets directly (through their `@Observed` setters).
     public static let stored: [StressKey] = [.k0, .k1, .k2]
 
-    /// Keys a mutate operation of a worker's list sets: the stored keys and `gauge` (handler actions set only the
-    /// stored keys).
-    public static let mutated: [StressKey] = stored + [.gauge]
+    /// Keys a mutate operation of a worker's list sets: the stored keys, `gauge` and the keys spelled apart (handler
+    /// actions set only the stored integers).
+    public static let mutated: [StressKey] = stored + [.gauge] + spelledApart
 
     /// The keys observe operations draw from by default: every key up to `owner` (the keys that existed before
     /// `gauge`), so the default configuration and every profile that names no keys draw exactly what they drew before
@@ -121,7 +157,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
     public var notifiedKeys: [StressKey] {
         switch self {
         case .k0, .k1: return [self, .sum]
-        case .k2, .level, .items, .gauge: return [self]
+        case .k2, .level, .items, .gauge, .composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo: return [self]
         case .link: return [.link, .linkK0, .linked, .linkGauge]
         case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner: return []
         }
@@ -130,7 +166,8 @@ public enum StressKey: Int, CaseIterable, Sendable {
     /// The keys of the same object whose changes `self` hears about (the inverse of ``notifiedKeys``).
     public var notifyingKeys: [StressKey] {
         switch self {
-        case .k0, .k1, .k2, .level, .items, .link, .gauge: return [self]
+        case .k0, .k1, .k2, .level, .items, .link, .gauge, .composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo:
+            return [self]
         case .sum: return [.k0, .k1]
         case .linkK0, .linked, .linkGauge: return [.link]
         case .delegate, .owner: return []

@@ -40,9 +40,15 @@ public struct TokenTarget: SystemUnderTest {
 /// reserved before its token exists, so an unobserve that runs while the token is being made (for example inside its
 /// `.initial` handler) cancels it.
 final class TokenStressController: StressController, @unchecked Sendable {
+    /// An (object, key path), the key path told apart by its UTF-8 bytes as the guard tells keys apart.
     private struct Key: Hashable {
         let object: ObjectIdentifier
-        let keyPath: String
+        let keyPath: [UInt8]
+
+        init(object: ObjectIdentifier, keyPath: String) {
+            self.object = object
+            self.keyPath = Array(keyPath.utf8)
+        }
     }
 
     /// One (object, key path): reserved, then active with its token, then gone.

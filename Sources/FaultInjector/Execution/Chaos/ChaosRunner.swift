@@ -92,6 +92,7 @@ public struct ChaosRunner: ScenarioRunner {
             .sorted { $0.time < $1.time }
         world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
+        history.bulkReleases = workers.flatMap(\.bulkReleases) + world.bulkReleasesOffWorkers
         var facts = baseline.facts(after: world)
         facts.unroutedNotifications = world.unroutedNotifications
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
@@ -102,6 +103,7 @@ public struct ChaosRunner: ScenarioRunner {
             faultsInjected: workers.reduce(0) { $0 + $1.faults.injected }, seconds: seconds, abandoned: false,
             reportsDiagnostics: target.reportsDiagnostics)
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
+        recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
         return recording
     }
 

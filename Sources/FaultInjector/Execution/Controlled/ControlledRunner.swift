@@ -177,6 +177,7 @@ public struct ControlledRunner: ScenarioRunner {
             .sorted { $0.time < $1.time }
         world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
+        history.bulkReleases = workers.flatMap(\.bulkReleases) + world.bulkReleasesOffWorkers
         var facts = baseline.facts(after: world)
         facts.stepLimit = settings.stepLimit
         facts.stepLimitExceeded = scheduling.stepLimitReport
@@ -188,6 +189,7 @@ public struct ControlledRunner: ScenarioRunner {
             deliveries: history.deliveries.count, faultsInjected: 0, seconds: seconds, abandoned: false,
             controlled: execution, reportsDiagnostics: target.reportsDiagnostics)
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
+        recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
         return recording
     }
 }
