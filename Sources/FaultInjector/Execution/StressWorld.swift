@@ -174,6 +174,11 @@ final class StressWorld: @unchecked Sendable {
         return Set(alive).subtracting(inSlots)
     }
 
+    /// Whether the stress object with id `id` is still alive.
+    func isAlive(object id: Int) -> Bool {
+        tracked.withValue { tracked in tracked.contains { ($0.reference.object as? StressObject)?.id == id } }
+    }
+
     /// Instances still alive, by kind (call after ``releaseEverything()``).
     func survivors() -> [String: Int] {
         tracked.withValue { tracked in

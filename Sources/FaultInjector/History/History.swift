@@ -26,6 +26,8 @@ public struct History: Sendable {
     /// Every bulk removal the harness made (during the run and in the teardown), with the handlers each released in
     /// order (``BulkRelease``). Not part of the history's digest: it follows from the operations and the schedule.
     public var bulkReleases: [BulkReleaseRecord]
+    /// What each value-sequence consumer of the round saw (chaos runs; ``StreamPlan``). Not part of the digest.
+    public var streams: [StreamRecord]
 
     /// An empty history.
     public init() {
@@ -40,5 +42,6 @@ public struct History: Sendable {
         controllerObservers = [:]
         weakControllers = []
         bulkReleases = []
+        streams = []
     }
 }

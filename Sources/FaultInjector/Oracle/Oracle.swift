@@ -8,7 +8,8 @@ import GuardCore
 /// delivered to the removed registration (a removal nested in the observe, or one ordered after it, ends it too);
 /// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
 /// once; prior before its change (late joiners included), and every prior followed by its change; a bulk removal
-/// releases its registrations in the order they were made; refused arguments are `.invalid`; every diagnostic matches its call's result; no
+/// releases its registrations in the order they were made; every value sequence keeps its promises (order, the newest
+/// values kept within its limit, its end); refused arguments are `.invalid`; every diagnostic matches its call's result; no
 /// deadlock; a controlled run ends within its step limit; no handler, diagnostic sink or observer deinit runs under a
 /// lock of the system (controlled runs); nothing leaked, neither after the teardown nor (for objects nothing could
 /// still hold, ``ReleasedObjectChecks``) while the controllers lived.
@@ -115,6 +116,7 @@ public struct Oracle: Sendable {
         if checksReleaseOrder {
             ReleaseOrderChecks(index: index, history: history).run(into: &report)
         }
+        StreamChecks(index: index, history: history).run(into: &report)
         return report
     }
 }

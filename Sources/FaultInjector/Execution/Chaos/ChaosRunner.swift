@@ -21,6 +21,10 @@ public struct ChaosRunner: ScenarioRunner {
     /// Seconds without a new worker at the start gate after which it opens for those that arrived.
     static let arrivalSettling = 0.2
 
+    /// Where the round's value-sequence consumers (``StreamPlan``) get their values: GuardCore's
+    /// `values(of:bufferingNewest:)` (a test may plant a variation).
+    var valueSource = ValueSource.guardCore
+
     /// Runs `scenario` against `target` and records what happened.
     public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
         RunEnvironment.exclusively { execute(scenario, against: target) }
@@ -43,6 +47,7 @@ public struct ChaosRunner: ScenarioRunner {
         }
         let gate = StartGate()
         let group = DispatchGroup()
+        let streams = ValueStreams(plans: StreamPlan.plans(for: scenario), world: world, source: valueSource)
         for worker in workers {
             let operations = scenario.operations[worker.index]
             let queue = DispatchQueue(label: "guard-stress.worker-\(worker.index)")
@@ -64,6 +69,7 @@ public struct ChaosRunner: ScenarioRunner {
         let arrived = gate.waitForArrivals(workers.count, settle: Self.arrivalSettling, timeout: deadlockTimeout)
         let start = MonotonicClock.now
         gate.open()
+        streams.start()
         let stuck =
             arrived > 0
             ? watch(group, workers: workers)
@@ -75,6 +81,7 @@ public struct ChaosRunner: ScenarioRunner {
         if let stuck {
             // Workers are blocked for good; keep everything they use alive and report what they were doing.
             _ = Unmanaged.passRetained(world)
+            streams.cancelAll()
             var facts = RunFacts()
             facts.deadlock = describeStuck(workers, scenario: scenario, reason: stuck)
             return RunRecording(
@@ -93,6 +100,8 @@ public struct ChaosRunner: ScenarioRunner {
         world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
         history.bulkReleases = workers.flatMap(\.bulkReleases) + world.bulkReleasesOffWorkers
+        // Every object is released now: each value sequence must end (after what it buffered).
+        history.streams = streams.finish(stallTimeout: deadlockTimeout)
         var facts = baseline.facts(after: world)
         facts.unroutedNotifications = world.unroutedNotifications
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
