@@ -86,6 +86,61 @@ final class BlindSpotTests: XCTestCase {
         }
     }
 
+    /// `values(of:bufferingNewest:)` keeping more values than its limit (the limit forgotten: eight times as many
+    /// wait): the default chaos scenario's value-sequence consumers see it, and see nothing wrong with the real one.
+    func testAValueSequenceThatKeepsMoreThanItsLimitIsCaught() throws {
+        var configuration = ScenarioProfile.mixed.configuration()
+        configuration.workers = 16
+        configuration.operationsPerWorker = 1_000
+        configuration.streams = 12
+        var planted = ChaosRunner()
+        planted.valueSource = ValueSource { object, key, limit in
+            key == .k1
+                ? ValueIterator(object.values(of: \.k1, bufferingNewest: limit * 8).makeAsyncIterator())
+                : ValueIterator(object.values(of: \.k0, bufferingNewest: limit * 8).makeAsyncIterator())
+        }
+        var caught = false
+        for seed in UInt64(1)...6 where !caught {
+            let scenario = Scenario(configuration: configuration, seed: seed)
+            let result = planted.runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+            let messages = result.report.violations.filter { $0.kind == .valueStream }.map(\.message)
+            XCTAssertTrue(messages.allSatisfy { $0.contains("that may wait") || $0.contains("fewer than") }, "\(messages)")
+            caught = !messages.isEmpty
+            let unmodified = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
+            XCTAssertTrue(unmodified.passed, "\(unmodified.report.violations)")
+            XCTAssertGreaterThan(unmodified.report.checks["a value sequence's values checked"] ?? 0, 0)
+        }
+        XCTAssertTrue(caught, "a sequence holding more than its limit went unnoticed")
+    }
+
+    /// The token API losing the `.prior` option on its way to the guard: the token campaign CI.md runs catches it
+    /// (the default campaign, on the controller API, never makes a token).
+    func testATokenThatLosesItsPriorOptionIsCaughtByTheTokenCampaign() throws {
+        var settings = Campaign.Settings()
+        settings.target = "token"
+        settings.makeTarget = { name, diagnostics in
+            guard name == "token" else { return TargetCatalog.make(name, diagnostics: diagnostics) }
+            return TokenTarget(diagnostics: diagnostics) { object, keyPath, options, handler in
+                object.guardedObserve(keyPath: keyPath, options: options.subtracting(.prior), changeHandler: handler)
+            }
+        }
+        settings.runner = .controlled(ControlledRunner.Settings())
+        settings.scenario = ScenarioProfile.mixed.configuration(controlled: true)
+        settings.seed = 5
+        settings.operationBudget = 300 * settings.scenario.workers * settings.scenario.operationsPerWorker
+        settings.stopAtFirstFailure = true
+        settings.writesSeedFileBeforeEachRound = false
+        settings.maximumSeedFiles = 0
+        settings.outputDirectory = NSTemporaryDirectory() + "fi-blind-token-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: settings.outputDirectory) }
+        let summary = try Campaign(settings: settings).run()
+        XCTAssertEqual(Set(summary.report.violationCounts.keys), [.priorOrder], "\(summary.report.violations)")
+        var unmodified = settings
+        unmodified.makeTarget = TargetCatalog.make
+        unmodified.operationBudget = summary.rounds * settings.scenario.workers * settings.scenario.operationsPerWorker
+        XCTAssertTrue(try Campaign(settings: unmodified).run().passed)
+    }
+
     /// The stress object's stored keys spelled apart are distinct properties, named as the keys are.
     func testTheKeysSpelledApartAreDistinctPropertiesOfTheStressObject() {
         let object = StressObject(id: 1)
