@@ -22,6 +22,9 @@ extension SeedFile {
         /// exactly for a controlled file): `false` for a file `shrink` kept although it did not (written under a name
         /// that says so, `NAME.unverified-shrunk.json`); absent when no verification was asked for.
         public var verified: Bool?
+        /// Whether the failure needs its workers to overlap (a race the shrinker kept a race: every serial order of the
+        /// workers passes), or `false` for a sequential misuse; absent in files shrunk before it was checked.
+        public var needsConcurrency: Bool?
 
         /// Creates the note.
         public init(

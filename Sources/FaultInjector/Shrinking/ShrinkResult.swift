@@ -34,6 +34,9 @@ public struct ShrinkOutcome: Sendable {
     public let verification: Replayer.Outcome?
     /// How many verification replays were asked for (0: none; the file is then neither verified nor not).
     public let verificationRuns: Int
+    /// Whether the failure is a race (it needs its workers to overlap, and the shrunk file keeps it so) or a
+    /// sequential misuse.
+    public let race: RaceVerdict
 
     /// Whether the verification replays all reproduced the signature (and, for a controlled file, every replay whose
     /// process did not die matched the recording exactly: a crashed one's history never came back to compare; a

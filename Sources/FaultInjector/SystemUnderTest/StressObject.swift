@@ -13,7 +13,8 @@ import GuardCore
 ///   of `gauge` or of `link.gauge` on an object linking here) while another thread sets it; the dotted key path
 ///   `link.gauge` reaches it.
 /// - `peer`: always nil, for typed key paths that cannot be named (`\.peer!.k0` traps if evaluated).
-/// - `delegate` (weak) and `owner` (unowned): stored properties that key-value coding must refuse.
+/// - `delegate` (weak): a stored property key-value coding reads through the runtime's weak load; it points at the
+///   anchor and never changes. `owner` (`unowned(unsafe)`): a stored property key-value coding must refuse.
 /// - `caf\u{E9}` and `cafe\u{301}`, and two keys with long names that share their first 70 bytes: stored integers
 ///   told apart by their UTF-8 bytes only, or late in their names (``StressKey/spelledApart``).
 ///
@@ -37,17 +38,18 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     @Observed public var café = 0
     /// Stored key `cafe\u{301}` (e and a combining accent); see ``café``.
     @Observed public var café = 0
-    /// Stored key whose long name shares its first 70 bytes with ``aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo``'s.
+    /// Stored key whose long name shares its first 70 bytes with the next one's (``StressKey/longKeyOne``).
     @Observed public var aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne = 0
-    /// Stored key whose long name shares its first 70 bytes with ``aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne``'s.
+    /// Stored key whose long name shares its first 70 bytes with the one before (``StressKey/longKeyTwo``).
     @Observed public var aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo = 0
     /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths without a name.
     @Observed public var peer: StressObject? = nil
-    /// A weak stored property, pointing at the anchor (reading its storage as a strong reference would crash): not a
-    /// key-value coding key.
+    /// A weak stored property, pointing at the anchor for the object's whole life (reading its storage as a strong
+    /// reference would crash): observable, never changed.
     public weak var delegate: StressAnchor?
-    /// An unowned stored property: not a key-value coding key.
-    public unowned let owner: StressAnchor
+    /// An `unowned(unsafe)` stored property, pointing at the anchor (which lives as long as the process): not a
+    /// key-value coding key.
+    public unowned(unsafe) let owner: StressAnchor
     /// Unique within a process; names the object in histories and reports.
     public let id: Int
 
@@ -181,7 +183,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     }
 }
 
-/// What a stress object's unowned `owner` points at: one instance that lives as long as the process.
+/// What a stress object's `delegate` and `owner` point at: one instance that lives as long as the process.
 public final class StressAnchor: Sendable {
     /// The one anchor.
     public static let shared = StressAnchor()

@@ -32,7 +32,9 @@
 ///   lost; change notifications delivered on other threads may therefore come before the initial one. (A set of a
 ///   property that nobody observed when the set began is not announced at all, as in Foundation.)
 /// - **Observer gone.** A controller whose observer is gone answers `observe` with
-///   `.invalid(.observerDeallocated)`: no handler of it could ever run.
+///   `.invalid(.observerDeallocated)`: no handler of it could ever run. Each registration that drops a notification
+///   because its observer is gone emits ``GuardDiagnostic/Kind/observerDeallocated`` exactly once, also when the drop
+///   races the teardown the observer's release sets off (see that kind).
 /// - **Object deinitializing.** An object asking to be observed from its own deinit (directly, or through anything its
 ///   deinit calls) gets `.invalid(.objectDeinitializing)` and nothing is registered, whether the controller holds
 ///   observed objects strongly or weakly: the object is going away, and a controller that kept it would outlive its

@@ -43,7 +43,7 @@ final class RegistrationTests: XCTestCase {
             "Cannot remove an observer \(rendered(recorder)) for the key path \"age\" from \(rendered(person)) "
                 + "because it is not registered as an observer.")
         XCTAssertEqual(
-            misuse.description,
+            misuse.terminationMessage,
             "*** Terminating app due to uncaught exception 'NSRangeException', reason: '\(misuse.message)'")
     }
 

@@ -28,7 +28,7 @@ final class UnknownKeyTests: XCTestCase {
             misuse.message,
             "[\(rendered(person)) valueForUndefinedKey:]: this class is not key value coding-compliant for the key nope.")
         XCTAssertEqual(
-            misuse.description,
+            misuse.terminationMessage,
             "*** Terminating app due to uncaught exception 'NSUnknownKeyException', reason: '\(misuse.message)'")
         XCTAssertEqual(recorder.notes, [], "no initial notification for a key that does not exist")
         XCTAssertEqual(person.observationCount, 0)
