@@ -60,7 +60,8 @@ final class CIMannersCommandLineTests: XCTestCase {
     /// Standard error is a file here, not a terminal: a whole progress line comes every `--progress` seconds.
     func testALogGetsAProgressLineEverySoOften() throws {
         let outcome = try run(
-            ["run", "--queues", "4", "--duration", "3.5", "--progress", "1", "--no-compare", "--out", directory.file("s")])
+            ["run", "--queues", "4", "--ops-per-queue", "100", "--duration", "3.5", "--progress", "1", "--no-compare",
+             "--out", directory.file("s")])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let lines = outcome.stderrLines.filter { $0.hasPrefix("guard-stress: [guard] round ") && $0.contains(" of 3.5 s") }
         XCTAssertGreaterThanOrEqual(lines.count, 2, outcome.stderr)

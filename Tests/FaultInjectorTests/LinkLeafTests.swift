@@ -133,7 +133,7 @@ final class LinkLeafTests: XCTestCase {
                 XCTAssertEqual(linkGauges, 0, "\(profile)")
             }
         }
-        XCTAssertEqual(ScenarioConfiguration().keys, StressKey.widened)
+        XCTAssertEqual(ScenarioConfiguration().keys, StressKey.widened + StressKey.spelledApart)
         XCTAssertFalse(StressKey.widened.contains(.gauge))
         XCTAssertFalse(StressKey.widened.contains(.linkGauge))
     }

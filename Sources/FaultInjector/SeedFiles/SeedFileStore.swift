@@ -105,13 +105,15 @@ public enum SeedFileStore {
     }
 
     /// A file's operations must be there: a seed file leaves them out (no `"operations"`, or `null`) only for a
-    /// scenario of more than ``SeedFile/operationListLimit`` operations, which its seed regenerates. A smaller file
+    /// scenario of more than ``SeedFile/operationListLimit`` operations, or a round's file written before it ran
+    /// (failure `unfinished`), whose seed regenerates them. A smaller file
     /// without them lost them, and replaying it would run operations nobody recorded.
     private static func checkOperationsPresent(
         in header: [String: Any], of file: SeedFile, path: String
     ) throws(SeedFileError) {
         let value = header["operations"]
-        guard value == nil || value is NSNull else { return }
+        // A round's file written before it ran (failure "unfinished") leaves them to its seed by design.
+        guard value == nil || value is NSNull, file.failure.signature != SeedFile.unfinishedSignature else { return }
         let count = file.scenario.workers.multipliedReportingOverflow(by: file.scenario.operationsPerWorker)
         guard !count.overflow, count.partialValue <= SeedFile.operationListLimit else { return }
         throw .malformed(

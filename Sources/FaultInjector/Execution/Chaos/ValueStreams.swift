@@ -67,7 +67,8 @@ final class ValueStreams: @unchecked Sendable {
     func start() {
         let started = plans.indices.map { consumer in
             Task.detached { [self] in
-                while await observe(consumer) {}
+                // A cancelled consumer (the teardown gave up on it, or the round was abandoned) observes nothing more.
+                while !Task.isCancelled, await observe(consumer) {}
                 lock.withLock { done[consumer] = true }
             }
         }
@@ -144,9 +145,12 @@ final class ValueStreams: @unchecked Sendable {
         }
     }
 
-    /// Cancels every consumer (for a round whose workers were abandoned).
+    /// Cancels every consumer (for a round whose workers were abandoned) and waits a moment for them to end, so no
+    /// observation of theirs outlives the round into the next one.
     func cancelAll() {
         for task in lock.withLock({ tasks }) { task.cancel() }
+        let deadline = MonotonicClock.now + 2_000_000_000
+        while !lock.withLock({ done.allSatisfy { $0 } }), MonotonicClock.now < deadline { usleep(2_000) }
     }
 
     /// After the teardown: waits while the consumers make progress (each sequence whose object is gone must end,
