@@ -116,7 +116,7 @@ final class JobLanes<Lane, Job: Sendable, Output: Sendable> {
             }
             // As much stack as a main thread: lanes may run a round's oracle.
             thread.stackSize = 8 << 20
-            thread.name = "guard-stress lane \(index)"
+            thread.name = "job lane \(index)"
             threads.append(thread)
             thread.start()
         }
