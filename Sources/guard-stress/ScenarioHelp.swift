@@ -55,7 +55,7 @@ extension HelpText {
 
         KEYS      k0 k1 k2 (stored), sum (k0 + k1), level (announced by hand), items (to-many), link (the middle
                   object), link.k0, linked (depends on link.k0), gauge (behind its own lock), link.gauge,
-                  delegate and owner (not keys: refused)
+                  delegate (weak, never changes), owner (unowned(unsafe): not a key, refused)
         OPTIONS   [] or any of [initial,new,old,prior], e.g. [initial,new]
         ACTIONS   what the handler does on its first notification, after then: none, unobserve-self,
                   unobserve-all, release-controller, mutate oN k0|k1|k2, observe oN KEY, adopt oN

@@ -9,8 +9,9 @@
 ///   leaf key, or nil), announced by hand.
 /// - `link.k0`: a dotted key path through the middle object.
 /// - `linked`: a dependent key that depends on the dotted key path `link.k0` (it fires on the leaf too).
-/// - `delegate` (weak) and `owner` (unowned): stored properties that are not key-value coding keys; observing them
-///   is refused (the guard answers `.invalid`, the raw runtime reports `unknownKey`).
+/// - `delegate` (weak): a stored property read through the runtime's weak load, observable and never changed.
+/// - `owner` (`unowned(unsafe)`): a stored property that is not a key-value coding key; observing it is refused (the
+///   guard answers `.invalid`, the raw runtime reports `unknownKey`).
 /// - `gauge`: an integer kept behind a lock and announced by hand, so it may be read while another thread sets it;
 ///   its sets take only their own key's lock, never the object's, so they overlap links of objects linking here.
 /// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
@@ -31,9 +32,9 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case linkK0
     /// Depends on the dotted key path `link.k0`.
     case linked
-    /// A weak stored property (not a key).
+    /// A weak stored property: observable, never changed (its value, the anchor, encodes as nil).
     case delegate
-    /// An unowned stored property (not a key).
+    /// An `unowned(unsafe)` stored property (not a key).
     case owner
     /// Kept behind a lock and announced by hand; set without the object's mutation lock.
     case gauge
@@ -83,7 +84,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
 
     /// Keys that cannot be observed at all: the guard answers `.invalid`, the raw runtime reports `unknownKey`.
     public var isRefused: Bool {
-        self == .delegate || self == .owner
+        self == .owner
     }
 
     /// Keys whose value is read through the middle object (`link`): reading one needs that object's lock too, and

@@ -28,7 +28,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case emptyKeyPath
         /// The list of key paths was empty.
         case emptyKeyPathList
-        /// The backend cannot observe that key path on that object (unknown key, or not an observable object).
+        /// The backend cannot observe that key path on that object (unknown key, not an observable object, or a key
+        /// path through an array or a set, or with a collection operator, which Foundation cannot observe either).
         case unobservableKeyPath
         /// The controller's observer is gone, so no handler could ever run.
         case observerDeallocated

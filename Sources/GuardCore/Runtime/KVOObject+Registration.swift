@@ -10,6 +10,12 @@ extension KVOObject {
     ///   replaced.
     /// - A first key the object does not know is the misuse ``KVOMisuse/Kind/unknownKey``, reported here rather than
     ///   at the first read so it cannot go unnoticed; nothing is registered.
+    /// - A key path through an array or a set (`items.name`, as the stored property's declared type or the first
+    ///   key's current value tells), or with a collection operator (`items.@count`), is the misuse
+    ///   ``KVOMisuse/Kind/keyPathThroughCollection``, as Foundation's collections refuse to be observed; nothing is
+    ///   registered. So is a key path whose keys are declared to depend on such a key path. A collection that turns
+    ///   up along the chain later (a computed middle key set to an array) is reported when the chain is re-wired to
+    ///   it, and the chain reads as broken there.
     /// - A key path of more than ``KeyPathSyntax/maximumGuardedComponents`` (128) components, or one whose keys are
     ///   declared to depend (``keyPathsForValuesAffectingValue(forKey:)``) on a key path that long, is the misuse
     ///   ``KVOMisuse/Kind/keyPathTooLong``; nothing is registered. Following it could overflow the thread's stack
@@ -117,7 +123,26 @@ extension KVOObject {
             }
             return nil
         }
+        if let step = info.collectionStep ?? (reportingMisuse ? collectionAtFirstKey(of: info) : nil) {
+            if reportingMisuse {
+                RuntimeMonitor.handle(MisuseMessages.keyPathThroughCollection(object: self, keyPath: keyPath, step: step))
+            }
+            return nil
+        }
         return info
+    }
+
+    /// For a dotted key path whose first key may hold a collection, the collection it holds now, if it does (read
+    /// quietly). Only a registration that reports misuse asks: the guard's check already refuses a chain whose next
+    /// value is not an observable object.
+    private func collectionAtFirstKey(of info: KeyPathInfo) -> CollectionStep? {
+        guard info.firstKeyMayHoldCollection, let remainingPath = info.remainingPath,
+            let value = KeyValueReading.value(of: self, forKey: info.firstKey, reportingMisuse: false),
+            value is any KeyValueCodingCollection
+        else { return nil }
+        return CollectionStep(
+            keyPath: info.keyPath, collectionKeyPath: info.firstKey, forwardedPath: remainingPath,
+            collectionType: type(of: value))
     }
 
     /// The `.initial` notification: sent before the registration exists, with the current value if `.new` is asked

@@ -86,6 +86,15 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
         guard observance.isActive else { return }
         var chainIsBroken = value != nil && newTarget == nil
+        if chainIsBroken, !observance.isGuarded, let collection = value, collection is any KeyValueCodingCollection {
+            // Foundation's re-wiring asks the collection to observe the rest, and the collection refuses.
+            RuntimeMonitor.handle(
+                MisuseMessages.keyPathThroughCollection(
+                    object: root, keyPath: observance.keyPath,
+                    step: CollectionStep(
+                        keyPath: observance.keyPath, collectionKeyPath: firstKey, forwardedPath: remainingPath,
+                        collectionType: type(of: collection))))
+        }
         var isTooDeep = false
         var forwarder: KeyPathForwarder?
         if let newTarget, let waiting = table.takeForwarderAwaitingChanges(of: observance, on: newTarget),

@@ -24,6 +24,8 @@ enum StoredFieldReflection {
         let type: Any.Type
         /// `false` for `weak`, `unowned` and `unowned(unsafe)` fields, whose storage is not a strong reference.
         let isStrong: Bool
+        /// `false` for a `let`.
+        let isVar: Bool
     }
 
     private typealias CountFunction = @convention(c) (UnsafeRawPointer) -> Int
@@ -60,7 +62,7 @@ enum StoredFieldReflection {
             guard let name = field.name else { return nil }
             return Field(
                 name: String(cString: name), offset: entryPoints.childOffset(metadata, index), type: fieldType,
-                isStrong: field.isStrong)
+                isStrong: field.isStrong, isVar: field.isVar)
         }
     }
 }

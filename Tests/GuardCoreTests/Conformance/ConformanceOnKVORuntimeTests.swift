@@ -358,6 +358,28 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
         XCTAssertEqual(sink.events.map(\.invalidArgument), [.unobservableKeyPath, .emptyKeyPath, .nilObject, .unobservableKeyPath])
     }
 
+    /// Foundation's arrays cannot be observed: observing `items.count` or `items.@count` makes `NSArray` raise
+    /// "[<__NSArrayM 0x…> addObserver:forKeyPath:options:context:] is not supported. Key path: count" at
+    /// `addObserver`. Every backend refuses such a key path up front as invalid, before anything reaches Foundation.
+    func testAKeyPathThroughACollectionIsInvalidAndNeverReachesTheImplementation() {
+        let observer = ConformanceObserver()
+        let (sink, controller) = makeController(for: observer)
+        let model = fixture.makeModel()
+        model.insertItem("a", at: 0)
+        assertNoMisuse {
+            for keyPath in ["items.count", "items.@count", "items.@sum.self"] {
+                XCTAssertEqual(
+                    controller.observe(object: model, keyPath: keyPath, options: [.initial, .new]) { _, _, _ in
+                        XCTFail("handler of an invalid registration ran")
+                    }, .invalid(.unobservableKeyPath), keyPath)
+            }
+            model.insertItem("b", at: 1)
+        }
+        XCTAssertEqual(registrations(on: model), 0)
+        XCTAssertEqual(controller.registrationCount, 0)
+        XCTAssertEqual(sink.events.map(\.invalidArgument), Array(repeating: .unobservableKeyPath, count: 3))
+    }
+
     // MARK: Lifetimes
 
     func testReleasingTheControllerUnregistersEverything() {

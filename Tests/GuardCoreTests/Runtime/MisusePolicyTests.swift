@@ -39,6 +39,12 @@ final class MisusePolicyTests: XCTestCase {
         person!.removeElements(at: IndexSet([5]), from: \.items)
         let overlong = (["name"] + Array(repeating: "x", count: 128)).joined(separator: ".")
         person!.addObserver(stranger, forKeyPath: overlong)
+        person!.setValue("old", forKey: "age")
+        person!.setValue(nil, forKey: "age")
+        person!.addObserver(stranger, forKeyPath: "items.count")
+        _ = person!.value(forKeyPath: "items.@foo.x")
+        let operators = "@count, @sum, @avg, @max, @min, @unionOfObjects, @distinctUnionOfObjects, @unionOfArrays, "
+            + "@distinctUnionOfArrays, @distinctUnionOfSets"
         let expected = [
             Expected.notRegistered(observer: stranger, object: person!, keyPath: "age"),
             Expected.unpairedDidChange(object: person!, key: "score"),
@@ -63,6 +69,26 @@ final class MisusePolicyTests: XCTestCase {
                 message: "Cannot observe the key path \"name.x.x.x.x.x.x.x.… (129 components)\" of \(rendered(person!)): "
                     + "it has more than 128 components, and following it could overflow the thread's stack.",
                 keyPath: overlong, object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .typeMismatch, exceptionName: "NSInvalidArgumentException",
+                message: "[\(rendered(person!)) setValue:forKey:]: the value \"old\" (a String) cannot be stored in the "
+                    + "key age, of type Int.",
+                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .nilValueForNonOptional, exceptionName: "NSInvalidArgumentException",
+                message: "[\(rendered(person!)) setNilValueForKey]: could not set nil as the value for the key age.",
+                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .keyPathThroughCollection, exceptionName: "NSInvalidArgumentException",
+                message: "[<Array<String>> addObserver:forKeyPath:options:context:] is not supported. Key path: count "
+                    + "(observing \"items.count\" of \(rendered(person!)): arrays and sets cannot be observed, and "
+                    + "neither can collection operators; observe \"items\" and read the rest with value(forKeyPath:).)",
+                keyPath: "items.count", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .unknownCollectionOperator, exceptionName: "NSUnknownKeyException",
+                message: "[<Array<String>> valueForKeyPath:]: this class does not implement the foo operation. (@foo is "
+                    + "not a collection operator; they are \(operators).)",
+                keyPath: "@foo.x", object: "<Array<String>>", observer: nil, thread: "main"),
         ]
         // The person still holds the dead observer's registration: letting it go is one more misuse.
         RuntimeMonitor.withMisusePolicy(.report) {
@@ -84,16 +110,17 @@ final class MisusePolicyTests: XCTestCase {
         }
         XCTAssertTrue(reachedTheEnd)
         XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
-        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(7)), expected)
+        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(expected.count)), expected)
         XCTAssertEqual(
             expected.map(\.exceptionName),
             [
                 "NSRangeException", "NSInternalInconsistencyException", "EXC_BAD_ACCESS",
                 "NSInternalInconsistencyException", "NSUnknownKeyException", "NSRangeException",
-                "NSInvalidArgumentException",
+                "NSInvalidArgumentException", "NSInvalidArgumentException", "NSInvalidArgumentException",
+                "NSInvalidArgumentException", "NSUnknownKeyException",
             ])
         // Plus the deallocatedWhileObserved of the person the helper let go.
-        XCTAssertEqual(RuntimeMonitor.misuseCount, 8)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 12)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .observerDeallocated), 1)
@@ -105,7 +132,8 @@ final class MisusePolicyTests: XCTestCase {
             RuntimeMonitor.misuseCountsByKind,
             [
                 .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
-                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1,
+                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1, .typeMismatch: 1, .nilValueForNonOptional: 1,
+                .keyPathThroughCollection: 1, .unknownCollectionOperator: 1,
             ])
     }
 

@@ -26,6 +26,24 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         /// Following it could overflow the thread's stack (Foundation follows it until it does): nothing is registered,
         /// or the chain reads as broken where the limit is reached.
         case keyPathTooLong
+        /// ``KVOObject/setValue(_:forKey:)`` got a value its property cannot hold, or a collection operator in a
+        /// key-value coding read met a value it cannot work with (`@sum` of text, `@max` of values that cannot be
+        /// compared) (Foundation: `NSInvalidArgumentException`). The message names the type expected. Nothing is
+        /// stored; the read gives `nil`.
+        case typeMismatch
+        /// ``KVOObject/setValue(_:forKey:)`` got `nil` for a property that is not optional (Foundation:
+        /// `NSInvalidArgumentException` from `setNilValueForKey:`). Nothing is stored.
+        case nilValueForNonOptional
+        /// A key path to observe (or one declared to affect it) goes through an array or a set (`items.name`), or
+        /// uses a collection operator (`items.@count`). Foundation's collections cannot be observed
+        /// (`NSInvalidArgumentException`: `[<__NSArrayM 0x…> addObserver:forKeyPath:options:context:] is not
+        /// supported. Key path: name`). Nothing is registered. Read such a key path with
+        /// ``KVOObject/value(forKeyPath:)`` and observe the collection's own key (`items`) instead.
+        case keyPathThroughCollection
+        /// A key-value coding read names a collection operator Foundation does not have (`items.@average.price`),
+        /// or one that needs a right key path without one (`items.@sum`) (Foundation: `NSUnknownKeyException`). The
+        /// read gives `nil`.
+        case unknownCollectionOperator
     }
 
     /// What went wrong.
