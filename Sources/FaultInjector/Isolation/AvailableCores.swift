@@ -2,9 +2,8 @@ import Foundation
 
 /// The cores this process may run on: what `--jobs` defaults to.
 public enum AvailableCores {
-    /// The smaller of Foundation's active processor count (which follows a container's CPU quota where the
-    /// platform reports one) and, on Linux, the CPUs in this process's affinity mask (`sched_getaffinity`, as
-    /// `taskset` or a CI runner's cpuset sets it); at least 1.
+    /// The smaller of Foundation's active processor count and, on Linux, the CPUs in this process's affinity mask
+    /// (`sched_getaffinity`, as `taskset` or a CI runner's cpuset sets it); at least 1.
     public static var count: Int {
         var cores = ProcessInfo.processInfo.activeProcessorCount
         if let allowed = affinityCount { cores = min(cores, allowed) }
