@@ -272,5 +272,7 @@ struct StoryBuilder {
         .unpairedDidChange: "didChangeValue without willChangeValue",
         .unknownKey: "a key the object does not have (NSUnknownKeyException)",
         .invalidIndexes: "indexes that do not fit an ordered to-many property (NSRangeException)",
+        .keyPathTooLong: "a key path too long to follow safely",
+        .reflectionUnavailable: "a key read where the Swift runtime offers no reflection",
     ]
 }

@@ -30,7 +30,8 @@ public struct Violation: Sendable, Hashable, Codable {
         case calledUnderLock = "called-under-lock"
         /// Workers stopped making progress (or a round's process stopped answering and was killed).
         case deadlock
-        /// The process running the round died of a signal other than a trap (`crash(SIGSEGV)`), or exited without
+        /// The process running the round died of a signal other than a trap (`crash(SIGSEGV)`), was ended by a
+        /// sanitizer it was built with (`crash(ThreadSanitizer)`, `crash(AddressSanitizer)`), or exited without
         /// finishing the round. Seen only when rounds run in child processes.
         case crash
         /// The process running the round trapped: a Swift runtime trap (`fatalError`, `precondition`, a force

@@ -15,6 +15,8 @@
 /// - `gauge`: an integer kept behind a lock and announced by hand, so it may be read while another thread sets it;
 ///   its sets take only their own key's lock, never the object's, so they overlap links of objects linking here.
 /// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
+/// - `peer.k0`: a dotted key path through `peer`, which is always nil: its value is always nil and nothing announces
+///   it. The typed key paths `\.peer!.k0` and `\.peer?.k0` are named by it (naming them never evaluates them).
 ///
 /// The raw values fix the order operations are drawn in: new keys are appended, so older configurations (which list
 /// their keys) draw exactly what they drew before.
@@ -40,6 +42,8 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case gauge
     /// The dotted key path `link.gauge`.
     case linkGauge
+    /// The key path `peer.k0` through the always-nil `peer`.
+    case peerK0
 
     /// The string key path.
     public var name: String {
@@ -57,6 +61,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .owner: return "owner"
         case .gauge: return "gauge"
         case .linkGauge: return "link.gauge"
+        case .peerK0: return "peer.k0"
         }
     }
 
@@ -124,7 +129,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .k0, .k1: return [self, .sum]
         case .k2, .level, .items, .gauge: return [self]
         case .link: return [.link, .linkK0, .linked, .linkGauge]
-        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner: return []
+        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner, .peerK0: return []
         }
     }
 
@@ -134,7 +139,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .k0, .k1, .k2, .level, .items, .link, .gauge: return [self]
         case .sum: return [.k0, .k1]
         case .linkK0, .linked, .linkGauge: return [.link]
-        case .delegate, .owner: return []
+        case .delegate, .owner, .peerK0: return []
         }
     }
 

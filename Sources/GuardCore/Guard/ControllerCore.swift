@@ -278,6 +278,7 @@ final class ControllerCore: @unchecked Sendable {
         let kvoObject = KVOObject.unretained(object)
         var sweepSurvivors = DeferredReleases()
         var gone = DeferredReleases()
+        let observerGone = !observerLives
         // The retired registration comes back as a result, not through a captured variable: reading that again would
         // take a reference of its own.
         let (result, retired, unregistration) = lock.withLock(ownedBy: self) {
@@ -295,7 +296,7 @@ final class ControllerCore: @unchecked Sendable {
                 return (removedBefore ? .alreadyRemoved : .notRegistered, nil, .none)
             }
             registrationTotal -= 1
-            let unregistration = Self.retire(registration)
+            let unregistration = Self.retire(registration, observerGone: observerGone)
             removed.remember(
                 keyPath, of: id, object: object, objectTable: RemovalHistory.tableAddress(of: kvoObject),
                 keepingSurvivorsIn: &sweepSurvivors)
@@ -326,6 +327,7 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.nilObject, object: nil, keyPath: nil, callSite: callSite)
         }
         let id = ObjectIdentifier(object)
+        let observerGone = !observerLives
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             var gone = DeferredReleases()
             let chain = registrations.update(id) { head -> GuardRegistration? in
@@ -338,7 +340,7 @@ final class ControllerCore: @unchecked Sendable {
                 retirement.releasedLater.append(contentsOf: &gone)
                 return retirement
             }
-            var retirement = Retirement(result: .removed)
+            var retirement = Retirement(result: .removed, observerGone: observerGone)
             retirement.releasedLater.append(contentsOf: &gone)
             // A chain is newest first already (each registration is linked in front, under the lock that numbers it).
             Self.takeApart(chain: newest) { retirement.retire($0, object: object) }
@@ -364,10 +366,11 @@ final class ControllerCore: @unchecked Sendable {
     /// token's, which nothing will ask to remove anything again (the removal history only ever answers removals).
     @discardableResult
     func unobserveAll(rememberingRemovals: Bool = true) -> Int {
+        let observerGone = !observerLives
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             // Nothing registered (a controller released unused, a token invalidated twice): nothing to take apart.
             guard !registrations.isEmpty else { return Retirement(result: .removed) }
-            var retirement = Retirement(result: .removed, expecting: registrationTotal)
+            var retirement = Retirement(result: .removed, observerGone: observerGone, expecting: registrationTotal)
             // Every chain is moved out of the table, and each registration out of its chain: no reference counting.
             registrations.takeAllValues { head in
                 Self.takeApart(chain: head) { retirement.retire($0) }
@@ -469,17 +472,21 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out: the caller
     /// tells the backend after unlocking (if the object still lives; otherwise the backend dropped it). A
     /// registration whose add is still running is cancelled instead: the observing thread removes it.
-    private static func retire(_ registration: GuardRegistration) -> Unregistration {
+    /// `observerGone` says the removal began after the controller's observer was gone (see
+    /// ``GuardRegistration/retiredWithObserverGone``).
+    private static func retire(_ registration: GuardRegistration, observerGone: Bool) -> Unregistration {
         if registration.nextOnSameObject != nil { registration.nextOnSameObject = nil }
         switch registration.state.value {
         case .pending:
+            // Before the state leaves `pending`: a delivery that sees it retired reads the flag after.
+            if observerGone { registration.retiredWithObserverGone = true }
             // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
             if registration.state.transition(from: .pending, to: .cancelled) { return .none }
             guard registration.state.value == .active else { return .none }
         case .active:
             // Only `pending` changes without the lock: an active registration stays active until this retires it,
             // so the common case needs no compare-and-exchange.
-            break
+            if observerGone { registration.retiredWithObserverGone = true }
         case .cancelled, .removed:
             return .none
         }
@@ -548,6 +555,8 @@ final class ControllerCore: @unchecked Sendable {
         }
 
         let result: UnobserveResult
+        /// Whether the removal began after the controller's observer was gone.
+        let observerGone: Bool
         /// Newest first, so taking them from the end gives them in the order they were made.
         private var entries: ContiguousArray<Entry> = []
         /// Released after unlocking, before the registrations: objects a sweep of the removal history found alive
@@ -555,9 +564,11 @@ final class ControllerCore: @unchecked Sendable {
         /// that had the address of the object a removal was about.
         var releasedLater = DeferredReleases()
 
-        /// A retirement with `result`, with room for `expectedCount` registrations.
-        init(result: UnobserveResult, expecting expectedCount: Int = 0) {
+        /// A retirement with `result`, by a removal that began after the observer was gone if `observerGone`, with
+        /// room for `expectedCount` registrations.
+        init(result: UnobserveResult, observerGone: Bool = false, expecting expectedCount: Int = 0) {
             self.result = result
+            self.observerGone = observerGone
             if expectedCount > 0 { entries.reserveCapacity(expectedCount) }
         }
 
@@ -568,7 +579,7 @@ final class ControllerCore: @unchecked Sendable {
         /// Its object is `object` when the caller has it (alive); otherwise a weakly held object is loaded (`nil` once
         /// it is gone, or running its deinit).
         mutating func retire(_ registration: consuming GuardRegistration, object: AnyObject? = nil) {
-            let unregistration = ControllerCore.retire(registration)
+            let unregistration = ControllerCore.retire(registration, observerGone: observerGone)
             let loadedObject = registration.holdsObjectWeakly ? (object ?? registration.object) : nil
             let sequence = registration.sequence
             entries.append(

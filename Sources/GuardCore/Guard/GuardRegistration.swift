@@ -36,6 +36,11 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     @exclusivity(unchecked) var nextOnSameObject: GuardRegistration?
     /// Whether the gone observer was reported already; guarded by the controller's lock.
     @exclusivity(unchecked) var reportedObserverGone = false
+    /// Whether a removal retired the registration after its observer was gone (its controller's teardown when the
+    /// observer owned it, or an `unobserve` from the observer's deinit): a notification that still reaches it then
+    /// is dropped for the gone observer and reported like one reaching an active registration. Written under the
+    /// controller's lock before the state leaves `pending` or `active`, read by a delivery that saw it leave them.
+    @exclusivity(unchecked) var retiredWithObserverGone = false
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
     /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects but the
@@ -172,19 +177,33 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     }
 
     /// Calls the handler for `change` of `object`, the observed object, unless the registration stopped delivering
-    /// or its observer is gone (reported once).
+    /// or its observer is gone.
+    ///
+    /// A notification dropped because the observer is gone is reported once per registration, whichever thread
+    /// drops it first: one that finds the registration delivering and the observer gone, or one that finds it
+    /// retired by a removal made after the observer was gone (see ``retiredWithObserverGone``), the two orders in
+    /// which a delivery can meet the observer's release and the controller's teardown it sets off. A registration
+    /// removed while its observer lived reports nothing for a notification still on its way.
     private func notify(_ change: KeyValueChange, of object: AnyObject) {
-        guard state.delivers else { return }
+        guard state.delivers else {
+            if retiredWithObserverGone { reportObserverGone(object: object) }
+            return
+        }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {
-            if core.noteObserverGoneReported(for: self) {
-                core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
-            }
+            reportObserverGone(object: object)
             return
         }
         // Checked again right before the call, so an unobserve that returned meanwhile is honoured.
         guard state.delivers else { return }
         invokeHandler(observer: observer, object: object, change: change)
+    }
+
+    /// Reports the gone observer unless this registration reported it already.
+    private func reportObserverGone(object: AnyObject) {
+        if core.noteObserverGoneReported(for: self) {
+            core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
+        }
     }
 
     @usableFromInline

@@ -19,6 +19,10 @@
 ///   at the same moment.
 /// - **Threads.** Every method may be called from any thread at any time. Handlers run outside every internal lock,
 ///   so a handler may observe, unobserve, mutate, or drop the last reference to its controller.
+/// - **Order.** Each registration is one registration with the backend, so handlers of one change run in the
+///   backend's order; with GuardCore's runtime and with Foundation, that is prior notifications oldest registration
+///   first and change notifications newest first (see ``KVOObject/addObserver(_:forKeyPath:options:context:)``),
+///   across controllers too.
 /// - **No misuse reaches the runtime.** Whatever the calls and threads, the runtime's misuse count stays zero. A dotted
 ///   key path whose chain stops making sense (an object along it lacks the next key) reads as `nil` and emits
 ///   ``GuardDiagnostic/Kind/keyPathUnavailable`` each time it is re-wired onto such an object; deliveries of its deeper
@@ -32,7 +36,9 @@
 ///   lost; change notifications delivered on other threads may therefore come before the initial one. (A set of a
 ///   property that nobody observed when the set began is not announced at all, as in Foundation.)
 /// - **Observer gone.** A controller whose observer is gone answers `observe` with
-///   `.invalid(.observerDeallocated)`: no handler of it could ever run.
+///   `.invalid(.observerDeallocated)`: no handler of it could ever run. Each registration that drops a notification
+///   because its observer is gone emits ``GuardDiagnostic/Kind/observerDeallocated`` exactly once, also when the drop
+///   races the teardown the observer's release sets off (see that kind).
 /// - **Object deinitializing.** An object asking to be observed from its own deinit (directly, or through anything its
 ///   deinit calls) gets `.invalid(.objectDeinitializing)` and nothing is registered, whether the controller holds
 ///   observed objects strongly or weakly: the object is going away, and a controller that kept it would outlive its

@@ -110,8 +110,11 @@ final class StoredPropertyTable: Sendable {
         cache.value(for: ObjectIdentifier(type)) { build(for: type) }
     }
 
-    /// Offsets of the stored properties `KVOObject` itself declares; they are runtime state, not keys.
-    private static let baseOffsets = Set(StoredFieldReflection.fields(of: KVOObject.self).map(\.offset))
+    /// Offsets of the stored properties `KVOObject` itself declares; they are runtime state, not keys. (Read
+    /// through the process's entry points, so a simulated absence of reflection cannot leave them out.)
+    private static let baseOffsets = Set(
+        StoredFieldReflection.entryPoints.map { StoredFieldReflection.fields(of: KVOObject.self, using: $0) }?
+            .map(\.offset) ?? [])
 
     private static func build(for type: KVOObject.Type) -> StoredPropertyTable {
         var properties: [ExactKey: Property] = [:]

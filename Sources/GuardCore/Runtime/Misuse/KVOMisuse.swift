@@ -44,6 +44,12 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         /// or one that needs a right key path without one (`items.@sum`) (Foundation: `NSUnknownKeyException`). The
         /// read gives `nil`.
         case unknownCollectionOperator
+        /// A ``KVOObject`` was asked for a key it does not answer in a process whose Swift runtime offers no
+        /// reflection (Apple systems older than iOS 13.4 / macOS 10.15.4 / tvOS 13.4 / watchOS 6.2), where no stored
+        /// property can be read (Foundation: `NSUnknownKeyException`). Reported in place of ``unknownKey``, which
+        /// would blame the key; the process also writes one line to standard error the first time it looks for
+        /// stored properties. Override ``KVOObject/value(forKey:)`` to answer keys there.
+        case reflectionUnavailable
     }
 
     /// What went wrong.
@@ -75,8 +81,16 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         self.thread = thread
     }
 
-    /// `*** Terminating app due to uncaught exception 'NAME', reason: 'MESSAGE'`, as Foundation prints it.
+    /// What happened, for a misuse the process survived (a recorded or logged one, see ``MisusePolicy``):
+    /// `NAME, reason: 'MESSAGE' (continuing under the misuse policy)`, with Foundation's exception name and wording.
+    /// It never claims the app terminates; only ``terminationMessage`` does.
     public var description: String {
+        "\(exceptionName), reason: '\(message)' (continuing under the misuse policy)"
+    }
+
+    /// `*** Terminating app due to uncaught exception 'NAME', reason: 'MESSAGE'`, as Foundation prints it: the
+    /// message ``MisusePolicy/trap`` stops the process with.
+    public var terminationMessage: String {
         "*** Terminating app due to uncaught exception '\(exceptionName)', reason: '\(message)'"
     }
 }

@@ -104,6 +104,9 @@ extension MisuseMessages {
     private static func unknownKey(objectText: String, object: AnyObject?, key: String, setting: Bool) -> KVOMisuse {
         let firstKey = KeyPathSyntax.firstKey(of: key)
         let kvoObject = object as? KVOObject
+        if kvoObject != nil, !ReflectionUnavailableNotice.isReflectionAvailable {
+            return reflectionUnavailable(objectText: objectText, key: key, setting: setting)
+        }
         let table = kvoObject.map { StoredPropertyTable.for(type(of: $0)) }
         let isUninitializedLazy =
             !setting
@@ -114,6 +117,18 @@ extension MisuseMessages {
             kind: .unknownKey, exceptionName: "NSUnknownKeyException",
             message: "[\(objectText) \(selector)]: this class is not key value coding-compliant for the key \(key)."
                 + refusalNote(table?.refusal(of: firstKey), key: firstKey, isUninitializedLazy, isConstant),
+            keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
+    }
+
+    /// A key a ``KVOObject`` does not answer, in a process without stored-property reflection: no stored property
+    /// is a key there, so the key is not blamed as unknown.
+    private static func reflectionUnavailable(objectText: String, key: String, setting: Bool) -> KVOMisuse {
+        let (selector, verb) = setting ? ("setValue:forUndefinedKey:", "set") : ("valueForUndefinedKey:", "read")
+        return KVOMisuse(
+            kind: .reflectionUnavailable, exceptionName: "NSUnknownKeyException",
+            message: "[\(objectText) \(selector)]: cannot \(verb) the key \(key): the Swift runtime of this process offers "
+                + "no reflection, so GuardCore's key-value coding sees no stored property (it needs iOS 13.4, macOS "
+                + "10.15.4, tvOS 13.4 or watchOS 6.2). Override value(forKey:) to answer the key.",
             keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
     }
 
