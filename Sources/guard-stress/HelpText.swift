@@ -104,6 +104,14 @@ enum HelpText {
         of the system under test ends guard-stress, as it would end an app; controlled runs then restart
         guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in another process.
 
+        JOBS. --jobs N rounds run at once, each in its own child process (default: one per core this process may
+        use), so one round's oracle overlaps the next rounds' workers. The campaign is the same whatever N is: the
+        same rounds with the same seeds and sizes (a controlled round: the same schedule and verdict), listed,
+        reported and written as seed files in round order. No round starts after --duration (running ones finish);
+        --stop-at-first-failure stops at the first failing round in round order, as one job would (rounds after it
+        that were running are stopped and left out). SIGTERM or Ctrl-C ends every child process. With --in-process
+        rounds run one at a time.
+
         OPTIONS
           --seed N             campaign seed (decimal or 0x hex); default: random, printed
           --profile NAME       the scenario shape (default mixed; the sizes below are the mixed profile's):
@@ -125,10 +133,10 @@ enum HelpText {
                                1000000, or 100 per operation for rounds of more than 10000 operations)
           --queues N           worker queues per round, 1 to 4096 (default 64; controlled: 4); Dispatch runs at most
                                about 255 at once on Linux, and the rest start as threads come free
-          --ops N              stop after N operations in all (default: no limit, time decides); the last round is
-                               cut to fit (fewer operations per queue, then fewer queues), so it draws fewer than
-                               --ops-per-queue more than N; operations that observation handlers perform (then
-                               unobserve-self, then adopt, ...) count too, so the total can pass N by a few
+          --ops N              stop after rounds that draw N operations in all (default: no limit, time decides);
+                               the last round is cut to fit (fewer operations per queue, then fewer queues), so
+                               the rounds draw fewer than --ops-per-queue more than N; operations that observation
+                               handlers perform (then unobserve-self, then adopt, ...) come on top
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)
           --duration SECONDS   stop starting rounds after this long (default 50)
           --progress SECONDS   when standard error is not a terminal (a CI log): a progress line this often
@@ -142,7 +150,8 @@ enum HelpText {
           --max-seed-files N   write at most N seed files (default 10), plus one for each failure signature not
                                seen before; the other failing rounds are counted
           --no-faults          do not inject yields, spins or sleeps (the controlled runner injects none)
-          --no-compare         skip the raw-runtime comparison after a guard campaign
+          --no-compare         skip the raw-runtime comparison of a guard campaign (round 1's operations against
+                               the raw runtime, in a job beside the first rounds, or after the last with one job)
           --stop-at-first-failure
                                end the campaign at the first failing round
           --json FILE          write the summary as JSON (schema "kvoguard-stress-report" version 1: target, runner,
@@ -151,6 +160,8 @@ enum HelpText {
           --junit FILE         write JUnit XML: one test case per round, a <failure> per failing round
                                (neither report may be inside --out named seed-..., where the seed files go)
           --force              let --json and --junit replace a file that is not an earlier report of theirs
+          --jobs N             rounds at once, each in its own child process, 1 to 1024 (default: the cores this
+                               process may use; 1 with --in-process)
           --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
           --stall-timeout SECONDS
                                chaos rounds: no finished operation for this long is a deadlock (default 3,

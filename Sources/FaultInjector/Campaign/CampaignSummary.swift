@@ -88,6 +88,13 @@ public struct CampaignSummary: Sendable {
     /// Set when the campaign did not finish: stopped by a signal, or still running when a report of it was written
     /// (see ``interrupted(_:)``). Such a campaign never passed.
     public internal(set) var interruption: String?
+    /// Rounds the campaign ran at once (``Campaign/Settings/jobs``).
+    public internal(set) var jobs = 1
+    /// Round 0's scenario run against ``Campaign/Settings/comparisonTarget``, if one was set and it ran: not
+    /// counted in any other figure of the summary.
+    public internal(set) var comparison: RoundVerdict?
+    /// Why the comparison run has no verdict, if it could not be run.
+    public internal(set) var comparisonError: String?
 
     /// True if a round deadlocked.
     public var deadlocked: Bool { deadlockedRounds > 0 }

@@ -156,6 +156,8 @@ public struct Replayer: Sendable {
                 tally.add(verdict, mismatch: nil, crashed: true)
             case .failed(let error):
                 throw error
+            case .interrupted:
+                throw IsolationError(description: "the replay's run was stopped before it finished")
             }
         }
         return tally.outcome(lastResult: nil, isolation: host.statistics)

@@ -100,6 +100,7 @@ final class ChildProcess {
             throw StartError(description: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
+        ChildProcessRegistry.shared.add(child)
         input = toChild.write
         output = fromChild.read
         self.logPath = logPath
@@ -109,6 +110,7 @@ final class ChildProcess {
     }
 
     deinit {
+        if ended == nil { ChildProcessRegistry.shared.remove(pid) }
         if input >= 0 { close(input) }
         close(output)
     }
@@ -170,13 +172,12 @@ final class ChildProcess {
         if let ended { return ended }
         let deadline = Self.deadline(after: timeout)
         while true {
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
+            let (result, status, error) = ChildProcessRegistry.shared.reap(pid)
             if result == pid {
                 ended = ProcessEnd(waitStatus: status)
                 return ended
             }
-            if result < 0, errno != EINTR {
+            if result < 0, error != EINTR {
                 // Not our child any more (already reaped); nothing left to wait for.
                 ended = .exited(-1)
                 return ended
@@ -190,7 +191,7 @@ final class ChildProcess {
     @discardableResult
     func kill() -> ProcessEnd {
         if let ended { return ended }
-        _ = sendSignal(pid, SIGKILL)
+        ChildProcessRegistry.shared.kill(pid)
         return waitForEnd(timeout: 30) ?? .signalled(SIGKILL)
     }
 
@@ -248,9 +249,4 @@ final class ChildProcess {
 /// `pipe(2)`, which `ChildProcess.pipe()` shadows.
 private func systemPipe(_ descriptors: UnsafeMutablePointer<Int32>?) -> Int32 {
     pipe(descriptors)
-}
-
-/// `kill(2)`, which `ChildProcess.kill()` shadows.
-private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
-    kill(pid, signal)
 }

@@ -31,6 +31,8 @@ public struct StressReport: Codable, Sendable {
         public var mode: String
         /// Rounds one child process served at most.
         public var roundsPerProcess: Int?
+        /// `run` only: rounds run at once, each in its own child process (1 in process).
+        public var jobs: Int?
         /// Seconds without progress after which a chaos round was a deadlock.
         public var stallTimeoutSeconds: Double?
         /// Child processes started.
@@ -212,6 +214,7 @@ public struct StressReport: Codable, Sendable {
         target = summary.target
         runner = Runner(summary.runner)
         self.isolation = Isolation(isolation, runner: summary.runner, statistics: summary.isolation)
+        self.isolation.jobs = summary.jobs
         totals = Totals(
             rounds: summary.rounds, operations: summary.operations, deliveries: summary.deliveries,
             steps: summary.steps, seconds: summary.seconds, operationsPerSecond: summary.throughput)

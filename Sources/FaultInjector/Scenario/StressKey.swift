@@ -15,6 +15,8 @@
 /// - `gauge`: an integer kept behind a lock and announced by hand, so it may be read while another thread sets it;
 ///   its sets take only their own key's lock, never the object's, so they overlap links of objects linking here.
 /// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
+/// - `peer.k0`: a dotted key path through `peer`, which is always nil: its value is always nil and nothing announces
+///   it. The typed key paths `\.peer!.k0` and `\.peer?.k0` are named by it (naming them never evaluates them).
 /// - `caf\u{E9}` and `cafe\u{301}`: two stored integers whose names are canonically equivalent spellings of one word
 ///   (Swift's `==` calls them equal), and two stored integers whose long names share their first 70 bytes: keys are
 ///   told apart by their UTF-8 bytes (``spelledApart``), so each is a key of its own.
@@ -43,6 +45,8 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case gauge
     /// The dotted key path `link.gauge`.
     case linkGauge
+    /// The key path `peer.k0` through the always-nil `peer`.
+    case peerK0
     /// `caf\u{E9}` (é as one scalar), a stored integer.
     case composedCafe
     /// `cafe\u{301}` (e and a combining accent), a stored integer: canonically equivalent to ``composedCafe``'s name,
@@ -69,6 +73,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .owner: return "owner"
         case .gauge: return "gauge"
         case .linkGauge: return "link.gauge"
+        case .peerK0: return "peer.k0"
         case .composedCafe: return "caf\u{E9}"
         case .decomposedCafe: return "cafe\u{301}"
         case .longKeyOne: return Self.longKeyPrefix + "One"
@@ -162,7 +167,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .k0, .k1: return [self, .sum]
         case .k2, .level, .items, .gauge, .composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo: return [self]
         case .link: return [.link, .linkK0, .linked, .linkGauge]
-        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner: return []
+        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner, .peerK0: return []
         }
     }
 
@@ -173,7 +178,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
             return [self]
         case .sum: return [.k0, .k1]
         case .linkK0, .linked, .linkGauge: return [.link]
-        case .delegate, .owner: return []
+        case .delegate, .owner, .peerK0: return []
         }
     }
 

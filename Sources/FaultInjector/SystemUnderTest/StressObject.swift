@@ -12,7 +12,8 @@ import GuardCore
 /// - `gauge`: an integer kept behind a lock and announced by hand (like `link`), so it may be read (for `.old` / `.new`
 ///   of `gauge` or of `link.gauge` on an object linking here) while another thread sets it; the dotted key path
 ///   `link.gauge` reaches it.
-/// - `peer`: always nil, for typed key paths that cannot be named (`\.peer!.k0` traps if evaluated).
+/// - `peer`: always nil, for typed key paths through an optional (`\.peer!.k0` traps if evaluated; its name is
+///   `peer.k0`).
 /// - `delegate` (weak): a stored property key-value coding reads through the runtime's weak load; it points at the
 ///   anchor and never changes. `owner` (`unowned(unsafe)`): a stored property key-value coding must refuse.
 /// - `caf\u{E9}` and `cafe\u{301}`, and two keys with long names that share their first 70 bytes: stored integers
@@ -42,7 +43,8 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     @Observed public var aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne = 0
     /// Stored key whose long name shares its first 70 bytes with the one before (``StressKey/longKeyTwo``).
     @Observed public var aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo = 0
-    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths without a name.
+    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths through it, named `peer.k0` without being
+    /// evaluated.
     @Observed public var peer: StressObject? = nil
     /// A weak stored property, pointing at the anchor for the object's whole life (reading its storage as a strong
     /// reference would crash): observable, never changed.
@@ -138,6 +140,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .gauge: return gauge
         case .linkGauge: return (link as? StressObject)?.gauge ?? StressValue.nilValue
         case .delegate, .owner: return StressValue.nilValue
+        case .peerK0: return peer?.k0 ?? StressValue.nilValue
         case .composedCafe: return café
         case .decomposedCafe: return café
         case .longKeyOne: return aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne

@@ -156,6 +156,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
             case .nilObject: return "invalid argument (object is nil or deallocated)"
             case .emptyKeyPath: return "invalid argument (empty key path)"
             case .emptyKeyPathList: return "invalid argument (empty key path list)"
+            case .unobservableKeyPath where keyPath?.hasPrefix("\\") == true:
+                return "invalid argument (Swift key path without a key-value name: observe a string key path instead)"
             case .unobservableKeyPath: return "invalid argument (key path cannot be observed on this object)"
             case .observerDeallocated: return "invalid argument (the controller's observer is gone)"
             case .keyPathTooLong:

@@ -66,8 +66,8 @@ extension ObservationController {
         guard let object else { return String(describing: keyPath) }
         if let name = object.keyPathString(for: keyPath) { return name }
         core.emit(
-            .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
-            callSite: .init(file: file, line: line))
+            .invalidArgument, reason: .unobservableKeyPath, object: object,
+            keyPath: KeyNameProbe.readableDescription(of: keyPath, on: object), callSite: .init(file: file, line: line))
         return nil
     }
 }

@@ -19,6 +19,10 @@
 ///   at the same moment.
 /// - **Threads.** Every method may be called from any thread at any time. Handlers run outside every internal lock,
 ///   so a handler may observe, unobserve, mutate, or drop the last reference to its controller.
+/// - **Order.** Each registration is one registration with the backend, so handlers of one change run in the
+///   backend's order; with GuardCore's runtime and with Foundation, that is prior notifications oldest registration
+///   first and change notifications newest first (see ``KVOObject/addObserver(_:forKeyPath:options:context:)``),
+///   across controllers too.
 /// - **No misuse reaches the runtime.** Whatever the calls and threads, the runtime's misuse count stays zero. A dotted
 ///   key path whose chain stops making sense (an object along it lacks the next key) reads as `nil` and emits
 ///   ``GuardDiagnostic/Kind/keyPathUnavailable`` each time it is re-wired onto such an object; deliveries of its deeper

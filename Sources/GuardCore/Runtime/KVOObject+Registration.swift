@@ -22,6 +22,12 @@ extension KVOObject {
     ///   (Foundation follows it until it does). Chains of dependencies and dotted key paths that only turn out longer
     ///   at run time (a dependency on `next.total` along a long list of objects) are followed up to that many nested
     ///   steps per thread; the step beyond is not made: the chain reads as broken there, reported as the same misuse.
+    /// - Order, as in Foundation: a change's prior notifications (`.prior`) reach the registrations of a key path
+    ///   oldest first, and its change notifications reach them newest first, so each observer's prior / change pair
+    ///   nests inside those of the observers registered before it. Across key paths, the changed key's own
+    ///   registrations get their prior notifications first and their change notifications last (dependent and
+    ///   dotted key paths in between, in the reverse order on the way back). A key path that several declared
+    ///   dependencies lead to hears about each change once.
     ///
     /// The observer is not retained.
     public func addObserver(

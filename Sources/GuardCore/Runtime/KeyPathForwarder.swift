@@ -48,6 +48,8 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
 
     /// Whether the root observance asked for prior notifications (only then does this forwarder pair them).
     private let pairsPriors: Bool
+    /// Whether the root observance leads to a dependent key's relay (see ``AnnouncementScope``).
+    let leadsToRelay: Bool
 
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root
@@ -56,6 +58,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         self.target = target
         self.targetIdentity = ObjectIdentifier(target)
         self.pairsPriors = rootObservance.options.contains(.prior)
+        self.leadsToRelay = rootObservance.leadsToRelay
     }
 
     /// Whether this is its root observance's current forwarder. Only an installed forwarder relays changes, so a

@@ -58,9 +58,12 @@ enum ManualChanges {
     }
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
-    static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+    static func willChange(
+        object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?, setMutation: SetMutation? = nil
+    ) {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes, setMutation: setMutation)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
@@ -116,10 +119,13 @@ enum ManualChanges {
         let key: String
     }
 
-    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread).
+    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread). Only a
+    /// dependent key's relay begins one: the change is part of the change that set the relay off (see
+    /// ``AnnouncementScope``).
     static func beginDetached(object: KVOObject, key: String) -> DetachedChange {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil, isRelayed: true)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         return DetachedChange(plan: plan, epoch: epoch, key: key)
     }

@@ -10,7 +10,7 @@ enum RunCommand {
             options: Set([
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
                 "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps", "--profile", "--mix",
-                "--progress", "--scenario",
+                "--progress", "--scenario", "--jobs",
             ]).union(IsolationOptions.options).union(ReportFiles.options),
             flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags)
                 .union(ReportFiles.flags))
@@ -23,6 +23,7 @@ enum RunCommand {
         }
         var settings = Campaign.Settings()
         settings.isolation = try IsolationOptions.isolation(arguments)
+        settings.jobs = try IsolationOptions.jobs(arguments, isolation: settings.isolation)
         let profile = try self.profile(arguments)
         var scenarioName: String?
         if let path = arguments.string("--scenario") {
@@ -61,6 +62,7 @@ enum RunCommand {
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
         if let target = arguments.string("--target") { settings.target = target }
         if let out = arguments.string("--out") { settings.outputDirectory = out }
+        if settings.target == "guard", !arguments.has("--no-compare") { settings.comparisonTarget = "raw" }
         let campaign: Campaign
         do {
             // The campaign checks the target (its one reason to refuse the settings), before anything is written.
@@ -81,7 +83,8 @@ enum RunCommand {
         let runnerText = settings.runner.controlledSettings.map { "controlled runner (\($0.strategy))" } ?? "chaos runner"
         let isolationText = settings.isolation.childProcessSettings.map {
             let perProcess = $0.roundsPerProcess(for: settings.runner)
-            return perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process"
+            return (perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process")
+                + ", \(settings.jobs) at once"
         } ?? ", in process"
         Terminal.printError(
             "guard-stress: target \(settings.target), seed \(settings.seed), \(scenarioName ?? "profile \(profile.rawValue)"), \(runnerText), "
@@ -139,11 +142,11 @@ enum RunCommand {
                 + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
         print(SummaryPrinter.campaign(summary, cores: cores))
 
-        let compares = settings.target == "guard" && !arguments.has("--no-compare") && summary.harnessError == nil
-        if compares, !(summary.deadlocked && settings.isolation.childProcessSettings == nil) {
-            let raw = settings.runner.makeRunner().runAndEvaluate(settings.scenario(forRound: 0), against: RawRuntimeTarget())
+        if let raw = summary.comparison {
             print("")
-            print(SummaryPrinter.rawComparison(raw))
+            print(SummaryPrinter.rawComparison(raw, runner: settings.runner))
+        } else if let problem = summary.comparisonError {
+            Terminal.printError("guard-stress: the raw-runtime comparison could not run: \(problem)")
         }
         let exitCode: ExitCode = summary.harnessError != nil ? .badInput : summary.passed ? .passed : .violated
         if let harnessError = summary.harnessError {

@@ -1,3 +1,4 @@
+import FaultInjector
 import Foundation
 
 /// SIGTERM (a CI job's time limit) and SIGINT (Ctrl-C) while a command works: the armed handler writes what the
@@ -59,6 +60,8 @@ final class Interruption: @unchecked Sendable {
         handler = nil
         armed?(number, name)
         lock.unlock()
+        // The children running rounds end with this process, not after it.
+        ChildProcesses.stopAll()
         // End as the signal would have ended the process.
         signal(number, SIG_DFL)
         kill(getpid(), number)

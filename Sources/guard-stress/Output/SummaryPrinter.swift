@@ -27,6 +27,9 @@ enum SummaryPrinter {
                 "  rounds            \(Format.count(summary.rounds))",
             ]
         }
+        if summary.jobs > 1 {
+            lines.append("  jobs              \(summary.jobs) rounds at once, each in its own process")
+        }
         lines += [
             "  operations        \(Format.count(summary.operations)) in \(Format.seconds(summary.seconds)) "
                 + "(\(Format.rate(summary.throughput)) ops/s, oracle included)",
@@ -128,11 +131,11 @@ enum SummaryPrinter {
         return lines
     }
 
-    static func rawComparison(_ result: RunResult) -> String {
+    static func rawComparison(_ result: RoundVerdict, runner: RunnerChoice) -> String {
         var lines = [
             "What the raw runtime (no guard) would have done with round 1's operations "
-                + "(\(Format.count(result.operationsPerformed)) operations, same seed"
-                + (result.recording.controlled.map { ", \($0.strategy) schedule" } ?? "") + "):"
+                + "(\(Format.count(result.operations)) operations, same seed"
+                + (runner.controlledSettings.map { ", \($0.strategy) schedule" } ?? "") + "):"
         ]
         if result.report.runtimeMisuses.isEmpty {
             lines.append("  no misuse reached the runtime")

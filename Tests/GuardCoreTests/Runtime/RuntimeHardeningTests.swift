@@ -96,13 +96,19 @@ final class RuntimeHardeningTests: XCTestCase {
 
     // MARK: Naming typed key paths never evaluates one that can trap (defect 4)
 
-    func testTypedKeyPathsThroughOptionalsHaveNoNameAndAreNeverEvaluated() {
+    /// Named as Foundation names them (`node.next.value`) without evaluating them: `node` is nil, and evaluating
+    /// `\.node!.next!.value` would trap.
+    func testTypedKeyPathsThroughOptionalsAreNamedWithoutBeingEvaluated() {
         let root = ChainRoot()
-        XCTAssertNil(root.keyPathString(for: \.node!.next!.value))
-        XCTAssertNil(root.keyPathString(for: \.node?.next?.value))
+        XCTAssertEqual(root.keyPathString(for: \.node!.next!.value), "node.next.value")
+        XCTAssertEqual(root.keyPathString(for: \.node?.next?.value), "node.next.value")
         let observer = Recorder()
-        let misuses = recordingMisuse { root.addObserver(observer, forKeyPath: \.node!.next!.value) }
-        XCTAssertEqual(misuses.map(\.kind), [.unknownKey])
+        assertNoMisuse {
+            root.addObserver(observer, forKeyPath: \.node!.next!.value, options: [.initial, .new])
+            XCTAssertEqual(root.observationCount, 1)
+            root.removeObserver(observer, forKeyPath: \.node?.next?.value)
+        }
+        XCTAssertEqual(observer.notes, [Note("node.next.value", new: boxedNil)])
         XCTAssertEqual(root.observationCount, 0)
         root.node = ChainNode()
         XCTAssertEqual(root.keyPathString(for: \.node), "node")

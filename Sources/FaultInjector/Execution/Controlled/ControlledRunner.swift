@@ -61,7 +61,12 @@ public struct ControlledRunner: ScenarioRunner {
         /// PCT's expected counted steps for `scenario` when none is given: a measured average of schedule points
         /// with a choice per operation, times the operations.
         public static func estimatedSteps(for scenario: Scenario) -> Int {
-            max(1, scenario.operationCount * countedStepsPerOperation)
+            estimatedSteps(operations: scenario.operationCount)
+        }
+
+        /// The estimate for a scenario of `operations` operations.
+        static func estimatedSteps(operations: Int) -> Int {
+            max(1, operations * countedStepsPerOperation)
         }
 
         /// Measured on the default controlled scenario against the guard: about this many decisions with more than
