@@ -18,6 +18,12 @@ public struct Violation: Sendable, Hashable, Codable {
         case misroutedDelivery = "misrouted-delivery"
         /// `.initial` was not delivered exactly once inside its observe call.
         case initialNotExactlyOnce = "initial-not-exactly-once"
+        /// A registration made with `.initial` heard about a change (or its prior notification) before its initial
+        /// notification.
+        case changeBeforeInitial = "change-before-initial"
+        /// Once an observe with `.initial` + `.new` and every change of its key that overlapped it had returned, the
+        /// last value its handler had heard was not the key's value.
+        case staleLastValue = "stale-last-value"
         /// A prior notification was missing, duplicated, came after its change, or was not followed by its change.
         case priorOrder = "prior-order"
         /// A notification carried the wrong kind, old or new value, or missing / extra values.

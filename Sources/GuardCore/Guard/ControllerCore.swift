@@ -1,6 +1,6 @@
 /// The platform-free state and logic of one ``ObservationController``: deduplication, removal bookkeeping, the
-/// `.initial` race, teardown and diagnostics. It talks to observed objects only through a
-/// ``KeyValueObservingBackend``.
+/// `.initial` race (and the changes held back until the initial notification), teardown and diagnostics. It talks to
+/// observed objects only through a ``KeyValueObservingBackend``.
 ///
 /// Every method is thread-safe. The lock guards the tables only; the backend, handlers and diagnostic sinks are
 /// always called with it released, and registrations (which own the user's handler, what it captures, and possibly
@@ -8,7 +8,8 @@
 /// release it), and a deinit that a release triggers may re-enter the controller.
 @usableFromInline
 final class ControllerCore: @unchecked Sendable {
-    private let lock = EmbeddedLock()
+    /// Guards the tables below and ``held``.
+    let lock = EmbeddedLock()
     /// The observer, held weakly: a controller never keeps an application's observer alive.
     private weak var weakObserver: AnyObject?
     /// The observer of a controller made to own it (a token's private observer, which nothing else holds), held
@@ -37,6 +38,9 @@ final class ControllerCore: @unchecked Sendable {
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
     /// What was removed before, to tell a double removal from the removal of something never registered.
     @exclusivity(unchecked) private var removed = RemovalHistory()
+    /// Changes held back for registrations whose `.initial` notification is pending (see
+    /// `ControllerCore+HeldChanges.swift`).
+    @exclusivity(unchecked) var held = HeldChanges()
 
     /// The state of a controller for `observer`, held weakly, or strongly with `ownsObserver` (for an observer that
     /// only the controller's owner made, and that nothing but the controller needs to keep).
@@ -223,18 +227,20 @@ final class ControllerCore: @unchecked Sendable {
             // A backend that refuses after `canObserve` said yes (GuardCore's runtime backend never does: a dotted
             // path whose chain broke meanwhile is registered and reads as nil). If another thread already removed the
             // reserved registration, this observe happened (and ended); otherwise it never did.
-            let (wasCancelled, dropped) = lock.withLock(ownedBy: self) { () -> (Bool, GuardRegistration?) in
+            let (wasCancelled, dropped, heldMeanwhile) = lock.withLock(ownedBy: self) {
+                () -> (Bool, GuardRegistration?, ContiguousArray<HeldChanges.Entry>) in
                 let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
                 registration.state.set(.removed)
-                return (wasCancelled, dropFromTable(registration))
+                return (wasCancelled, dropFromTable(registration), takeHeldChanges(of: registration))
             }
-            withExtendedLifetime(dropped) {}
+            withExtendedLifetime((dropped, heldMeanwhile)) {}
             guard wasCancelled else {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
         }
         if let initialObserver {
             deliverInitial(to: registration, observer: initialObserver, object: object)
+            deliverHeldChanges(of: registration, observer: initialObserver, object: object)
         }
         return .registered
     }

@@ -94,6 +94,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         super.init(
             info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObject,
             isGuarded: true)
+        // Until its initial notification is delivered, a change that reaches it waits (see `ControllerCore`).
+        if options.contains(.initial) { state.startHoldingChanges() }
     }
 
     /// The registration's life; see ``RegistrationState``.
@@ -177,7 +179,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     }
 
     /// Calls the handler for `change` of `object`, the observed object, unless the registration stopped delivering
-    /// or its observer is gone.
+    /// or its observer is gone. A registration whose `.initial` notification is pending holds the change back for its
+    /// observing thread instead.
     ///
     /// A notification dropped because the observer is gone is reported once per registration, whichever thread
     /// drops it first: one that finds the registration delivering and the observer gone, or one that finds it
@@ -185,9 +188,15 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// which a delivery can meet the observer's release and the controller's teardown it sets off. A registration
     /// removed while its observer lived reports nothing for a notification still on its way.
     private func notify(_ change: KeyValueChange, of object: AnyObject) {
-        guard state.delivers else {
-            if retiredWithObserverGone { reportObserverGone(object: object) }
-            return
+        let word = state.word
+        if !RegistrationState.deliversDirectly(word) {
+            // Holding changes: kept for the observing thread, unless it stopped holding (or delivering) meanwhile;
+            // then delivered here, after everything it held, or dropped below.
+            if RegistrationState.holdsChanges(word), core.holdBack(change, for: self) { return }
+            guard state.delivers else {
+                if retiredWithObserverGone { reportObserverGone(object: object) }
+                return
+            }
         }
         SchedulePoints.reach(.guardBeforeHandler)
         guard let observer = core.observer else {

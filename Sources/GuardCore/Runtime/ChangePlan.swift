@@ -19,12 +19,13 @@ import Foundation
 /// dependent key path that several declared dependencies lead to is announced once (see ``AnnouncementScope``).
 ///
 /// **Registrations that join while the change is under way.** A guarded registration (one the guard made, see
-/// ``Observance/isGuarded``) inserted after the snapshot (a *late joiner*) is notified at the end as well, if the
-/// change can give it exact values: the old value of the changed key itself is always kept for that, and for other
-/// key paths the one read at the start when their key path was already observed. So a change that completes after a
-/// registration exists is never lost between an `.initial` value read after the insert and the notifications that
-/// follow (see ``ObservationController``). An application's own registration keeps Foundation's behaviour: one added
-/// between a `willChange` and its `didChange` is not part of that change.
+/// ``Observance/isGuarded``) inserted after the snapshot (a *late joiner*) is notified at the end as well, with the
+/// old value when the change knows it (the changed key's own old value is always kept for that, and for other key
+/// paths the one read at the start when their key path was already observed), otherwise without one. So a change
+/// that completes after a registration exists is never lost between an `.initial` value read after the insert and
+/// the notifications that follow (see ``ObservationController``), also when it began with nobody to notify
+/// (``endUnplanned(on:key:hash:kind:indexes:insertedAfter:readOwnValue:)``). An application's own registration keeps
+/// Foundation's behaviour: one added between a `willChange` and its `didChange` is not part of that change.
 struct ChangePlan {
     let key: String
     private let keyHash: UInt64
@@ -69,6 +70,26 @@ struct ChangePlan {
         self.table = table
         self.targets = targets
         self.epoch = epoch
+    }
+
+    /// Ends a change of `key` on `object` that began with nobody to notify (no plan, so nothing was snapshot or read
+    /// then), `epoch` being its table's insertion count when it began (0 if it had none): re-wires the dotted
+    /// observances inserted since, and notifies every one inserted since that joins changes under way, without an old
+    /// value (none was read). One atomic load when nothing was inserted meanwhile.
+    static func endUnplanned(
+        on object: KVOObject, key: String, hash: UInt64, kind: KeyValueChange.Kind, indexes: IndexSet?,
+        insertedAfter epoch: UInt64, readOwnValue: (_ reportingMisuse: Bool) -> Any?
+    ) {
+        guard let table = object.existingTableReference,
+            table._withUnsafeGuaranteedRef({ $0.insertionCount != epoch })
+        else { return }
+        var plan = ChangePlan(
+            table: table, targets: ChangeTargets(entries: []), epoch: epoch, key: key, hash: hash, kind: kind,
+            indexes: indexes)
+        let extras = Extras(isRelayed: false, setMutation: nil)
+        extras.oldValuesUnknown = true
+        plan.extras = extras
+        plan.end(on: object, readOwnValue: readOwnValue)
     }
 
     /// Reads old values (`readOwnValue` for `key` itself, key-value coding for the rest) and sends prior
@@ -195,6 +216,9 @@ struct ChangePlan {
         var scope: AnnouncementScope?
         /// By entry: announced by another change of the scope, so left out here; empty when none is.
         var leftOut: [Bool] = []
+        /// Whether the change began with nobody to notify, so no old value was read (see
+        /// ``ChangePlan/endUnplanned(on:key:hash:kind:indexes:insertedAfter:readOwnValue:)``).
+        var oldValuesUnknown = false
 
         init(isRelayed: Bool, setMutation: SetMutation?) {
             self.isRelayed = isRelayed
@@ -321,29 +345,27 @@ struct ChangePlan {
         }
     }
 
-    /// Notifies late joiners of one key path when their values can be exact: the changed key's own old value was
-    /// kept, and another key path's old value exists if that key path was observed (and read) when the change began.
+    /// Notifies late joiners of one key path, each with a prior notification if it asked for one and then the
+    /// change. The old value is there when the change knows it: the changed key's own old value, kept unless the
+    /// change began with nobody to notify, and another key path's if that key path was observed (and read) when the
+    /// change began; a joiner that asked for the old value gets none otherwise, rather than missing the change.
     private func notify(_ late: ChangeTargets.Entry, on object: KVOObject, ownOld: Any?, ownNew: Any?) {
-        let knowsOld: Bool
         let oldValue: Any?
         let newValue: Any?
         if late.isOwnKey {
-            knowsOld = true
-            oldValue = ownOld
+            oldValue = extras?.oldValuesUnknown == true ? nil : ownOld
             newValue = ownNew
         } else {
             if let begun = targets.entries.firstIndex(where: { $0.keyPath.isSameKey(as: late.keyPath) }),
                 targets.entries[begun].wantsOld
             {
-                knowsOld = true
                 oldValue = otherOldValues(at: begun)
             } else {
-                knowsOld = false
                 oldValue = nil
             }
             newValue = late.wantsNew ? Self.currentValue(of: late, on: object) : nil
         }
-        for observance in late.observances.reversed() where knowsOld || !observance.options.contains(.old) {
+        for observance in late.observances.reversed() {
             let single = ChangeTargets.Entry(keyPath: late.keyPath, observances: [observance], isOwnKey: late.isOwnKey)
             notify(single, oldValue: oldValue, newValue: newValue, isPrior: true, from: object)
             notify(single, oldValue: oldValue, newValue: newValue, isPrior: false, from: object)

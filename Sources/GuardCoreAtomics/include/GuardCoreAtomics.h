@@ -69,7 +69,7 @@ typedef struct {
 
 /// GuardCore's process-wide words, with static storage: reaching one costs no lazy-initialization check (a Swift
 /// global would cost one on every use), which matters on paths such as every property read and every lock.
-extern gca_padded_word gca_process_words[4];
+extern gca_padded_word gca_process_words[5];
 
 /// The installed schedule hook (a retained pointer), or 0 (see `SchedulePoints`).
 static inline gca_word *gca_schedule_hook_word(void) { return &gca_process_words[0].word; }
@@ -79,6 +79,8 @@ static inline gca_word *gca_active_probes_word(void) { return &gca_process_words
 static inline gca_word *gca_open_silences_word(void) { return &gca_process_words[2].word; }
 /// How many changes begun in their object's deinit are pending on all threads (see `ManualChanges`).
 static inline gca_word *gca_open_deinit_changes_word(void) { return &gca_process_words[3].word; }
+/// The installed held-change tracer (a retained pointer), or 0 (see `HeldChangeTracing`).
+static inline gca_word *gca_held_change_tracer_word(void) { return &gca_process_words[4].word; }
 
 /// How many classes `KVOObjectClasses` remembers: a power of two.
 #define GCA_KVO_CLASS_COUNT 16

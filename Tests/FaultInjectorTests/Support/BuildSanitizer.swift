@@ -22,6 +22,12 @@ enum BuildSanitizer {
         name ?? signal
     }
 
+    /// A wall-clock limit of `seconds` for work that starts processes and runs code: three times as long in a
+    /// sanitizer build, which runs everything several times slower (ThreadSanitizer about ten times).
+    static func timeLimit(_ seconds: Double) -> Double {
+        name == nil ? seconds : 3 * seconds
+    }
+
     /// The signature of a round whose process segfaulted: `crash(SIGSEGV)`, or `crash(ThreadSanitizer)`.
     static var segfaultSignature: String {
         "crash(\(crashCause(ofSignal: "SIGSEGV")))"
