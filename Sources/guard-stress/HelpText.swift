@@ -105,7 +105,9 @@ enum HelpText {
         guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in another process.
 
         JOBS. --jobs N rounds run at once, each in its own child process (default: one per core this process may
-        use), so one round's oracle overlaps the next rounds' workers. The campaign is the same whatever N is: the
+        use, or fewer when that many rounds would not fit in memory: a round's process holds its record until the
+        oracle has judged it, about 2.4 KB per operation, so a 4096-queue round needs about 10 GB; the first line
+        says so), so one round's oracle overlaps the next rounds' workers. The campaign is the same whatever N is: the
         same rounds with the same seeds and sizes (a controlled round: the same schedule and verdict), listed,
         reported and written as seed files in round order. No round starts after --duration (running ones finish);
         --stop-at-first-failure stops at the first failing round in round order, as one job would (rounds after it
@@ -161,7 +163,7 @@ enum HelpText {
                                (neither report may be inside --out named seed-..., where the seed files go)
           --force              let --json and --junit replace a file that is not an earlier report of theirs
           --jobs N             rounds at once, each in its own child process, 1 to 1024 (default: the cores this
-                               process may use; 1 with --in-process)
+                               process may use, fewer if memory holds fewer rounds; 1 with --in-process)
           --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
           --stall-timeout SECONDS
                                chaos rounds: no finished operation for this long is a deadlock (default 3,

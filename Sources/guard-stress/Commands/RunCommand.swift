@@ -23,11 +23,12 @@ enum RunCommand {
         }
         var settings = Campaign.Settings()
         settings.isolation = try IsolationOptions.isolation(arguments)
-        settings.jobs = try IsolationOptions.jobs(arguments, isolation: settings.isolation)
         let profile = try self.profile(arguments)
         var scenarioName: String?
+        var scenarioOperations: Int?
         if let path = arguments.string("--scenario") {
             guard let loaded = try scenario(path, arguments, into: &settings) else { return .badInput }
+            scenarioOperations = loaded.scenario.operationCount
             scenarioName = "scenario \(path) (\(loaded.scenario.operations.count) workers, "
                 + "\(Format.count(loaded.scenario.operationCount)) operations)"
         } else {
@@ -54,6 +55,10 @@ enum RunCommand {
             throw UsageError("the scenario is unusable: " + problems.joined(separator: "; "))
         }
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
+        let jobs = try IsolationOptions.jobs(
+            arguments, isolation: settings.isolation,
+            operationsPerRound: scenarioOperations ?? settings.scenario.workers * settings.scenario.operationsPerWorker)
+        settings.jobs = jobs.jobs
         settings.runner = try stepLimit(settings.runner, for: settings.configuration(), arguments)
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
         let progressInterval = try arguments.seconds("--progress", minimum: 0.1) ?? ProgressLog.defaultInterval
@@ -84,7 +89,7 @@ enum RunCommand {
         let isolationText = settings.isolation.childProcessSettings.map {
             let perProcess = $0.roundsPerProcess(for: settings.runner)
             return (perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process")
-                + ", \(settings.jobs) at once"
+                + ", \(settings.jobs) at once" + (jobs.limit.map { " (\($0))" } ?? "")
         } ?? ", in process"
         Terminal.printError(
             "guard-stress: target \(settings.target), seed \(settings.seed), \(scenarioName ?? "profile \(profile.rawValue)"), \(runnerText), "
