@@ -129,7 +129,8 @@ final class IsolationCommandLineTests: XCTestCase {
             replay.stdout, file: file, line: line)
         XCTAssertTrue(replay.stdout.contains("run 1: violated: \(signature)"), replay.stdout, file: file, line: line)
         XCTAssertTrue(
-            replay.stdout.hasSuffix("RESULT: REPRODUCED (the recorded failure came back in \(runs) of \(runs) runs) (exit 1)\n"),
+            replay.stdout.hasSuffix(
+                "RESULT: REPRODUCED (the recorded failure came back in \(runs) of \(runs) run\(runs == 1 ? "" : "s")) (exit 1)\n"),
             replay.stdout, file: file, line: line)
         let report = try jsonReport("replay.json")
         XCTAssertEqual(report["command"] as? String, "replay", file: file, line: line)

@@ -79,27 +79,6 @@ final class SeedFileTests: XCTestCase {
         XCTAssertEqual(operations.first?.first, RunFixtures.scenario.operations[0][0].description)
     }
 
-    /// A seed file leaves its operations out only for a scenario too large to list: a smaller file without them
-    /// (missing or `null`) lost them and is refused, never replayed with operations regenerated from its seed.
-    func testSeedFileWithoutOperationsIsRefusedUnlessItsScenarioIsTooLargeToList() throws {
-        for (name, edit) in [("missing", { (file: inout [String: Any]) in file["operations"] = nil }),
-                             ("null", { (file: inout [String: Any]) in file["operations"] = NSNull() })] {
-            let path = try directory.write(try RunFixtures.editedRawSeedFile(edit), to: "\(name).json")
-            XCTAssertThrowsError(try SeedFileStore.read(path), name) { error in
-                XCTAssertTrue("\(error)".contains("\"operations\" is \(name)"), "\(error)")
-                XCTAssertTrue("\(error)".contains("lost the operations"), "\(error)")
-            }
-        }
-        let large = try RunFixtures.editedRawSeedFile { file in
-            file["operations"] = nil
-            RunFixtures.setScenarioField("workers", to: 64, in: &file)
-            RunFixtures.setScenarioField("operationsPerWorker", to: 4_000, in: &file)
-        }
-        let file = try SeedFileStore.read(try directory.write(large, to: "large.json"))
-        XCTAssertNil(file.operations)
-        XCTAssertEqual(try file.makeScenario().operationCount, 256_000, "regenerated from the seed")
-    }
-
     func testReplayerReproducesTheRawFailure() throws {
         let path = try SeedFileStore.write(SeedFile(result: RunFixtures.rawFailure, toolVersion: ToolVersion.current), into: directory.path)
         let replayer = try Replayer(file: SeedFileStore.read(path))
@@ -251,8 +230,10 @@ final class SeedFileTests: XCTestCase {
         let (error, path) = try readEdited { $0["format"] = "someone-elses-seed" }
         XCTAssertEqual(error, .wrongFormat(path: path, found: "someone-elses-seed"))
         let (missing, missingPath) = try readEdited { $0["format"] = nil }
-        guard case .wrongFormat(let errorPath, _) = missing else { return XCTFail("expected .wrongFormat, got \(String(describing: missing))") }
+        // A missing format is said as such (never "format nothing"), with whatever else is missing.
+        guard case .malformed(let errorPath, let reason) = missing else { return XCTFail("expected .malformed, got \(String(describing: missing))") }
         XCTAssertEqual(errorPath, missingPath)
+        XCTAssertTrue(reason.contains("the field \"format\" is missing"), reason)
     }
 
     func testWrongVersion() throws {

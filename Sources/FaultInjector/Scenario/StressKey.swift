@@ -84,6 +84,14 @@ public enum StressKey: Int, CaseIterable, Sendable {
     /// What the names of ``longKeyOne`` and ``longKeyTwo`` begin with (70 bytes).
     static let longKeyPrefix = "aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObject"
 
+    /// The name as a message lists it: beside a name with scalars beyond ASCII, its scalars spelled out
+    /// (`café (caf\u{E9})`, `café (cafe\u{301})`), so two spellings that look alike read as the two keys they are.
+    public var listedName: String {
+        guard !name.unicodeScalars.allSatisfy(\.isASCII) else { return name }
+        let spelled = name.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{" + String($0.value, radix: 16, uppercase: true) + "}" }
+        return "\(name) (\(spelled.joined()))"
+    }
+
     /// The key named `name`, if any: the one whose name has the same UTF-8 bytes (`caf\u{E9}` and `cafe\u{301}`
     /// are two keys, although Swift's `==` calls the strings equal).
     public init?(name: String) {
