@@ -136,8 +136,18 @@ final class TokenStressController: StressController, @unchecked Sendable {
         self.makeToken = makeToken
     }
 
+    /// Ends every slot in the order they were reserved: invalidates its token, then lets the token and a strongly
+    /// held object go. Never in the dictionary's order, which depends on object addresses: a slot may hold the last
+    /// reference to its object, whose deinit (and the removals it makes) must come at the same point in every run of
+    /// a controlled schedule.
     deinit {
-        for slot in slots.values.sorted(by: { $0.sequence < $1.sequence }) { slot.token?.invalidate() }
+        let ordered = slots.values.sorted { $0.sequence < $1.sequence }
+        slots.removeAll()
+        for slot in ordered {
+            slot.token?.invalidate()
+            slot.token = nil
+            slot.strongObject = nil
+        }
     }
 
     func observe(
