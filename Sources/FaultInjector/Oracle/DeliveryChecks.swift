@@ -144,8 +144,11 @@ struct DeliveryChecks {
             problems.append("new \(show(delivery.newValue)) instead of \(show(expected.new))")
         }
         // A change already under way when the registration was made reaches it without the old value if that was
-        // never read (a dependent or dotted key path nobody observed with `.old` then, or a change nobody observed).
-        let joinedWithoutOld = wantsOld && !delivery.hasOld && change.call < observe.ret
+        // never read (a dependent or dotted key path nobody observed with `.old` then, or a change nobody observed);
+        // so does a change of the leaf on a middle object that began before the link to that object was surely made
+        // (the forwarder wired to it joined the change under way).
+        let joinedWithoutOld = wantsOld && !delivery.hasOld
+            && (change.call < observe.ret || isLateJoiner(observe, of: change, window: index.windows[observe.id]))
         if delivery.hasOld != wantsOld {
             if !joinedWithoutOld { problems.append(wantsOld ? "no old value" : "an old value it should not have") }
         } else if wantsOld, expected.isCertain, delivery.oldValue != expected.old {
