@@ -1,3 +1,4 @@
+import Foundation
 import GuardCore
 
 /// The instances one run works on: object and controller slots, the system under test, unique ids and values,
@@ -175,6 +176,20 @@ final class StressWorld: @unchecked Sendable {
         return Set(alive).subtracting(inSlots)
     }
 
+    /// The objects out of their slots that stay alive over a few milliseconds: a value-sequence consumer running
+    /// beside a chaos round holds an object for an instant while it makes its iterator, so an object alive at one
+    /// look may be on its way out; one that something still holds stays alive at every look.
+    private func releasedObjectsStillHeld() -> Set<Int> {
+        var alive = releasedObjectsAlive()
+        var looks = 0
+        while !alive.isEmpty, looks < 20 {
+            usleep(1_000)
+            alive.formIntersection(releasedObjectsAlive())
+            looks += 1
+        }
+        return alive
+    }
+
     /// Whether the stress object with id `id` is still alive.
     func isAlive(object id: Int) -> Bool {
         tracked.withValue { tracked in tracked.contains { ($0.reference.object as? StressObject)?.id == id } }
@@ -211,7 +226,7 @@ final class StressWorld: @unchecked Sendable {
             guard let end = returns[deinitRecord.operation] else { continue }
             history.objectDeinitTimes[deinitRecord.object] = end
         }
-        history.releasedObjectsAliveAtEnd = releasedObjectsAlive()
+        history.releasedObjectsAliveAtEnd = releasedObjectsStillHeld()
         facts.withValue { facts in
             history.observerDeinitTimes = facts.observerDeinitTimes
             history.controllerEndStartTimes = facts.controllerEndTimes.mapValues(\.started)
