@@ -150,12 +150,19 @@ private final class ReversedReleaseController: StressController, @unchecked Send
 
 /// Hands a prior notification that arrives while the observe making the registration is still running (the
 /// registration joined a change under way) to the handler only after that change's notification.
+/// A weak reference, for what a test's sink holds on to.
+private struct HeldWeakly<Object: AnyObject> {
+    weak var value: Object?
+}
+
 private final class LatePriorController: AnsweringController, @unchecked Sendable {
     private final class Reordering: DeliverySink, @unchecked Sendable {
         let target: DeliverySink
         private let lock = NSLock()
         private var observing = true
-        private var held: (observer: StressObserver?, object: StressObject, change: KeyValueChange, thread: UInt64)?
+        /// The prior held back, its observer and object held weakly: a prior whose change never comes on its thread
+        /// must not keep them alive (the registration holds this sink, so a strong observer would be a cycle).
+        private var held: (observer: HeldWeakly<StressObserver>, object: HeldWeakly<StressObject>, change: KeyValueChange, thread: UInt64)?
 
         init(_ target: DeliverySink) { self.target = target }
 
@@ -170,7 +177,7 @@ private final class LatePriorController: AnsweringController, @unchecked Sendabl
             let thread = CurrentThread.identifier
             lock.lock()
             if change.isPrior, observing, held == nil {
-                held = (observer, object, change, thread)
+                held = (HeldWeakly(value: observer), HeldWeakly(value: object), change, thread)
                 lock.unlock()
                 return
             }
@@ -178,7 +185,9 @@ private final class LatePriorController: AnsweringController, @unchecked Sendabl
             if late != nil { held = nil }
             lock.unlock()
             target.deliver(observer: observer, object: object, change: change)
-            if let late { target.deliver(observer: late.observer, object: late.object, change: late.change) }
+            if let late, let lateObject = late.object.value {
+                target.deliver(observer: late.observer.value, object: lateObject, change: late.change)
+            }
         }
     }
 
