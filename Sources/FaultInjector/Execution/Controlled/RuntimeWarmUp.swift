@@ -64,6 +64,9 @@ enum RuntimeWarmUp {
                 .announce(object: 0, nested: false), .changeItems(object: 0, change: .insert),
                 .changeItems(object: 0, change: .replace), .changeItems(object: 0, change: .remove),
                 .link(object: 0, to: .stranger), .link(object: 0, to: .none), .link(object: 1, to: .object(2)),
+            ]
+            operations += StressKey.spelledApart.map { .mutate(object: 0, key: $0) }
+            operations += [
                 .countRegistrations(controller: c), .observedKeyPaths(controller: c, object: 0),
                 .unobserve(controller: c, object: 0, key: .k0),
                 .unobserveContext(controller: c, object: 1, key: .k0, context: 1),
