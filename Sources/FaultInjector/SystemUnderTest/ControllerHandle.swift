@@ -9,9 +9,12 @@ final class ControllerHandle: @unchecked Sendable {
     /// The run's clock (monotonic nanoseconds or logical ticks).
     private let now: @Sendable () -> UInt64
     private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
+    /// Gets the handlers the controller's release let go of, in order (``BulkRelease``).
+    private let onReleases: @Sendable (BulkReleaseRecord) -> Void
 
     init(
         id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController, now: @escaping @Sendable () -> UInt64,
+        onReleases: @escaping @Sendable (BulkReleaseRecord) -> Void = { _ in },
         onEnd: @escaping @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
     ) {
         self.id = id
@@ -19,6 +22,7 @@ final class ControllerHandle: @unchecked Sendable {
         self.holdsWeakly = holdsWeakly
         self.controller = controller
         self.now = now
+        self.onReleases = onReleases
         self.onEnd = onEnd
     }
 
@@ -30,7 +34,10 @@ final class ControllerHandle: @unchecked Sendable {
 
     deinit {
         let started = now()
-        controller = nil
+        let releases = BulkRelease.during(operation: WorkerContext.current?.frames.last ?? -1, controller: id) {
+            controller = nil
+        }
+        onReleases(releases)
         onEnd(id, started, now())
     }
 }

@@ -1,4 +1,4 @@
-/// The eight groups of figures from issue 9, in order, and running a plan of them.
+/// The eight groups of figures, in order, and running a plan of them.
 enum BenchSuite {
     /// Every group.
     static let groups: [any BenchGroup] = [
