@@ -13,17 +13,27 @@ final class Slot<Instance: AnyObject>: @unchecked Sendable {
     /// The identity its lock announces to the schedule hook.
     var lockIdentity: ObjectIdentifier { ObjectIdentifier(lock) }
 
+    /// The instance in the slot. For an explorer, a read of the slot (reads of one slot commute) that takes a
+    /// reference the worker holds until its operation ends.
     var instance: Instance? {
-        lock.withLock { current }
+        let instance = ControlledHook.withLockMode(.shared) { lock.withLock { current } }
+        if let instance { SchedulePoints.access(instance, .lifetime, .hold) }
+        return instance
     }
 
-    /// Puts `instance` in the slot and returns the previous one.
+    /// Puts `instance` in the slot and returns the previous one. For an explorer, a write of the slot and of the
+    /// previous instance's life (the slot's reference to it goes, maybe the last).
     func replace(with instance: Instance?) -> Instance? {
-        lock.withLock {
+        let previous = lock.withLock {
             let previous = current
             current = instance
             return previous
         }
+        if let previous {
+            SchedulePoints.access(previous, .lifetime, .write)
+            SchedulePoints.access(previous, .lifetime, .hold)
+        }
+        return previous
     }
 }
 

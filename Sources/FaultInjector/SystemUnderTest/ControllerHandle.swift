@@ -1,3 +1,5 @@
+import GuardCore
+
 /// The harness's handle on one controller of the system under test. When the handle goes away it releases the
 /// controller and records when that release started and finished (the guard unregisters everything in its
 /// deinit, so registrations end in between).
@@ -20,6 +22,7 @@ final class ControllerHandle: @unchecked Sendable {
         self.controller = controller
         self.now = now
         self.onEnd = onEnd
+        SchedulePoints.created(self)
     }
 
     /// Runs `body` with the controller while this handle is guaranteed alive, so the controller cannot outlive
@@ -29,6 +32,8 @@ final class ControllerHandle: @unchecked Sendable {
     }
 
     deinit {
+        // An explorer counts the step that runs the deinit as writing the handle's life.
+        SchedulePoints.access(self, .lifetime, .write)
         let started = now()
         controller = nil
         onEnd(id, started, now())

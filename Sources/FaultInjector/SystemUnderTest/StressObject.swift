@@ -68,6 +68,8 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     }
 
     deinit {
+        // An explorer counts the step that runs the deinit as writing the object's life.
+        SchedulePoints.access(self, .lifetime, .write)
         onDeinit?(self)
     }
 
@@ -128,6 +130,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
 
     /// Sets a stored key (through its `@Observed` setter, so observers are notified) or `gauge` (announced by hand).
     public func set(_ key: StressKey, to value: Int) {
+        if key != .gauge { noteMaskRead() }
         switch key {
         case .k0: k0 = value
         case .k1: k1 = value
@@ -135,6 +138,14 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .gauge: setGauge(value)
         default: preconditionFailure("\(key.name) is not set by a mutation")
         }
+    }
+
+    /// Tells an explorer of interleavings that the calling step reads this object's announced-keys mask, as every set
+    /// of an `@Observed` property does: GuardCore's setter does not announce that read itself (the set of a property
+    /// nobody observes costs exactly one atomic load), so whoever sets says so, right before the set and with no
+    /// schedule point in between.
+    func noteMaskRead() {
+        SchedulePoints.access(self, .announcedKeys, .read)
     }
 
     override public class func automaticallyNotifiesObservers(forKey key: String) -> Bool {

@@ -18,25 +18,35 @@ public final class StressObserver: KeyValueObserver, @unchecked Sendable {
         self.id = id
         self.onDeinit = onDeinit
         self.onUnrouted = onUnrouted
+        SchedulePoints.created(self)
     }
 
     deinit {
+        // An explorer counts the step that runs the deinit as writing the observer's life.
+        SchedulePoints.access(self, .lifetime, .write)
         onDeinit(id)
     }
 
     /// The controller this observer owns now.
     var controller: ControllerHandle? {
-        lock.withLock { currentController }
+        let handle = ControlledHook.withLockMode(.shared) { lock.withLock { currentController } }
+        if let handle { SchedulePoints.access(handle, .lifetime, .hold) }
+        return handle
     }
 
     /// Replaces the controller; the previous one is released once nobody else is using it. Returns the previous.
     @discardableResult
     func replaceController(with handle: ControllerHandle?) -> ControllerHandle? {
-        lock.withLock {
+        let previous = lock.withLock {
             let previous = currentController
             currentController = handle
             return previous
         }
+        if let previous {
+            SchedulePoints.access(previous, .lifetime, .write)
+            SchedulePoints.access(previous, .lifetime, .hold)
+        }
+        return previous
     }
 
     /// A context pointer unique to `sink` (its identity), registered so that notifications arriving with it through

@@ -18,22 +18,31 @@ struct RegistrationState {
 
     /// The atomic word the state lives in (inline in its registration); zero is `pending`.
     let storage: AtomicWord
+    /// The registration, as an explorer of interleavings knows the word (every access is announced to
+    /// ``SchedulePoints/access(_:_:_:)``; see ``SharedWord/registrationState``).
+    let owner: ObjectIdentifier
 
     var value: Value {
-        Value(rawValue: UInt8(truncatingIfNeeded: storage.load(ordering: .acquiring)))!
+        SchedulePoints.access(owner, .registrationState, .read)
+        return Value(rawValue: UInt8(truncatingIfNeeded: storage.load(ordering: .acquiring)))!
     }
 
     func set(_ value: Value) {
+        SchedulePoints.access(owner, .registrationState, .write)
         storage.store(UInt64(value.rawValue), ordering: .releasing)
     }
 
     /// Moves to `desired` if the state is `expected`; returns whether it did.
     func transition(from expected: Value, to desired: Value) -> Bool {
-        storage.compareExchange(expected: UInt64(expected.rawValue), desired: UInt64(desired.rawValue)).exchanged
+        let exchanged = storage.compareExchange(
+            expected: UInt64(expected.rawValue), desired: UInt64(desired.rawValue)).exchanged
+        SchedulePoints.access(owner, .registrationState, exchanged ? .write : .read)
+        return exchanged
     }
 
     /// Whether a notification may reach the handler now.
     var delivers: Bool {
+        SchedulePoints.access(owner, .registrationState, .read)
         let current = storage.load(ordering: .acquiring)
         return current == UInt64(Value.pending.rawValue) || current == UInt64(Value.active.rawValue)
     }

@@ -1,0 +1,93 @@
+/// One exploration under way: the tree, the counts, and the answer once known. Executions run wherever the caller
+/// runs them (in this process, or in child processes); their reports come back here one at a time.
+struct ExplorationSearch {
+    let explorer: Explorer
+    let progress: @Sendable (ExplorationProgress) -> Void
+    let tree: ExplorationTree
+    private let start = MonotonicClock.now
+    private(set) var executions = 0
+    private(set) var sleepBlocked = 0
+    /// The canonical digest of each class met so far, by class hash.
+    private var digests: [[UInt64]: String] = [:]
+    /// Set once the answer is known before the tree is exhausted.
+    private(set) var stop: ExplorationAnswer?
+    private var failure: ExploredFailure?
+
+    init(explorer: Explorer, progress: @escaping @Sendable (ExplorationProgress) -> Void) {
+        self.explorer = explorer
+        self.progress = progress
+        tree = ExplorationTree(mode: explorer.settings.mode, workers: explorer.scenario.configuration.workers)
+    }
+
+    /// Classes explored to the end so far.
+    var classes: Int { digests.count }
+
+    /// Runs every execution with `execute`, one at a time, until the answer is known.
+    mutating func run(_ execute: (ExecutionRequest) -> ExecutionReport) -> ExplorationOutcome {
+        while stop == nil, let request = tree.nextRequest() {
+            take(execute(request), for: request)
+        }
+        return outcome()
+    }
+
+    /// Takes in one execution's report: counts it, checks its class against earlier executions of the same class,
+    /// and stops at a problem, a violation or the execution limit.
+    mutating func take(_ report: ExecutionReport, for request: ExecutionRequest) {
+        executions += 1
+        if let problem = report.problem {
+            tree.release(request)
+            stop = stop ?? .notAProof(problem)
+            return
+        }
+        if report.execution.sleepBlockedAt != nil {
+            sleepBlocked += 1
+        } else if let known = digests[report.classHash] {
+            if known != report.canonicalDigest, stop == nil {
+                stop = .notAProof(
+                    "two executions of one class recorded different histories (digests \(known) and "
+                        + "\(report.canonicalDigest)): the footprints miss a dependency")
+            }
+        } else {
+            digests[report.classHash] = report.canonicalDigest
+        }
+        if !report.signature.isEmpty, stop == nil {
+            failure = ExploredFailure(
+                signature: report.signature, examples: report.examples, canonicalSchedule: report.canonicalWorkers,
+                execution: executions)
+            stop = .violation
+        }
+        tree.merge(report, for: request)
+        if stop == nil, let limit = explorer.settings.maxExecutions, executions >= limit, !tree.isComplete {
+            stop = .notAProof("stopped after \(executions) executions (the limit), before every class was explored")
+        }
+        if executions % 500 == 0 { progress(ExplorationProgress(executions: executions, classes: classes, seconds: seconds)) }
+    }
+
+    var seconds: Double { Double(MonotonicClock.now - start) / 1e9 }
+
+    /// The outcome so far: the stop's answer, or what the exhausted tree means.
+    func outcome() -> ExplorationOutcome {
+        var answer: ExplorationAnswer
+        if let stop {
+            answer = stop
+        } else if !tree.isComplete {
+            answer = .notAProof("the search ended with states left unexplored")
+        } else if let bound = explorer.settings.preemptionBound {
+            answer = .completeUpToPreemptions(bound)
+        } else {
+            answer = .complete
+        }
+        return ExplorationOutcome(
+            answer: answer, classes: classes, executions: executions, sleepBlocked: sleepBlocked, seconds: seconds,
+            failure: failure)
+    }
+}
+
+extension ExplorationSearch {
+    /// Runs executions in `explorer.settings.jobs` child processes of `executable`. (Not available yet: runs them
+    /// here.)
+    mutating func runInChildren(executable: String) -> ExplorationOutcome {
+        let explorer = self.explorer
+        return run { explorer.execute($0) }
+    }
+}
