@@ -1,19 +1,33 @@
 @testable import FaultInjector
+import GuardCore
 import XCTest
 
 final class ExplorerDebugTests: XCTestCase {
-    func testDebugK1() {
-        let explorer = Explorer(scenario: ToyScenarios.lockSteps(workers: 2), target: ToyTarget(.shared(steps: 1)))
+    func run(_ workers: [[String]], target: any SystemUnderTest, omit: Set<UInt8> = [], reduction: Bool = true, bound: Int? = nil) {
+        var settings = ExplorationSettings()
+        settings.omittedWords = omit
+        settings.reduction = reduction
+        settings.preemptionBound = bound
+        settings.maxExecutions = 20000
+        let explorer = Explorer(scenario: GuardScenarios.make(workers), target: target, settings: settings)
         var search = ExplorationSearch(explorer: explorer, progress: { _ in })
+        var steps = 0
         let outcome = search.run { request in
             let report = explorer.execute(request)
-            print("REQ prefix=\(request.prefix) sleep=\(request.sleep.entries.map { "\($0.worker)@\($0.depth):\($0.accesses)" })")
-            for (i, s) in report.execution.steps.enumerated() {
-                print("  \(i) w\(s.worker) cur\(s.current) \(Character(Unicode.Scalar(s.point))) run\(s.runnable) \(s.accesses.map { "\($0.object)\($0.writes ? "W" : "R")" })")
-            }
-            print("  blocked=\(String(describing: report.execution.sleepBlockedAt)) words=\(report.execution.objectWords) canon=\(report.canonicalWorkers)")
+            steps = max(steps, report.execution.steps.count)
             return report
         }
-        print(outcome.summary, outcome.sleepBlocked)
+        print("\(target.name) \(workers) omit=\(omit) red=\(reduction) bound=\(String(describing: bound)): \(outcome.summary) blocked=\(outcome.sleepBlocked) maxSteps=\(steps) \(outcome.seconds)s \(outcome.failure?.examples ?? [])")
+    }
+
+    func testDebugGuard() {
+        let initial = [["observe c0 o0 k0 [initial,new]"], ["unobserve c0 o0 k0"]]
+        run(initial, target: GuardScenarios.guardTarget)
+        run(initial, target: GuardScenarios.guardTarget, omit: [SharedWord.registrationState.rawValue])
+        let bug = PlantedBugTarget(name: "bug-initial-state-missing")!
+        run(initial, target: bug)
+        run(initial, target: bug, omit: [SharedWord.registrationState.rawValue])
+        run([["observe c0 o0 k0 [initial,new]", "mutate o0 k0"], ["unobserve c0 o0 k0", "mutate o0 k0"]], target: GuardScenarios.guardTarget)
+        run([["observe c0 o0 k0 []", "release-observer c0"], ["mutate o0 k0", "unobserve-all c0"]], target: GuardScenarios.guardTarget)
     }
 }

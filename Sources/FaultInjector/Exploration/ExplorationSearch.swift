@@ -1,3 +1,11 @@
+/// What one class of interleavings recorded.
+struct ClassVerdict: Hashable, Sendable {
+    /// The digest of its canonical history.
+    let digest: String
+    /// The oracle's signature (empty when it held).
+    let signature: String
+}
+
 /// One exploration under way: the tree, the counts, and the answer once known. Executions run wherever the caller
 /// runs them (in this process, or in child processes); their reports come back here one at a time.
 struct ExplorationSearch {
@@ -7,8 +15,8 @@ struct ExplorationSearch {
     private let start = MonotonicClock.now
     private(set) var executions = 0
     private(set) var sleepBlocked = 0
-    /// The canonical digest of each class met so far, by class hash.
-    private var digests: [[UInt64]: String] = [:]
+    /// What each class met so far recorded: its canonical digest and the oracle's signature, by class hash.
+    private(set) var verdicts: [[UInt64]: ClassVerdict] = [:]
     /// Set once the answer is known before the tree is exhausted.
     private(set) var stop: ExplorationAnswer?
     private var failure: ExploredFailure?
@@ -20,7 +28,7 @@ struct ExplorationSearch {
     }
 
     /// Classes explored to the end so far.
-    var classes: Int { digests.count }
+    var classes: Int { verdicts.count }
 
     /// Runs every execution with `execute`, one at a time, until the answer is known.
     mutating func run(_ execute: (ExecutionRequest) -> ExecutionReport) -> ExplorationOutcome {
@@ -41,20 +49,20 @@ struct ExplorationSearch {
         }
         if report.execution.sleepBlockedAt != nil {
             sleepBlocked += 1
-        } else if let known = digests[report.classHash] {
-            if known != report.canonicalDigest, stop == nil {
+        } else if let known = verdicts[report.classHash] {
+            if known.digest != report.canonicalDigest || known.signature != report.signature, stop == nil {
                 stop = .notAProof(
-                    "two executions of one class recorded different histories (digests \(known) and "
+                    "two executions of one class recorded different histories (digests \(known.digest) and "
                         + "\(report.canonicalDigest)): the footprints miss a dependency")
             }
         } else {
-            digests[report.classHash] = report.canonicalDigest
+            verdicts[report.classHash] = ClassVerdict(digest: report.canonicalDigest, signature: report.signature)
         }
-        if !report.signature.isEmpty, stop == nil {
+        if !report.signature.isEmpty, failure == nil {
             failure = ExploredFailure(
                 signature: report.signature, examples: report.examples, canonicalSchedule: report.canonicalWorkers,
                 execution: executions)
-            stop = .violation
+            if !explorer.settings.continuesAfterViolations { stop = .violation }
         }
         tree.merge(report, for: request)
         if stop == nil, let limit = explorer.settings.maxExecutions, executions >= limit, !tree.isComplete {
@@ -70,6 +78,8 @@ struct ExplorationSearch {
         var answer: ExplorationAnswer
         if let stop {
             answer = stop
+        } else if failure != nil {
+            answer = .violation
         } else if !tree.isComplete {
             answer = .notAProof("the search ended with states left unexplored")
         } else if let bound = explorer.settings.preemptionBound {

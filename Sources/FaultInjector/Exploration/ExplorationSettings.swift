@@ -20,6 +20,8 @@ public struct ExplorationSettings: Sendable, Hashable {
     /// Words left out of every footprint (``SharedWord`` raw values, or ``ObjectWord/lock``): only tests leave any
     /// out, to show what the dependency relation needs.
     var omittedWords: Set<UInt8> = []
+    /// Whether to go on after a violation, to count every failing class (tests compare searches this way).
+    var continuesAfterViolations = false
 
     /// Reduction, no bound, no limit, one job.
     public init() {}
