@@ -36,6 +36,11 @@ public struct ExplorationOutcome: Sendable {
     public let sleepBlocked: Int
     /// Wall-clock seconds.
     public let seconds: Double
+    /// Classes whose history broke the oracle (every one with ``ExplorationSettings/stopsAtFirstViolation`` off; at
+    /// most the first otherwise).
+    public let failingClasses: Int
+    /// Classes in which the oracle held.
+    public var passingClasses: Int { classes - failingClasses }
     /// The first failing interleaving, for ``ExplorationAnswer/violation``.
     public let failure: ExploredFailure?
 

@@ -62,7 +62,7 @@ struct ExplorationSearch {
             failure = ExploredFailure(
                 signature: report.signature, examples: report.examples, canonicalSchedule: report.canonicalWorkers,
                 execution: executions)
-            if !explorer.settings.continuesAfterViolations { stop = .violation }
+            if explorer.settings.stopsAtFirstViolation { stop = .violation }
         }
         tree.merge(report, for: request)
         if stop == nil, let limit = explorer.settings.maxExecutions, executions >= limit, !tree.isComplete {
@@ -89,7 +89,7 @@ struct ExplorationSearch {
         }
         return ExplorationOutcome(
             answer: answer, classes: classes, executions: executions, sleepBlocked: sleepBlocked, seconds: seconds,
-            failure: failure)
+            failingClasses: verdicts.values.filter { !$0.signature.isEmpty }.count, failure: failure)
     }
 }
 

@@ -8,6 +8,9 @@ public struct ExplorationSettings: Sendable, Hashable {
     public var preemptionBound: Int?
     /// Stop after this many executions (the answer is then "not a proof"); `nil` for no limit.
     public var maxExecutions: Int?
+    /// Whether to stop at the first failing interleaving (the default); otherwise the search goes on to count every
+    /// failing and passing class (whether a failure needs concurrency: some classes pass, some fail).
+    public var stopsAtFirstViolation = true
     /// Executions run at once, each in a child process; 1 runs them in this process.
     public var jobs = 1
     /// The executable that serves child processes (`guard-stress`), needed when ``jobs`` is more than 1.
@@ -20,8 +23,7 @@ public struct ExplorationSettings: Sendable, Hashable {
     /// Words left out of every footprint (``SharedWord`` raw values, or ``ObjectWord/lock``): only tests leave any
     /// out, to show what the dependency relation needs.
     var omittedWords: Set<UInt8> = []
-    /// Whether to go on after a violation, to count every failing class (tests compare searches this way).
-    var continuesAfterViolations = false
+
 
     /// Reduction, no bound, no limit, one job.
     public init() {}

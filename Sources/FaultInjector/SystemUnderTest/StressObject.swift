@@ -130,7 +130,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
 
     /// Sets a stored key (through its `@Observed` setter, so observers are notified) or `gauge` (announced by hand).
     public func set(_ key: StressKey, to value: Int) {
-        if key != .gauge { noteMaskRead() }
+        if key != .gauge { noteSetReads() }
         switch key {
         case .k0: k0 = value
         case .k1: k1 = value
@@ -140,12 +140,13 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         }
     }
 
-    /// Tells an explorer of interleavings that the calling step reads this object's announced-keys mask, as every set
-    /// of an `@Observed` property does: GuardCore's setter does not announce that read itself (the set of a property
-    /// nobody observes costs exactly one atomic load), so whoever sets says so, right before the set and with no
-    /// schedule point in between.
-    func noteMaskRead() {
+    /// Tells an explorer of interleavings that the calling step reads this object's announced-keys mask and its
+    /// properties' resolved keys, as every set of an `@Observed` property does: GuardCore's setter does not announce
+    /// those reads itself (the set of a property nobody observes costs exactly one atomic load), so whoever sets says
+    /// so, right before the set and with no schedule point in between.
+    func noteSetReads() {
         SchedulePoints.access(self, .announcedKeys, .read)
+        SchedulePoints.access(self, .resolvedKeys, .read)
     }
 
     override public class func automaticallyNotifiesObservers(forKey key: String) -> Bool {

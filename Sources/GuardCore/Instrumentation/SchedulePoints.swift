@@ -36,6 +36,9 @@ package enum SharedWord: UInt8, Sendable, CaseIterable {
     case announcedKeys
     /// An object's observation table pointer, published once by the first registration.
     case observationTable
+    /// The keys an object's `@Observed` properties resolved, each stored in the property by the first set that takes
+    /// the announcing path: a set reads it, and whether it was resolved decides how many steps the set takes.
+    case resolvedKeys
     /// A read-mostly cache's generation word (``ReadMostlyCache``).
     case cacheGeneration
     /// A dotted key path's re-wiring generation (an observance's).

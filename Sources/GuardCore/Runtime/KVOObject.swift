@@ -31,6 +31,14 @@ open class KVOObject {
         InlineAtomicWords.word(0, of: self)
     }
 
+    /// ``announcedKeys`` loaded by a set that takes the announcing path, the load announced to ``SchedulePoints`` (the
+    /// unobserved set's own load is not: whoever sets says so, see ``SharedWord/announcedKeys``).
+    @usableFromInline
+    var announcedKeysForAnnouncing: UInt64 {
+        SchedulePoints.access(self, .announcedKeys, .read)
+        return announcedKeys.load(ordering: .acquiring)
+    }
+
     private var tableStorage: AtomicWord {
         InlineAtomicWords.word(1, of: self)
     }

@@ -65,6 +65,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     private var deadlockedAmongLocks = false
     private var stepLimitReport: String?
     private var lastPoints: [(step: Int, point: StepPoint)?]
+    /// The lock each worker is about to take (at its acquire point), if any.
+    private var acquiring: [ObjectIdentifier?]
     /// Reused for every decision, so deciding allocates nothing.
     private var runnable: [Int] = []
     private let describeWorker: @Sendable (Int) -> String
@@ -83,6 +85,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         monitor = SchedulerMonitor(parties: workers + 1)
         statuses = Array(repeating: .ready, count: workers)
         lastPoints = Array(repeating: nil, count: workers)
+        acquiring = Array(repeating: nil, count: workers)
         self.strategy = strategy
         self.stepLimit = stepLimit
         self.trace = recordsTrace ? ExecutionTrace() : nil
@@ -176,14 +179,18 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         while mode == .controlling {
             if let holder = held[lock] {
                 if holder.owner == worker { selfDeadlock(worker, lock: lock, since: holder.step) }
-                recorder?.foundHeld(lock)
+                // Only the first look is free of charge for an explored run: there a worker about to take a held
+                // lock never runs (see `awaitsHeldLock`), so being chosen and finding it held is a step of its own.
+                if point == .wait { recorder?.foundHeld(lock) }
                 statuses[worker] = .blocked(lock)
                 if trace != nil { note(.waits(lock: number(of: lock), holder: holder.owner), worker: worker) }
                 point = .wait
             }
+            acquiring[worker] = lock
             decide(worker, at: point)
             guard mode == .controlling else { return }
             if held[lock] == nil {
+                acquiring[worker] = nil
                 held[lock] = HeldLock(owner: worker, step: max(0, schedule.count - 1))
                 recorder?.acquired(lock, mode: lockMode)
                 if trace != nil { note(.acquired(lock: number(of: lock)), worker: worker) }
@@ -246,6 +253,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         recorder?.endStep(of: worker, at: point)
         runnable.removeAll(keepingCapacity: true)
         for candidate in 0..<workerCount where statuses[candidate] == .ready || statuses[candidate] == .running {
+            if recorder != nil, awaitsHeldLock(candidate) { continue }
             runnable.append(candidate)
         }
         if runnable.isEmpty {
@@ -280,6 +288,15 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         monitor.signal(chosen)
         if worker < 0 || statuses[worker] == .finished { return }
         waitForTurn(worker)
+    }
+
+    /// Whether `worker` is about to take a lock another worker holds now (monitor held). An explored run counts such a
+    /// worker as unable to run, whether it found the lock held when it got there (blocked) or the lock was taken
+    /// after it got there: the step that brought it there then did the same whatever the lock's state, and steps of
+    /// one class line up whichever came first. Other runs let it be chosen, to find the lock held.
+    private func awaitsHeldLock(_ worker: Int) -> Bool {
+        guard let lock = acquiring[worker], let holder = held[lock] else { return false }
+        return holder.owner != worker
     }
 
     /// Waits (monitor held) until `worker` is chosen, the run is released, or abandoned (then forever).
