@@ -43,7 +43,7 @@ enum StepSignature {
         mix(step.runnable)
         for access in step.accesses {
             mix(UInt64(bitPattern: touches.lastTouch(of: access.object, before: index)))
-            mix(UInt64(execution.objectWords[Int(access.object)]) << 1 | (access.writes ? 1 : 0))
+            mix(UInt64(execution.objectWords[Int(access.object)]) << 2 | (access.writes ? 1 : 0) | (access.releaseOnly ? 2 : 0))
             mix(UInt64(bitPattern: execution.objectNames[Int(access.object)]))
         }
         return hash

@@ -5,9 +5,12 @@ struct SearchMode: Sendable, Hashable {
     /// The most preemptions an execution may make; `nil` for none.
     var preemptionBound: Int?
 
+    /// Whether sleep sets may be kept (only tests turn them off).
+    var allowsSleepSets = true
+
     /// Sleep sets are kept only by the unbounded reduced search (with a bound, a sleeping worker's class may have
     /// been explored only past the bound).
-    var usesSleepSets: Bool { reduction && preemptionBound == nil }
+    var usesSleepSets: Bool { reduction && preemptionBound == nil && allowsSleepSets }
 }
 
 /// One state of the exploration tree: the decision reached after `depth` steps of a prefix, what it looked like, and

@@ -1,5 +1,5 @@
 /// The answer of an exploration.
-public enum ExplorationAnswer: Sendable, Hashable {
+public enum ExplorationAnswer: Sendable, Hashable, Codable {
     /// Every class of interleavings was explored and the oracle held in each: a proof for this scenario and target.
     case complete
     /// Every class with an interleaving of at most this many preemptions was explored, and the oracle held in each.
@@ -12,7 +12,7 @@ public enum ExplorationAnswer: Sendable, Hashable {
 }
 
 /// A failing interleaving an exploration found.
-public struct ExploredFailure: Sendable {
+public struct ExploredFailure: Sendable, Codable {
     /// The oracle's signature.
     public let signature: String
     /// A few of the violations, one line each.
@@ -24,7 +24,7 @@ public struct ExploredFailure: Sendable {
 }
 
 /// What an ``Explorer`` found: the answer, and how much it explored.
-public struct ExplorationOutcome: Sendable {
+public struct ExplorationOutcome: Sendable, Codable {
     /// The answer.
     public let answer: ExplorationAnswer
     /// Distinct classes of equivalent interleavings explored to the end (each counted once, however many executions

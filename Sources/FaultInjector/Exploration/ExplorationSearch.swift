@@ -94,10 +94,52 @@ struct ExplorationSearch {
 }
 
 extension ExplorationSearch {
-    /// Runs executions in `explorer.settings.jobs` child processes of `executable`. (Not available yet: runs them
-    /// here.)
+    /// The hidden subcommand that serves an explorer's child processes (``ExplorationServer``).
+    static let serverCommand = "__serve-explorations"
+
+    /// Runs executions in `explorer.settings.jobs` child processes of `executable` (serving ``serverCommand``), as
+    /// many at once, taking their reports in as they finish.
     mutating func runInChildren(executable: String) -> ExplorationOutcome {
-        let explorer = self.explorer
-        return run { explorer.execute($0) }
+        let jobs = explorer.settings.jobs
+        let workers: ExplorationWorkers
+        do {
+            workers = try ExplorationWorkers(count: jobs, executable: executable, arguments: [Self.serverCommand])
+        } catch {
+            stop = .notAProof("no child process could be started: \(error)")
+            return outcome()
+        }
+        defer { workers.stop() }
+        var setUp = ExplorationJob()
+        setUp.scenario = ScenarioMessage(explorer.scenario)
+        setUp.target = explorer.target.name
+        setUp.settings = explorer.settings
+        for child in 0..<jobs { workers.submit(setUp, id: -1 - child, to: child) }
+        for _ in 0..<jobs {
+            if case .failure(let failure) = workers.next().answer {
+                stop = stop ?? .notAProof("a child process could not set the scenario up: \(failure)")
+            }
+        }
+        var inFlight: [Int: ExecutionRequest] = [:]
+        var nextID = 0
+        while true {
+            while stop == nil, inFlight.count < jobs, let request = tree.nextRequest() {
+                var job = ExplorationJob()
+                job.execution = request
+                workers.submit(job, id: nextID)
+                inFlight[nextID] = request
+                nextID += 1
+            }
+            guard !inFlight.isEmpty else { break }
+            let (id, answer) = workers.next()
+            guard let request = inFlight.removeValue(forKey: id) else { continue }
+            switch answer {
+            case .success(let answer) where answer.report != nil: take(answer.report!, for: request)
+            case .success: stop = stop ?? .notAProof("a child process answered an execution without its report")
+            case .failure(let failure):
+                tree.release(request)
+                stop = stop ?? .notAProof("a child process failed during an execution: \(failure)")
+            }
+        }
+        return outcome()
     }
 }

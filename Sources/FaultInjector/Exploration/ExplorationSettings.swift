@@ -1,5 +1,5 @@
 /// How an ``Explorer`` searches.
-public struct ExplorationSettings: Sendable, Hashable {
+public struct ExplorationSettings: Sendable, Hashable, Codable {
     /// Whether to reduce by partial orders (every class of equivalent interleavings once; the default) or run every
     /// interleaving, depth first.
     public var reduction = true
@@ -33,6 +33,11 @@ public struct ExplorationSettings: Sendable, Hashable {
 
     /// The search mode these settings ask for.
     var mode: SearchMode {
-        SearchMode(reduction: reduction, preemptionBound: preemptionBound)
+        var mode = SearchMode(reduction: reduction, preemptionBound: preemptionBound)
+        mode.allowsSleepSets = keepsSleepSets
+        return mode
     }
+
+    /// Whether the reduced search keeps sleep sets (only tests turn them off, to compare).
+    var keepsSleepSets = true
 }

@@ -4,7 +4,7 @@ extension ExplorationTree {
     func addBacktracking(execution: ExploredExecution, path: [ExplorationNode], branch: Int) {
         guard mode.reduction else { return }
         let steps = Array(execution.exploredSteps)
-        let order = HappensBefore(steps, objects: execution.objectWords.count, workers: workers)
+        let order = HappensBefore(steps, objects: execution.objectWords.count, workers: workers, forRaces: true)
         for (first, second) in order.races() where second >= max(branch, 0) && first < path.count {
             let node = path[first]
             if let bound = mode.preemptionBound {

@@ -10,6 +10,16 @@ struct StepAccess: Hashable, Sendable, Codable {
     var object: Int32
     /// Whether the step wrote it (a read otherwise).
     var writes: Bool
+    /// Whether the step only released it (a lock it took in an earlier step). A release orders the next acquire of
+    /// its lock after it (happens-before), but is never in a race: while one worker holds a lock, another's acquire
+    /// of it cannot run, so the two can never be swapped (the race to reverse is the two acquires').
+    var releaseOnly = false
+
+    /// Whether this access and `other` (of the same object) conflict: one of them writes, and, for a race, neither
+    /// is a release.
+    func conflicts(with other: StepAccess, forRaces: Bool) -> Bool {
+        (writes || other.writes) && !(forRaces && (releaseOnly || other.releaseOnly))
+    }
 }
 
 /// The kind of word an object number stands for: a ``SharedWord``'s raw value, or ``lock``.
@@ -42,10 +52,12 @@ struct ExploredStep: Hashable, Sendable, Codable {
         current >= 0 && chosen != current && canRun(current)
     }
 
-    /// Whether this step and `other` touch a common object, one of them writing it.
-    func conflicts(with other: ExploredStep) -> Bool {
+    /// Whether this step and `other` touch a common object, one of them writing it (for races: and neither only
+    /// releasing it).
+    func conflicts(with other: ExploredStep, forRaces: Bool) -> Bool {
         for access in accesses {
-            for theirs in other.accesses where theirs.object == access.object && (access.writes || theirs.writes) {
+            for theirs in other.accesses
+            where theirs.object == access.object && access.conflicts(with: theirs, forRaces: forRaces) {
                 return true
             }
         }

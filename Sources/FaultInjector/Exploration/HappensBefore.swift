@@ -2,9 +2,11 @@
 /// dependent steps (a common object, one of them writing it) in the order they ran, closed transitively. Kept as one
 /// vector clock per step: how many steps of each worker happen before it or are it.
 ///
-/// From it: the races (two dependent steps of different workers with nothing ordered between them, the pairs whose
-/// order an explorer must also try the other way round), the workers that could start an execution that reverses a
-/// race, and the canonical order of a class of equivalent executions.
+/// In full (every conflict, a lock's release before its next acquire included) it gives the canonical order of a
+/// class of equivalent executions. For races (``StepAccess/releaseOnly`` accesses left out: a release and the next
+/// acquire of its lock are never both able to run, so the order to reverse is the two acquires') it gives the races
+/// (two dependent steps of different workers with nothing ordered between them, the pairs whose order an explorer
+/// must also try the other way round) and the workers that could start an execution that reverses one.
 struct HappensBefore {
     /// The steps, in the order they ran.
     let steps: [ExploredStep]
@@ -19,14 +21,16 @@ struct HappensBefore {
     /// Each step's previous step of the same worker (-1 if none).
     private var previousOfWorker: [Int32] = []
 
-    /// The order of `steps`, whose objects are numbered below `objects`, for `workers` workers.
-    init<Steps: Collection>(_ steps: Steps, objects: Int, workers: Int) where Steps.Element == ExploredStep {
+    /// The order of `steps`, whose objects are numbered below `objects`, for `workers` workers; `forRaces` leaves
+    /// releases out.
+    init<Steps: Collection>(_ steps: Steps, objects: Int, workers: Int, forRaces: Bool = false)
+    where Steps.Element == ExploredStep {
         self.steps = Array(steps)
         self.workers = workers
-        build(objects: objects)
+        build(objects: objects, forRaces: forRaces)
     }
 
-    private mutating func build(objects: Int) {
+    private mutating func build(objects: Int, forRaces: Bool) {
         let count = steps.count
         local = Array(repeating: 0, count: count)
         clocks = Array(repeating: 0, count: count * workers)
@@ -41,7 +45,7 @@ struct HappensBefore {
             local[index] = counts[worker]
             counts[worker] += 1
             previousOfWorker[index] = lastOfWorker[worker]
-            for access in step.accesses {
+            for access in step.accesses where !(forRaces && access.releaseOnly) {
                 let base = Int(access.object) * workers
                 for other in 0..<workers where other != worker {
                     let candidate = access.writes ? lastAccess[base + other] : lastWrite[base + other]
@@ -55,7 +59,7 @@ struct HappensBefore {
                 join(into: index, from: Int(lastDependent[index * workers + other]))
             }
             clocks[index * workers + worker] = Int32(local[index] + 1)
-            for access in step.accesses {
+            for access in step.accesses where !(forRaces && access.releaseOnly) {
                 let slot = Int(access.object) * workers + worker
                 lastAccess[slot] = Int32(index)
                 if access.writes { lastWrite[slot] = Int32(index) }

@@ -51,6 +51,8 @@ struct PortableAccess: Hashable, Sendable, Codable {
     var word: UInt8
     /// Whether the step wrote it.
     var writes: Bool
+    /// Whether the step only released it (see ``StepAccess/releaseOnly``).
+    var releaseOnly: Bool
 }
 
 /// A worker that need not run from some state because an equivalent execution was or will be explored: its step
@@ -72,18 +74,20 @@ struct SleepEntry: Hashable, Sendable, Codable {
             let created = execution.objectNames[Int(access.object)]
             return PortableAccess(
                 created: created, name: created >= 0 ? -1 : touches.lastTouch(of: access.object, before: depth),
-                word: execution.objectWords[Int(access.object)], writes: access.writes)
+                word: execution.objectWords[Int(access.object)], writes: access.writes,
+                releaseOnly: access.releaseOnly)
         }
     }
 
     /// Whether `step` (a step at depth `depth` or later of an execution sharing the first `depth` steps) is dependent
-    /// with this entry's step.
+    /// with this entry's step (as races are: a lock's release depends on nothing, see ``StepAccess/releaseOnly``).
     func isDependent(with step: ExploredStep, touches: TouchIndex, execution: ExploredExecution) -> Bool {
         for access in step.accesses {
             let word = execution.objectWords[Int(access.object)]
             let created = execution.objectNames[Int(access.object)]
             var name: Int64?
-            for mine in accesses where mine.word == word && (mine.writes || access.writes) {
+            for mine in accesses
+            where mine.word == word && (mine.writes || access.writes) && !mine.releaseOnly && !access.releaseOnly {
                 if mine.created >= 0 || created >= 0 {
                     if mine.created == created { return true }
                     continue

@@ -84,7 +84,7 @@ final class StepRecorder: @unchecked Sendable {
     /// The step in progress released `lock`.
     func released(_ lock: ObjectIdentifier) {
         let mode = heldLocks.removeValue(forKey: lock) ?? .exclusive
-        noteLock(lock, mode)
+        noteLock(lock, mode, releasing: true)
     }
 
     /// Worker `worker` reached a decision at `point`: its step ends. Locks it holds across the decision count as
@@ -132,15 +132,17 @@ final class StepRecorder: @unchecked Sendable {
         return number
     }
 
-    private func noteLock(_ lock: ObjectIdentifier, _ mode: LockMode) {
+    private func noteLock(_ lock: ObjectIdentifier, _ mode: LockMode, releasing: Bool = false) {
         guard mode != .quiet, !omitted.contains(ObjectWord.lock), !execution.steps.isEmpty else { return }
-        note(StepAccess(object: number(lock, ObjectWord.lock), writes: mode == .exclusive))
+        note(StepAccess(object: number(lock, ObjectWord.lock), writes: mode == .exclusive, releaseOnly: releasing))
     }
 
-    /// Adds `access`, keeping one entry per object with the strongest access.
+    /// Adds `access`, keeping one entry per object with the strongest access (a release and another access of one
+    /// lock in one step make an access that is not only a release).
     private func note(_ access: StepAccess) {
         if let index = pending.firstIndex(where: { $0.object == access.object }) {
             if access.writes { pending[index].writes = true }
+            if !access.releaseOnly { pending[index].releaseOnly = false }
             return
         }
         pending.append(access)
