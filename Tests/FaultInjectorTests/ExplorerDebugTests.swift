@@ -3,7 +3,7 @@ import GuardCore
 import XCTest
 
 final class ExplorerDebugTests: XCTestCase {
-    func collect(_ workers: [[String]], target: any SystemUnderTest, reduction: Bool = true, bound: Int? = nil, sleep: Bool = true) -> [[UInt64]: ExecutionReport] {
+    func collect(_ workers: [[String]], target: any SystemUnderTest, reduction: Bool = true, bound: Int? = nil, sleep: Bool = true) -> ([[UInt64]: ExecutionReport], ExplorationOutcome) {
         var settings = ExplorationSettings()
         settings.keepsSleepSets = sleep
         settings.reduction = reduction
@@ -17,8 +17,7 @@ final class ExplorerDebugTests: XCTestCase {
             if r.execution.sleepBlockedAt == nil, reports[r.classHash] == nil { reports[r.classHash] = r }
             return r
         }
-        print(outcome.summary)
-        return reports
+        return (reports, outcome)
     }
 
     func dump(_ r: ExecutionReport) {
@@ -31,18 +30,16 @@ final class ExplorerDebugTests: XCTestCase {
         }
     }
 
-    func testDebugMissing() {
-        let s2 = [["observe c0 o0 k0 []", "release-observer c0", "mutate o0 k0"], ["mutate o0 k0", "unobserve-all c0", "observe c0 o0 k0 [initial,new]"]]
-        let full = collect(s2, target: GuardScenarios.guardTarget, sleep: false)
-        let brute = collect(s2, target: GuardScenarios.guardTarget, reduction: false, bound: 2)
-        var shown = 0
-        for (key, r) in brute where full[key] == nil || full[key]!.canonicalDigest != r.canonicalDigest {
-            print("MISSING (in full: \(full[key] != nil))")
-            dump(r)
-            if let f = full[key] { print("FULL"); dump(f) }
-            shown += 1
-            if shown == 2 { break }
-        }
-        print("missing count \(brute.keys.filter { full[$0] == nil }.count) differing \(brute.filter { full[$0.key] != nil && full[$0.key]!.canonicalDigest != $0.value.canonicalDigest }.count)")
+    func testDebugSmall() {
+        let ops = ["observe c0 o0 k0 []", "observe c0 o0 k0 [initial,new]", "release-observer c0", "mutate o0 k0", "unobserve-all c0", "unobserve c0 o0 k0"]
+        for a in ops { for b in ops {
+            for s in [[[a], [b]], [[a, "release-observer c0"], [b]]] {
+            let (full, fo) = collect(s, target: GuardScenarios.guardTarget)
+            let (brute, bo) = collect(s, target: GuardScenarios.guardTarget, reduction: false, bound: 2)
+            let missing = brute.keys.filter { full[$0] == nil }.count
+            print("\(missing > 0 || fo.failingClasses > 0 ? "MISMATCH" : "ok") \(s): full \(fo.summary) brute \(bo.summary) missing \(missing)")
+            }
+        } }
+        print("done")
     }
 }

@@ -38,11 +38,12 @@ final class WorkerContext: @unchecked Sendable {
         return (index + 1) << 32 | nextLocalID
     }
 
-    /// An id (`kind` 0) or a value (`kind` 1) of the world's, from this worker's own counter: unique in the run, and
-    /// independent of what other workers drew (``StressWorld/countersPerWorker``).
+    /// An id (`kind` 0) or a value (`kind` 1) of the world's, from this worker's own counter: unique in the run,
+    /// apart from operation ids (which stay below `256 << 32`), and independent of what other workers drew
+    /// (``StressWorld/countersPerWorker``).
     func makeWorldNumber(kind: Int) -> Int {
         worldNumbers[kind] += 1
-        return (index + 1) << 32 | worldNumbers[kind]
+        return (index + 1) << 40 | kind << 39 | worldNumbers[kind]
     }
 
     /// Orders the worker's records.

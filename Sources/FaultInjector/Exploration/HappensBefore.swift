@@ -85,23 +85,28 @@ struct HappensBefore {
         clock(later, steps[earlier].worker) > local[earlier]
     }
 
-    /// The races: pairs (i, j), i before j, of dependent steps of different workers where i happens before j only
-    /// directly (through no step between them), for each j in order.
+    /// The races: for each step j and each other worker, the latest earlier step i of that worker dependent with j
+    /// at whose decision j's worker could run (so the two could have gone the other way: a worker waiting for a lock
+    /// the other holds could not), unless i already happens before j's worker's step before j (then the order is
+    /// forced by earlier steps). The order of each race is to be tried the other way round (Flanagan and
+    /// Godefroid's choice of races, with "could be co-enabled" read off the execution's own decisions).
     func races() -> [(first: Int, second: Int)] {
         var found: [(first: Int, second: Int)] = []
         for second in steps.indices {
             let worker = steps[second].worker
-            for other in 0..<workers where other != worker {
-                let first = Int(lastDependent[second * workers + other])
-                guard first >= 0 else { continue }
-                var covered = 0
-                let previous = Int(previousOfWorker[second])
-                if previous >= 0 { covered = clock(previous, other) }
-                for third in 0..<workers where third != other {
-                    let step = Int(lastDependent[second * workers + third])
-                    if step >= 0 { covered = max(covered, clock(step, other)) }
+            let previous = Int(previousOfWorker[second])
+            for other in 0..<workers where other != worker && lastDependent[second * workers + other] >= 0 {
+                var candidate = Int(lastDependent[second * workers + other])
+                while candidate >= 0 {
+                    if previous >= 0, clock(previous, other) > local[candidate] { break }
+                    if steps[candidate].worker == other, steps[candidate].canRun(worker),
+                        steps[candidate].conflicts(with: steps[second], forRaces: true)
+                    {
+                        found.append((candidate, second))
+                        break
+                    }
+                    candidate -= 1
                 }
-                if covered <= local[first] { found.append((first, second)) }
             }
         }
         return found

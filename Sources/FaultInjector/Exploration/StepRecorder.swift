@@ -14,10 +14,16 @@ enum LockMode: UInt8, Sendable {
 /// Records, for an explored controlled run, what every scheduling step touched. The cooperative scheduler calls it
 /// with its monitor held, from the running worker's thread: one step at a time.
 ///
-/// A step's footprint is every announced lock it took, released or found held, every lock-free access GuardCore
-/// announced (``SchedulePoints/access(_:_:_:)``), and the lifetimes the worker holds: a strong reference taken from a
-/// weak one or from a slot counts as held (read) in every step until the worker's operation ends, since any of those
-/// steps may drop it, and whoever drops the last reference runs the deinit.
+/// A step's footprint is every announced lock it took, released or found held, and every lock-free access GuardCore
+/// announced (``SchedulePoints/access(_:_:_:)``).
+///
+/// Lifetimes: whoever drops an object's last reference runs its deinit. Taking a strong reference (a weak one loaded,
+/// a slot read) is a read of the object's life; its owner letting go of it (taken out of its slot, its owner's
+/// deinit) and its deinit are writes; a drop is a read while the owner still holds the object (no drop can be the
+/// last then, and such drops commute) and a write afterwards (which of two drops is the last decides who runs the
+/// deinit). Code that knows when it drops a reference says so there (``SharedAccess/drop``); a reference announced as
+/// held (``SharedAccess/hold``: a local the harness keeps for its operation) is dropped when the worker's operation
+/// ends (Swift keeps a local to the end of its scope), in the step that ends the operation.
 final class StepRecorder: @unchecked Sendable {
     private struct ObjectKey: Hashable {
         let identity: ObjectIdentifier
@@ -38,6 +44,8 @@ final class StepRecorder: @unchecked Sendable {
     private(set) var ticksAtStart: UInt64 = 0
     private var pending: [StepAccess] = []
     private var held: [[Int32]]
+    /// Objects whose owner let go of them (a write of their life): a drop of them may be the last.
+    private var detached: Set<Int32> = []
     private var heldLocks: [ObjectIdentifier: LockMode] = [:]
     private let omitted: Set<UInt8>
     private let ticks: @Sendable () -> UInt64
@@ -54,9 +62,17 @@ final class StepRecorder: @unchecked Sendable {
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess, worker: Int) {
         guard !omitted.contains(word.rawValue), !execution.steps.isEmpty else { return }
         let number = self.number(object, word.rawValue)
-        note(StepAccess(object: number, writes: kind == .write))
-        if kind == .hold, worker >= 0, worker < held.count, !held[worker].contains(number) {
-            held[worker].append(number)
+        switch kind {
+        case .hold:
+            if worker >= 0, worker < held.count, !held[worker].contains(number) { held[worker].append(number) }
+            note(StepAccess(object: number, writes: false))
+        case .drop:
+            note(StepAccess(object: number, writes: detached.contains(number)))
+        case .write:
+            if word == .lifetime { detached.insert(number) }
+            note(StepAccess(object: number, writes: true))
+        case .read:
+            note(StepAccess(object: number, writes: false))
         }
     }
 
@@ -96,9 +112,9 @@ final class StepRecorder: @unchecked Sendable {
             heldLocks[lock] = .exclusive
             noteLock(lock, .exclusive)
         }
-        if worker < held.count {
-            for number in held[worker] { note(StepAccess(object: number, writes: false)) }
-            if point == .operation || point == .finish { held[worker].removeAll() }
+        if worker < held.count, point == .operation || point == .finish {
+            for number in held[worker] { note(StepAccess(object: number, writes: detached.contains(number))) }
+            held[worker].removeAll()
         }
         execution.steps[execution.steps.count - 1].accesses = pending
         pending.removeAll(keepingCapacity: true)

@@ -70,8 +70,16 @@ final class ControllerCore: @unchecked Sendable {
     var observer: AnyObject? {
         if let ownedObserver { return ownedObserver }
         let observer = weakObserver
-        SchedulePoints.access(observerIdentity, .lifetime, observer == nil ? .read : .hold)
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
         return observer
+    }
+
+    /// Tells an explorer that the caller dropped the strong reference to the observer it took with ``observer`` (a
+    /// write of the observer's life: the last drop runs its deinit). Call where the reference goes.
+    @inline(__always)
+    func droppedObserver() {
+        guard ownedObserver == nil else { return }
+        SchedulePoints.access(observerIdentity, .lifetime, .drop)
     }
 
     /// Whether the observer has not begun its deinit, asked without a strong reference to it where possible.
@@ -136,6 +144,8 @@ final class ControllerCore: @unchecked Sendable {
             }
             initialObserver = nil
         }
+        // The observer held for `.initial` goes when this call returns: an explorer counts that as a drop.
+        defer { if initialObserver != nil { droppedObserver() } }
         guard !KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath) else {
             return invalid(.keyPathTooLong, object: object, keyPath: keyPath, callSite: callSite)
         }

@@ -118,6 +118,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     var object: AnyObject? {
         guard let weaklyHeld else { return heldObject }
         let object = weaklyHeld.object
+        // Held until the harness's operation ends, as far as an explorer knows (a bound on where GuardCore drops it).
         SchedulePoints.access(objectID, .lifetime, object == nil ? .read : .hold)
         return object
     }
@@ -186,6 +187,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
             }
             return
         }
+        // The observer goes when this returns: an explorer counts that as a drop.
+        defer { core.droppedObserver() }
         // Checked again right before the call, so an unobserve that returned meanwhile is honoured.
         guard state.delivers else { return }
         invokeHandler(observer: observer, object: object, change: change)

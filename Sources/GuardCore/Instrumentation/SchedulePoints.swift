@@ -47,8 +47,8 @@ package enum SharedWord: UInt8, Sendable, CaseIterable {
     case forwarder
     /// A dependent key's relay word (installed).
     case relay
-    /// An object's life: a weak reference loaded into a strong one, or whatever drops what may be its last
-    /// reference. Its order decides which thread runs the object's deinit.
+    /// An object's life: taking a strong reference (a read), dropping one (see ``SharedAccess/drop``), its owner
+    /// letting go of it and its deinit (writes): which drop is the last decides which thread runs the deinit.
     case lifetime
 }
 
@@ -58,9 +58,13 @@ package enum SharedAccess: UInt8, Sendable {
     case read
     /// Writes it (a compare-and-exchange that succeeds, an exchange, a store).
     case write
-    /// Takes a strong reference to the object (``SharedWord/lifetime`` only): a read now, and a reference the thread
-    /// may drop any time until its current operation of the harness ends, which an explorer counts as held till then.
+    /// Takes a strong reference to the object (``SharedWord/lifetime`` only), a read, which the thread keeps until its
+    /// current operation of the harness ends: an explorer counts the step that ends the operation as dropping it.
     case hold
+    /// Drops a strong reference to the object (``SharedWord/lifetime`` only). While the object's owner still holds it
+    /// (it is in its slot), no drop can be the last, and drops commute with one another: a read; once the owner let
+    /// go (a write of its life), a drop may be the last and run the deinit: a write.
+    case drop
 }
 
 /// What a fault injector installs to act at schedule points. Called on the thread that reaches the point.
