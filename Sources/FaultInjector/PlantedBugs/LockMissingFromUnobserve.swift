@@ -15,7 +15,7 @@ final class LockMissingController: BaselineController, @unchecked Sendable {
         // The planted bug: check, act and update without `table.lock`.
         guard let registration = table.byKey[key] else { return .notRegistered }
         if registration.state == .active { unregister(registration) }
-        registration.state = .removed
+        registration.set(.removed)
         table.remove(registration)
         return .removed
     }
