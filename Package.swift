@@ -12,7 +12,9 @@ let package = Package(
         // The Swift concurrency baseline. Atomics come from the package's own C target (GuardCoreAtomics), not the
         // Synchronization module, which needs iOS 18 / macOS 15. GuardCore's own runtime (KVOObject) reads stored
         // properties through the Swift runtime's reflection entry points, present from iOS 13.4 / macOS 10.15.4 /
-        // tvOS 13.4 / watchOS 6.2; below that its keys are unknown, while guarding NSObject works from the floor.
+        // tvOS 13.4 / watchOS 6.2 (looked up there, linked by name elsewhere, so static Linux builds have them);
+        // below that no stored property is a key, which the process says once on standard error and as the misuse
+        // reflectionUnavailable, while guarding NSObject works from the floor.
         .macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1),
     ],
     products: [
@@ -33,7 +35,7 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: ["FaultInjector", "GuardCore"],
-            resources: [.copy("Seeds")]
+            resources: [.copy("Seeds"), .copy("Scenarios")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,7 @@ _Static_assert(sizeof(gca_word) == 8, "gca_word must be one 64-bit word");
 _Static_assert(sizeof(gca_padded_word) == 64, "gca_padded_word must fill one cache line");
 _Static_assert(sizeof(gca_lock) == 4, "gca_lock must be one 32-bit word (a futex)");
 
-gca_padded_word gca_process_words[4];
+gca_padded_word gca_process_words[5];
 
 gca_word gca_kvo_classes[GCA_KVO_CLASS_COUNT];
 

@@ -10,8 +10,8 @@ enum CommandDispatcher {
             }
             guard let topic = HelpText.topic(arguments[1]) else {
                 throw UsageError(
-                    "no help for '\(arguments[1])': there is no such command (the commands are run, replay, shrink, "
-                        + "explain, explore, mutants, bench)")
+                    "no help for '\(arguments[1])': there is no such command or topic (the commands are run, replay, "
+                        + "shrink, explain, explore, scenario, mutants, bench; the topic scenario is the scenario format)")
             }
             print(topic)
             return .passed
@@ -23,6 +23,8 @@ enum CommandDispatcher {
             return try ShrinkCommand.run(Array(arguments.dropFirst()))
         case "explain":
             return try ExplainCommand.run(Array(arguments.dropFirst()))
+        case "scenario":
+            return try ScenarioCommand.run(Array(arguments.dropFirst()))
         case "mutants":
             return try MutantsCommand.run(Array(arguments.dropFirst()))
         case "bench":

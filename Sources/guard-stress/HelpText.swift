@@ -19,11 +19,17 @@ enum HelpText {
                                             tell a seed file's failing run as a story (and draw it as a web page)
           guard-stress explore SCENARIO [--target NAME] [--preemptions K] [--jobs N] [--json OUT]
                                             explore every interleaving of a scenario: a proof, or a failing one
+          guard-stress scenario FILE        check a text scenario, or write a seed file as one (help scenario: the
+                                            format)
           guard-stress mutants [--seeds N] [--budget S] [--filter NAME] [--runner chaos|controlled|both]
                                             run every planted bug against both runners: the kill matrix
           guard-stress bench [options]      measure KVOGuard's costs (build with -c release)
-          guard-stress help [run|replay|shrink|explain|explore|mutants|bench]
+          guard-stress help [run|replay|shrink|explain|explore|scenario|mutants|bench]
                                             show help
+
+        Every command that takes FILE takes a seed file or a text scenario (a few lines a person writes from a crash
+        report; guard-stress help scenario). run --scenario FILE runs its operations every round, each round with
+        its own schedule; replay --record writes the first failing run of a file that records no failure.
 
         With no arguments it runs about a minute against the guard on 64 queues (well over a million operations on
         two cores), then shows what the raw runtime would have done with the same operations.
@@ -105,6 +111,10 @@ enum HelpText {
           --seed N             campaign seed (decimal or 0x hex); default: random, printed
           --profile NAME       the scenario shape (default mixed; the sizes below are the mixed profile's):
         \(profileLines)
+          --scenario FILE      the same operations every round: a text scenario or a seed file's (its target and
+                               runner unless --target and --runner say otherwise), each round with its own seed,
+                               so its own schedule; replaces --profile, --mix, --queues, --ops-per-queue, --objects
+                               and --controllers
           --mix NAME=W,...     the operation weights, replacing the profile's (operations not named get 0); the
                                names: \(mixNames)
           --runner chaos|controlled
@@ -151,9 +161,10 @@ enum HelpText {
     }
 
     static let replay = """
-        guard-stress replay FILE [--runs K] [--target NAME] [--json OUT] [--junit OUT] [--in-process]
+        guard-stress replay FILE [--runs K] [--target NAME] [--record [--out FILE]] [--json OUT] [--junit OUT]
+                                 [--in-process]
 
-        Re-runs the scenario of seed file FILE (its written operations, or the ones its seed regenerates) K times
+        Re-runs the scenario of FILE, a seed file or a text scenario (its written operations, or the ones its seed regenerates) K times
         (default 3) with the file's runner and reports how often the oracle was violated and how often with the
         file's own signature. The chaos runner replays operations, not thread interleavings, so a race comes back
         with a rate. A controlled file replays exactly: every run follows the recorded schedule step for step and
@@ -169,15 +180,20 @@ enum HelpText {
         hangs is reported as crash(SIGSEGV), trap or deadlock and the next run starts fresh; with --in-process
         guard-stress runs them itself and restarts itself with SWIFT_DETERMINISTIC_HASHING=1 when it is not set. A
         file whose failure is "unfinished" was written before its round ran and the round never finished: replay
-        it to see what happened.
+        it to see what happened. A text scenario (or a seed file) that records no failure has nothing to reproduce:
+        its result says VIOLATED or PASSED; --record writes its first failing run (operations, failure and, for a
+        controlled run, the schedule it took) to a seed file that shrink takes.
 
         OPTIONS
           --runs K             runs (default 3)
+          --record             write the first run that violated the oracle as a seed file, beside FILE as
+                               NAME.recorded.json (NAME without .json or .scenario), or to --out
+          --out FILE           with --record: where the seed file goes (an existing file only with --force)
           --target NAME        replay against another system (guard, raw, token, or nsobject on Apple platforms)
           --json FILE          write the outcome as JSON (schema "kvoguard-stress-report" version 1, command replay)
           --junit FILE         write JUnit XML: one test case per run, a <failure> per run that violated the oracle
-          --force              let --json and --junit replace a file that is not an earlier report of theirs (never
-                               FILE itself)
+          --force              let --json and --junit replace a file that is not an earlier report of theirs, and
+                               --out an existing file (never FILE itself)
           --in-process         run in guard-stress itself
           --stall-timeout SECONDS
                                chaos runs: no finished operation for this long is a deadlock (default 3)
@@ -240,14 +256,15 @@ enum HelpText {
     static let explain = """
         guard-stress explain FILE [--html OUT.html] [--force] [--full] [--width N] [--attempts N] [--in-process]
 
-        Replays the seed file FILE once and prints the run as a story: one column per worker, one row per step in
-        which something happened (steps with only locks and schedule points are left out; long quiet stretches are
-        marked), each operation with its result (#1, #2, ... in the order they began), each notification (⚡),
-        each misuse that reached the runtime (✖), lock waits (⌛) and preemptions in the middle of an operation (⇥).
-        Each oracle violation is marked (◀ ✖1) on the row where it became inevitable: the notification it names,
-        else the latest result of an operation it names, else the first misuse of its kind, else the end of the
-        run; below the table the violations are spelled out with the same labels. Shrink a file first
-        (guard-stress shrink) for a story that fits a screen.
+        Replays FILE (a seed file or a text scenario) once and prints the run as a story: one column per worker,
+        one row per step in which something happened (steps with only locks and schedule points are left out; long
+        quiet stretches are marked), each operation with its result (#1, #2, ... in the order they began), each
+        notification (»), each misuse that reached the runtime (✗), lock waits (‖) and preemptions in the middle of
+        an operation (⇥). Each oracle violation is marked (◄ ✗1) on the row where it became inevitable: the
+        notification it names, else the latest result of an operation it names, else the first misuse of its kind,
+        else the end of the run; below the table the violations are spelled out with the same labels, and the
+        instances they name are called by their slots, as the operations call them (c0, o1; c0′ for the second
+        controller slot c0 held). Shrink a file first (guard-stress shrink) for a story that fits a screen.
 
         A controlled file is replayed exactly: the story is the recorded run itself (it says so, or where the replay
         stopped matching). A chaos file cannot be: it is run until its failure shows (at most --attempts times,
@@ -256,9 +273,12 @@ enum HelpText {
 
         OPTIONS
           --html OUT.html   also write the story as one self-contained web page (inline CSS and SVG, no script, no
-                            network): swimlanes per worker, registrations as bars over their lifetimes, notifications
-                            as marks, the violations highlighted; it replaces only an earlier explain page (or an
-                            empty file)
+                            network), as wide as the window: swimlanes per worker with each operation's text and
+                            result, registrations as bars over their lifetimes (on a system without the guard, such
+                            as raw, until the runtime lets go of them: releasing the observer does not), notifications
+                            as marks, the violations highlighted, each linked from the list to its step in the
+                            picture and its row in the text; it replaces only an earlier explain page (or an empty
+                            file)
           --force           let --html replace any other file (never FILE itself)
           --full            print every row (a long story otherwise keeps its start, the rows around each violation
                             and its end)
@@ -437,6 +457,7 @@ enum HelpText {
         case "replay": return replay
         case "shrink": return shrink
         case "explain": return explain
+        case "scenario": return scenario
         case "bench": return bench
         case "mutants": return mutants
         case "explore": return explore

@@ -92,17 +92,17 @@ final class ExplainTests: XCTestCase {
         let text = StoryText(story: story).text
         XCTAssertTrue(text.contains("#1 observe c0 o0 k0 [new] → returned"), text)
         XCTAssertTrue(text.contains("#2 unobserve c0 o0 k1"), text)
-        XCTAssertTrue(text.contains("⚡ #1 hears #3 (new "), text)
-        let misuseRow = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("✖ misuse notRegistered") })
-        XCTAssertTrue(misuseRow.contains("◀ ✖1 runtime-misuse"), String(misuseRow))
+        XCTAssertTrue(text.contains("» #1 hears #3 (new "), text)
+        let misuseRow = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("✗ misuse notRegistered") })
+        XCTAssertTrue(misuseRow.contains("◄ ✗1 runtime-misuse"), String(misuseRow))
         // The observe is never removed: its object deallocates observed when the run releases everything.
         XCTAssertEqual(story.violations.count, 2)
         let violation = story.violations[0]
         XCTAssertEqual(story.lines[violation.line].kind, .misuse)
         XCTAssertEqual(story.lines[story.violations[1].line].kind, .end)
         XCTAssertTrue(story.violations[1].message.contains("deallocatedWhileObserved"), story.violations[1].message)
-        XCTAssertTrue(text.contains("runtime misuse while releasing: ✖ deallocatedWhileObserved ×1   ◀ ✖2"), text)
-        XCTAssertTrue(text.contains("✖1 runtime-misuse (at step \(story.lines[violation.line].step!), worker 0): 1 × notRegistered"), text)
+        XCTAssertTrue(text.contains("runtime misuse while releasing: ✗ deallocatedWhileObserved ×1   ◄ ✗2"), text)
+        XCTAssertTrue(text.contains("✗1 runtime-misuse (at step \(story.lines[violation.line].step!), worker 0): 1 × notRegistered"), text)
         XCTAssertTrue(story.header.provenance.contains("an exact replay of the recorded schedule"), story.header.provenance)
         XCTAssertLessThan(text.split(separator: "\n").count, 25)
     }
@@ -111,14 +111,14 @@ final class ExplainTests: XCTestCase {
         let (story, result) = try story([["observe c0 o0 k0 [new]", "mutate o0 k0"]], target: DoubleDelivery())
         XCTAssertEqual(result.report.signature, "duplicate-delivery")
         let text = StoryText(story: story).text
-        let hearing = text.split(separator: "\n").filter { $0.contains("⚡ #1 hears #2") }
+        let hearing = text.split(separator: "\n").filter { $0.contains("» #1 hears #2") }
         XCTAssertEqual(hearing.count, 2, text)
-        XCTAssertFalse(hearing[0].contains("◀"), "the first notification is fine")
-        XCTAssertTrue(hearing[1].contains("◀ ✖1 duplicate-delivery"), "the second one is the violation: \(text)")
+        XCTAssertFalse(hearing[0].contains("◄"), "the first notification is fine")
+        XCTAssertTrue(hearing[1].contains("◄ ✗1 duplicate-delivery"), "the second one is the violation: \(text)")
         let violation = try XCTUnwrap(story.violations.first)
         XCTAssertTrue(violation.message.contains("observe #1 heard about mutate #2 2 times"), violation.message)
         XCTAssertEqual(Set(violation.labels), ["#1", "#2"])
-        XCTAssertTrue(text.contains("✖1 duplicate-delivery (at step"), text)
+        XCTAssertTrue(text.contains("✗1 duplicate-delivery (at step"), text)
     }
 
     func testAPassingRunSaysTheOracleHeld() throws {
@@ -127,10 +127,10 @@ final class ExplainTests: XCTestCase {
             target: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertTrue(result.passed)
         let text = StoryText(story: story).text
-        XCTAssertTrue(text.contains("⚡ #1 initial notification (new 0)"), text)
+        XCTAssertTrue(text.contains("» #1 initial notification (new 0)"), text)
         XCTAssertTrue(text.contains("#2 unobserve in #1's handler (unobserve-self) → removed"), text)
         XCTAssertTrue(text.contains("The oracle held"), text)
-        XCTAssertFalse(text.contains("◀ ✖"), text)
+        XCTAssertFalse(text.contains("◄ ✗"), text)
     }
 
     func testAChaosFileIsToldAsOneReplayInWallClockOrder() throws {
@@ -156,7 +156,7 @@ final class ExplainTests: XCTestCase {
         let text = printer.text
         XCTAssertTrue(text.contains("rows left out"), text)
         XCTAssertTrue(text.contains("#31 unobserve c0 o0 k2"), "the violation's rows are kept: \(text)")
-        XCTAssertTrue(text.contains("◀ ✖1"), text)
+        XCTAssertTrue(text.contains("◄ ✗1"), text)
         printer.maximumRows = nil
         XCTAssertFalse(printer.text.contains("rows left out"))
         XCTAssertGreaterThan(printer.lines.count, printer.maximumRows ?? 40)
@@ -173,7 +173,7 @@ final class ExplainTests: XCTestCase {
         }
         XCTAssertTrue(html.contains("<svg"), "the picture is inline SVG")
         XCTAssertTrue(html.contains("<style>"), "the styles are inline")
-        XCTAssertTrue(html.contains("✖1 duplicate-delivery"), "the violation is listed")
+        XCTAssertTrue(html.contains("✗1 duplicate-delivery"), "the violation is listed")
         XCTAssertTrue(html.contains("class=\"violation-line\""), "and marked in the picture")
         XCTAssertTrue(html.contains("span hit"), "the operations it names are highlighted")
         XCTAssertTrue(html.contains("registrations"), "registrations have lanes")

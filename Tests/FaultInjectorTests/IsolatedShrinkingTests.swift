@@ -36,7 +36,7 @@ final class IsolatedShrinkingTests: XCTestCase {
         let probe = try Replayer(file: file).replay(runs: 1, isolatedBy: try childProcesses())
         XCTAssertEqual(probe.crashedRuns, 1)
         let verdict = try XCTUnwrap(probe.verdicts.first)
-        XCTAssertEqual(verdict.signature, "crash(SIGSEGV)")
+        XCTAssertEqual(verdict.signature, BuildSanitizer.segfaultSignature)
         return (file.finished(with: verdict.report, scenario: scenario), scenario)
     }
 
@@ -48,7 +48,7 @@ final class IsolatedShrinkingTests: XCTestCase {
         let result = try Shrinker(file: file, fileName: "crash.json", settings: settings).shrink()
         guard case .shrunk(let outcome) = result else { return XCTFail("not shrunk: \(result)") }
 
-        XCTAssertEqual(outcome.file.failure.signature, "crash(SIGSEGV)")
+        XCTAssertEqual(outcome.file.failure.signature, BuildSanitizer.segfaultSignature)
         XCTAssertLessThan(outcome.scenario.operationCount, scenario.operationCount)
         XCTAssertLessThan(outcome.shrunk.workers, 3)
         XCTAssertEqual(outcome.scenario.operationCount, 1, "one observe is all it takes: \(outcome.scenario.operations)")
@@ -124,7 +124,7 @@ final class IsolatedShrinkingTests: XCTestCase {
         XCTAssertTrue(shrink.stdout.contains("each candidate runs in a child process"), shrink.stdout)
         XCTAssertTrue(shrink.stdout.contains("the signature came back in 2/2"), shrink.stdout)
         let shrunk = try SeedFileStore.read(output)
-        XCTAssertEqual(shrunk.failure.signature, "crash(SIGSEGV)")
+        XCTAssertEqual(shrunk.failure.signature, BuildSanitizer.segfaultSignature)
         XCTAssertEqual(shrunk.operations?.joined().count, 1)
 
         let replay = try GuardStressProcess.run(["replay", output, "--runs", "2"], in: directory, timeout: 60)
@@ -134,10 +134,10 @@ final class IsolatedShrinkingTests: XCTestCase {
         let page = directory.file("crash.html")
         let explain = try GuardStressProcess.run(["explain", output, "--html", page], in: directory, timeout: 60)
         XCTAssertEqual(explain.status, 1, explain.stdout + explain.stderr)
-        XCTAssertTrue(explain.stdout.contains("its process died, crash(SIGSEGV)"), explain.stdout)
+        XCTAssertTrue(explain.stdout.contains("its process died, \(BuildSanitizer.segfaultSignature)"), explain.stdout)
         XCTAssertTrue(explain.stdout.contains("worker 0: observe"), explain.stdout)
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        XCTAssertTrue(html.contains("crash(SIGSEGV)"))
+        XCTAssertTrue(html.contains(BuildSanitizer.segfaultSignature))
 
         let refused = try GuardStressProcess.run(
             ["shrink", input, "--in-process", "--stall-timeout", "2"], in: directory, timeout: 60)

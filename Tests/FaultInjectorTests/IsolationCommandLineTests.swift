@@ -143,12 +143,20 @@ final class IsolationCommandLineTests: XCTestCase {
 
     func testASegfaultIsACrashVerdictWithASeedFileThatReplaysAndTheCampaignGoesOn() throws {
         let outcome = try run(fixtureCampaign("fixture-segv", seed: "11", rounds: 10))
-        let seedFiles = try assertCrashCampaign(outcome, rounds: 10, signature: "crash(SIGSEGV)", kind: "crash")
-        XCTAssertTrue(outcome.stdout.contains("SIGSEGV"), outcome.stdout)
-        XCTAssertTrue(outcome.stderr.contains("killed by SIGSEGV"), outcome.stderr)
+        let signature = BuildSanitizer.segfaultSignature
+        let cause = BuildSanitizer.crashCause(ofSignal: "SIGSEGV")
+        let seedFiles = try assertCrashCampaign(outcome, rounds: 10, signature: signature, kind: "crash")
+        XCTAssertTrue(outcome.stdout.contains(cause), outcome.stdout)
+        if let sanitizer = BuildSanitizer.name {
+            // The sanitizer caught the segfault, reported it and exited with its own status.
+            XCTAssertTrue(outcome.stderr.contains("ended by \(sanitizer) (exited with status"), outcome.stderr)
+            XCTAssertTrue(outcome.stderr.contains("ERROR: \(sanitizer): SEGV on unknown address"), outcome.stderr)
+        } else {
+            XCTAssertTrue(outcome.stderr.contains("killed by SIGSEGV"), outcome.stderr)
+        }
         let report = try jsonReport()
         let violations = try XCTUnwrap(report["violations"] as? [String: Any])
-        XCTAssertEqual((violations["crashSignals"] as? [String: Int])?["SIGSEGV"], seedFiles.count)
+        XCTAssertEqual((violations["crashSignals"] as? [String: Int])?[cause], seedFiles.count)
         // The process's standard error (Swift's crash backtrace, unless SWIFT_BACKTRACE turned it off) is kept
         // beside the seed file.
         for round in try failingRounds(report) {
@@ -156,7 +164,7 @@ final class IsolationCommandLineTests: XCTestCase {
             XCTAssertEqual(log, (round["seedFile"] as? String).map { String($0.dropLast(".json".count)) + ".log" })
             XCTAssertFalse(try String(contentsOfFile: log, encoding: .utf8).isEmpty, log)
         }
-        try assertReplayReproduces(try XCTUnwrap(seedFiles.first), signature: "crash(SIGSEGV)")
+        try assertReplayReproduces(try XCTUnwrap(seedFiles.first), signature: signature)
     }
 
     func testAFatalErrorIsATrapVerdictWithASeedFileThatReplays() throws {
@@ -184,13 +192,14 @@ final class IsolationCommandLineTests: XCTestCase {
             directory.file("controlled"), "--no-compare",
         ])
         XCTAssertEqual(segv.status, 1, segv.stdout + segv.stderr)
-        XCTAssertTrue(segv.stdout.contains("rounds violated the oracle: crash(SIGSEGV))"), segv.stdout)
+        XCTAssertTrue(segv.stdout.contains("rounds violated the oracle: \(BuildSanitizer.segfaultSignature))"), segv.stdout)
         let seedFile = try XCTUnwrap(
             try FileManager.default.contentsOfDirectory(atPath: directory.file("controlled")).first { $0.hasSuffix(".json") })
         let file = try SeedFileStore.read(directory.file("controlled/" + seedFile))
         XCTAssertEqual(file.runner, "controlled")
         XCTAssertNotNil(file.expectedSteps, "the PCT round's expected step count is recorded, so its schedule regenerates")
-        try assertReplayReproduces(directory.file("controlled/" + seedFile), signature: "crash(SIGSEGV)", runs: 3)
+        try assertReplayReproduces(
+            directory.file("controlled/" + seedFile), signature: BuildSanitizer.segfaultSignature, runs: 3)
 
         let start = Date()
         let hang = try run([
@@ -200,7 +209,9 @@ final class IsolationCommandLineTests: XCTestCase {
         XCTAssertEqual(hang.status, 1, hang.stdout + hang.stderr)
         XCTAssertTrue(hang.stderr.contains("blocked outside the scheduler's control"), hang.stderr)
         XCTAssertTrue(hang.stdout.contains("RESULT: FAIL (1 of 1 rounds violated the oracle: deadlock)"), hang.stdout)
-        XCTAssertLessThan(Date().timeIntervalSince(start), 15, "the controlled runner notices a blocked worker in seconds")
+        XCTAssertLessThan(
+            Date().timeIntervalSince(start), BuildSanitizer.timeLimit(15),
+            "the controlled runner notices a blocked worker in seconds")
     }
 
     /// In process, a crash still ends guard-stress, but the round's seed file, written before it ran, is left
@@ -211,7 +222,14 @@ final class IsolationCommandLineTests: XCTestCase {
                 "run", "--in-process", "--target", "fixture-segv", "--queues", "1", "--ops-per-queue", "4", "--ops", "40",
                 "--seed", "11", "--out", directory.file("in-process"),
             ], allowsCrash: true)
-        XCTAssertEqual(outcome.reason, .uncaughtSignal, "in process the segfault kills guard-stress itself")
+        if let sanitizer = BuildSanitizer.name {
+            // The sanitizer catches the segfault, reports it and ends guard-stress with its own exit status.
+            XCTAssertEqual(outcome.reason, .exit, "in process the segfault ends guard-stress itself")
+            XCTAssertNotEqual(outcome.status, 0)
+            XCTAssertTrue(outcome.stderr.contains("ERROR: \(sanitizer): SEGV on unknown address"), outcome.stderr)
+        } else {
+            XCTAssertEqual(outcome.reason, .uncaughtSignal, "in process the segfault kills guard-stress itself")
+        }
         let leftover = try XCTUnwrap(
             try FileManager.default.contentsOfDirectory(atPath: directory.file("in-process")).first { $0.hasSuffix(".running.json") })
         let path = directory.file("in-process/" + leftover)
@@ -221,7 +239,7 @@ final class IsolationCommandLineTests: XCTestCase {
         let replay = try run(["replay", path, "--runs", "1"])
         XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
         XCTAssertTrue(replay.stdout.contains("(written before its round ran; the round never finished)"), replay.stdout)
-        XCTAssertTrue(replay.stdout.contains("run 1: violated: crash(SIGSEGV)"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("run 1: violated: \(BuildSanitizer.segfaultSignature)"), replay.stdout)
     }
 
     /// A controlled campaign is a function of its seed (with deterministic hashing, which child processes always

@@ -147,7 +147,7 @@ final class ShrinkExplainCommandLineTests: XCTestCase {
         let explain = try run(["explain", shrunkPath, "--html", html])
         XCTAssertEqual(explain.status, 1, "the explained run violates the oracle: \(explain.stderr)")
         XCTAssertTrue(explain.stdout.contains("an exact replay of the recorded schedule"), explain.stdout)
-        XCTAssertTrue(explain.stdout.contains("◀ ✖1"), explain.stdout)
+        XCTAssertTrue(explain.stdout.contains("◄ ✗1"), explain.stdout)
         XCTAssertTrue(explain.stdout.contains("step │ worker 0"), explain.stdout)
         XCTAssertTrue(explain.stdout.contains("wrote \(html)"), explain.stdout)
         let page = try String(contentsOfFile: html, encoding: .utf8)

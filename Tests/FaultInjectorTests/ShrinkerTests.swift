@@ -113,7 +113,7 @@ final class ShrinkerTests: XCTestCase {
         XCTAssertTrue(text.contains("⇥ preempted "), text)
         // Which violation the story numbers first depends on the schedule the shrinker kept (a missing delivery to
         // the second "registered" observe may come first); the non-linearizable result must be among them.
-        XCTAssertNotNil(text.range(of: #"◀ ✖[0-9]+ non-linearizable"#, options: .regularExpression), text)
+        XCTAssertNotNil(text.range(of: #"◄ ✗[0-9]+ non-linearizable"#, options: .regularExpression), text)
         XCTAssertEqual(Set(story.lines.filter { $0.worker >= 0 }.map(\.worker)), [0, 1], text)
         let pinned = story.lines[story.violations[0].line]
         XCTAssertTrue(pinned.kind == .ended || pinned.kind == .completed, "pinned to a result: \(pinned)")
@@ -196,7 +196,7 @@ final class ShrinkerTests: XCTestCase {
         XCTAssertTrue(text.contains("the run was abandoned"), text)
         let pinned = story.lines[story.violations[0].line]
         XCTAssertNotEqual(pinned.kind, .end, "a deadlock is pinned where the run stopped: \(text)")
-        XCTAssertTrue(text.contains("◀ ✖1 deadlock"), text)
+        XCTAssertTrue(text.contains("◄ ✗1 deadlock"), text)
     }
 
     // MARK: Chaos files
@@ -291,8 +291,8 @@ final class ShrinkerTests: XCTestCase {
         let text = StoryText(story: story)
         XCTAssertLessThanOrEqual(text.lines.count, 40, "a story that fits a screen:\n\(text.text)")
         XCTAssertTrue(text.text.contains("initial notification"), text.text)
-        XCTAssertTrue(text.text.contains("✖ misuse notRegistered"), text.text)
-        XCTAssertTrue(text.text.contains("◀ ✖"), text.text)
+        XCTAssertTrue(text.text.contains("✗ misuse notRegistered"), text.text)
+        XCTAssertTrue(text.text.contains("◄ ✗"), text.text)
         print("---- shrunk seed file (\(outcome.original) → \(outcome.shrunk), \(outcome.candidates) candidates) ----")
         print(String(decoding: try Data(contentsOf: URL(fileURLWithPath: written)), as: UTF8.self))
         print("---- guard-stress explain ----")

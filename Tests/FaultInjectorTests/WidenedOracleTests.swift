@@ -164,8 +164,8 @@ final class WidenedOracleTests: XCTestCase {
         builder.diagnostic(.doubleRemoval, for: again, keyPath: "k0")
         let never = builder.unobserve(.k1, at: 90, returning: 95, outcome: .notRegistered)
         builder.diagnostic(.removalOfUnregistered, for: never, keyPath: "k1")
-        let refused = builder.observe(.delegate, at: 96, returning: 97, outcome: .invalid)
-        builder.diagnostic(.invalidArgument, for: refused, keyPath: "delegate", reason: .unobservableKeyPath)
+        let refused = builder.observe(.owner, at: 96, returning: 97, outcome: .invalid)
+        builder.diagnostic(.invalidArgument, for: refused, keyPath: "owner", reason: .unobservableKeyPath)
         let clean = builder.history
         let report = diagnosticsOracle.evaluate(clean, facts: RunFacts())
         assertPassed(report)

@@ -106,9 +106,13 @@ final class GuardStressTests: XCTestCase {
         let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         assertOracleHeld(result, "guard, variants, seed 15")
         let invalid = result.history.operations.filter { $0.kind == .observe && $0.outcome == .invalid }
-        XCTAssertTrue(invalid.contains { $0.typedKey == .peerForced }, "typed key paths without a name were refused")
-        XCTAssertTrue(invalid.contains { $0.key == .delegate }, "weak properties were refused")
-        XCTAssertTrue(invalid.contains { $0.key == .owner }, "unowned properties were refused")
+        XCTAssertTrue(invalid.contains { $0.typedKey == .sum }, "typed key paths without a name were refused")
+        let registered = result.history.operations.filter { $0.kind == .observe && $0.outcome == .registered }
+        XCTAssertTrue(
+            registered.contains { $0.typedKey == .peerForced },
+            "a force unwrap through the nil peer was registered as peer.k0, never evaluated")
+        XCTAssertTrue(registered.contains { $0.key == .delegate }, "weak properties were observed")
+        XCTAssertTrue(invalid.contains { $0.key == .owner }, "unowned(unsafe) properties were refused")
         let forwarded = Set(result.history.deliveries.map(\.registration))
         XCTAssertTrue(
             result.history.operations.contains { $0.kind == .observe && $0.context != 0 && forwarded.contains($0.id) },

@@ -62,6 +62,12 @@ open class NSObject: Hashable {
     open func didChangeValue(forKey key: String) {}
     open func willChange(_ changeKind: NSKeyValueChange, valuesAt indexes: IndexSet, forKey key: String) {}
     open func didChange(_ changeKind: NSKeyValueChange, valuesAt indexes: IndexSet, forKey key: String) {}
+    open func willChangeValue(
+        forKey key: String, withSetMutation mutationKind: NSKeyValueSetMutationKind, using objects: Set<AnyHashable>
+    ) {}
+    open func didChangeValue(
+        forKey key: String, withSetMutation mutationKind: NSKeyValueSetMutationKind, using objects: Set<AnyHashable>
+    ) {}
 
     // NSKeyValueObservingCustomization
     open class func automaticallyNotifiesObservers(forKey key: String) -> Bool { true }
@@ -98,6 +104,13 @@ public enum NSKeyValueChange: UInt, Sendable {
     case insertion = 2
     case removal = 3
     case replacement = 4
+}
+
+public enum NSKeyValueSetMutationKind: UInt, Sendable {
+    case union = 1
+    case minus = 2
+    case intersect = 3
+    case set = 4
 }
 
 // MARK: - os (unified logging)

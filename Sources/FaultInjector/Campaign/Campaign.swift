@@ -53,6 +53,10 @@ public struct Campaign: Sendable {
         public var isolation = RoundIsolation.inProcess
         /// Whether each round's seed file is written before the round runs (and removed after it passed).
         public var writesSeedFileBeforeEachRound = true
+        /// The same operations for every round (a scenario written by hand, `guard-stress run --scenario`), each
+        /// round with its own seed, so its own schedule and pauses; ``scenario`` must fit them. `nil` (the default):
+        /// each round draws its own operations from its seed.
+        public var operations: [[Operation]]?
 
         /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard, in this process.
         public init() {}
@@ -60,7 +64,12 @@ public struct Campaign: Sendable {
         /// The scenario of round `round`, after `operationsDone` operations: its own seed, and cut to fit when the
         /// operation budget is nearly used up (see ``configuration(operationsDone:)``).
         public func scenario(forRound round: Int, operationsDone: Int = 0) -> Scenario {
-            Scenario(
+            if let operations {
+                return Scenario(
+                    configuration: scenario, seed: StreamSeeds.seed(run: seed, purpose: .rounds, index: round),
+                    operations: operations)
+            }
+            return Scenario(
                 configuration: configuration(operationsDone: operationsDone),
                 seed: StreamSeeds.seed(run: seed, purpose: .rounds, index: round))
         }
@@ -134,11 +143,12 @@ public struct Campaign: Sendable {
             let scenario = settings.scenario(forRound: round, operationsDone: budgetUsed)
             if round == 0 { summary.scenario = scenario.configuration }
             let roundStart = MonotonicClock.now
-            let plan = RoundPlan(
-                file: SeedFile(
-                    roundAboutToRun: scenario, target: settings.target, runner: runner(learnedSteps: learnedSteps),
-                    toolVersion: ToolVersion.current),
-                scenario: scenario)
+            var file = SeedFile(
+                roundAboutToRun: scenario, target: settings.target, runner: runner(learnedSteps: learnedSteps),
+                toolVersion: ToolVersion.current)
+            // Operations the seed does not regenerate are written out.
+            if settings.operations != nil { file.operations = scenario.operations.map { $0.map(\.description) } }
+            let plan = RoundPlan(file: file, scenario: scenario)
             let unfinished = writeUnfinished(plan, into: &summary)
             let wish: RoundRequest.SeedFileWish =
                 summary.seedFiles.count < settings.maximumSeedFiles ? .always : .unlessSignatureIn(signaturesSeen.sorted())

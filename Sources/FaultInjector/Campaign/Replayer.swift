@@ -41,6 +41,10 @@ public struct Replayer: Sendable {
         public let crashedRuns: Int
         /// What running in child processes cost, or `nil` in process.
         public let isolation: IsolationStatistics?
+        /// With ``Replayer/recordsFailure``: the first run that violated the oracle, written down as a seed file (its
+        /// operations, its failure and, for a controlled run, the schedule it took), keeping the replayed file's
+        /// description. `nil` when no run violated the oracle, or recording was not asked for.
+        public let recordedFailure: SeedFile?
 
         /// Whether the oracle was violated at least once.
         public var reproduced: Bool { violatedRuns > 0 }
@@ -60,6 +64,9 @@ public struct Replayer: Sendable {
     public var recordsTrace = false
     /// Seconds without progress after which a chaos run counts as deadlocked.
     public var chaosStallTimeout = ChaosRunner().deadlockTimeout
+    /// Whether to write down the first run that violates the oracle (``Outcome/recordedFailure``): the way to a seed
+    /// file that records a failure, from a text scenario or a seed file that records none, so it can be shrunk.
+    public var recordsFailure = false
 
     /// A replay of `file` against `target` (by default the target the file names).
     public init(file: SeedFile, target: (any SystemUnderTest)? = nil) throws(SeedFileError) {
@@ -111,6 +118,7 @@ public struct Replayer: Sendable {
         for run in 0..<max(1, runs) {
             let (result, mismatch) = runOnce(scenario, with: runner)
             lastResult = result
+            if recordsFailure, !result.passed { tally.record(SeedFile(result: result, toolVersion: ToolVersion.current)) }
             tally.add(RoundVerdict(result), mismatch: mismatch.map { "run \(run + 1): \($0)" })
             if result.abandoned, !file.isControlled { break }
         }
@@ -128,7 +136,7 @@ public struct Replayer: Sendable {
         defer { host.finish() }
         let request = RoundRequest(
             file: file, target: replaysRecordedTarget ? nil : target.name, stallTimeout: settings.stallTimeout,
-            seedFile: .never)
+            seedFile: recordsFailure ? .always : .never)
         var tally = Tally(file: file, exactness: exactness)
         for run in 0..<max(1, runs) {
             switch host.run(request, operations: scenario.operationCount) {
@@ -136,8 +144,12 @@ public struct Replayer: Sendable {
                 guard let verdict = answer.verdict else {
                     throw IsolationError(description: "the child process could not run \(file.target)'s seed file: \(answer.error ?? "no reason given")")
                 }
+                if recordsFailure, !verdict.passed {
+                    tally.record(answer.seedFile ?? file.finished(with: verdict.report, scenario: scenario))
+                }
                 tally.add(verdict, mismatch: answer.mismatch.map { "run \(run + 1): \($0)" })
             case .ended(let verdict, _):
+                if recordsFailure { tally.record(file.finished(with: verdict.report, scenario: scenario)) }
                 tally.add(verdict, mismatch: nil, crashed: true)
             case .failed(let error):
                 throw error
@@ -176,10 +188,20 @@ public struct Replayer: Sendable {
         var mismatches: [String] = []
         var verdicts: [RoundVerdict] = []
         var last: OracleReport?
+        var recorded: SeedFile?
 
         init(file: SeedFile, exactness: ReplayExactness) {
             self.file = file
             self.exactness = exactness
+        }
+
+        /// Keeps `failure` if it is the first failing run, with the replayed file's description.
+        mutating func record(_ failure: SeedFile) {
+            guard recorded == nil else { return }
+            var failure = failure
+            failure.description = file.description
+            failure.shrunk = nil
+            recorded = failure
         }
 
         mutating func add(_ verdict: RoundVerdict, mismatch: String?, crashed runCrashed: Bool = false) {
@@ -203,7 +225,8 @@ public struct Replayer: Sendable {
                 runs: verdicts.count, violatedRuns: violated, sameSignatureRuns: same,
                 signatures: verdicts.map(\.signature), lastViolation: last, lastResult: lastResult,
                 exactRuns: exactness.isChecked ? exact : nil, exactnessNotChecked: exactness.notCheckedReason,
-                mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed, isolation: isolation)
+                mismatches: mismatches, verdicts: verdicts, crashedRuns: crashed, isolation: isolation,
+                recordedFailure: recorded)
         }
     }
 }

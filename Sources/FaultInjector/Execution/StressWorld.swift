@@ -64,6 +64,7 @@ final class StressWorld: @unchecked Sendable {
             return ControllerSlot(index: index, holdsWeakly: weakly, observer: makeObserver(holdsWeakly: weakly))
         }
         worldLocks = Set(lockNames.keys)
+        HeldChangeAttribution.installOnce()
         diagnostics.startsUserCode = { [weak self] in self?.noteUserCode("a diagnostic sink") }
     }
 
@@ -213,7 +214,7 @@ final class StressWorld: @unchecked Sendable {
         let now = clock.now
         let worker = WorkerContext.current
         let record = DeliveryRecord(
-            registration: registration.id, cause: worker?.frames.last ?? -1, worker: worker?.index ?? -1,
+            registration: registration.id, cause: worker?.cause ?? -1, worker: worker?.index ?? -1,
             sequence: worker?.makeSequence() ?? 0, time: now, kind: UInt8(change.kind.rawValue),
             isPrior: change.isPrior, hasOld: change.oldValue != nil, hasNew: change.newValue != nil,
             oldValue: StressValue.encode(change.oldValue), newValue: StressValue.encode(change.newValue),

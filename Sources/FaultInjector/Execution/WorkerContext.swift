@@ -12,6 +12,9 @@ final class WorkerContext: @unchecked Sendable {
     var diagnostics: [DiagnosticRecord] = []
     /// Operation ids from outermost to innermost.
     var frames: [Int] = []
+    /// Changes held back by the system and being delivered on this thread (``HeldChangeAttribution``): the operation
+    /// that made each, and how many frames this thread had when its delivery began.
+    var heldCauses: [(cause: Int, depth: Int)] = []
     /// Stress objects that began to deinitialize on this thread inside an operation, in order.
     var objectDeinits: [ObjectDeinitRecord] = []
     /// Object slots whose mutation lock this thread holds, in acquisition order.
@@ -30,6 +33,13 @@ final class WorkerContext: @unchecked Sendable {
     init(index: Int, faults: FaultInjection) {
         self.index = index
         self.faults = faults
+    }
+
+    /// The operation a notification recorded now belongs to: the one whose held-back change is being delivered on
+    /// this thread (unless an operation began inside that delivery), else the innermost operation; -1 if none.
+    var cause: Int {
+        if let held = heldCauses.last, held.depth == frames.count { return held.cause }
+        return frames.last ?? -1
     }
 
     /// A run-unique operation id.

@@ -25,6 +25,12 @@ public struct RunStory: Sendable {
         public var recordedSignature: String
         /// This run's signature (empty if the oracle held).
         public var signature: String
+
+        /// ` (as recorded)`, ` (recorded: X)`, or ` (the file records no failure)`.
+        var comparedWithRecording: String {
+            if signature == recordedSignature { return recordedSignature.isEmpty ? "" : " (as recorded)" }
+            return recordedSignature.isEmpty ? " (the file records no failure)" : " (recorded: \(recordedSignature))"
+        }
     }
 
     /// One line of the story.

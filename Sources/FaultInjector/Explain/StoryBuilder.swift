@@ -45,7 +45,7 @@ struct StoryBuilder {
             violationCount: result.report.totalViolations, lastStep: state.lastStep,
             stepsAreScheduleSteps: stepsAreScheduleSteps)
         ViolationPins(state: (state.labels, state.endedLine, state.deliveryLines, state.misuseLines), endLine: endLine,
-            abandoned: result.abandoned)
+            abandoned: result.abandoned, names: StoryNames(records: result.history.operations, scenario: result.scenario))
             .pin(result.report, records: result.history.operations, into: &story)
         return story
     }
@@ -71,7 +71,7 @@ struct StoryBuilder {
             case .release: place = "after releasing " + (state.lastReleased[worker].map(lockNames.describeLock) ?? "a lock")
             case .guardCore: place = "at \(point.name)"
             }
-            _ = add(.preempted, "⇥ preempted \(place); worker \(chosen) runs")
+            _ = add(.preempted, "\(StoryGlyph.preempted) preempted \(place); worker \(chosen) runs")
         case .began(let id, let index, let kind, _):
             let label = makeLabel(id, state: state)
             let text = operationText(id: id, index: index, kind: kind, worker: worker, state: state, records: records)
@@ -117,19 +117,19 @@ struct StoryBuilder {
             let registrationLabel = state.labels[registration] ?? "registration \(registration)"
             let causeLabel = state.labels[cause] ?? (cause < 0 ? "no operation" : "operation \(cause)")
             let about = kind == "initial" ? "initial notification" : kind == "prior" ? "prior notification of \(causeLabel)" : "hears \(causeLabel)"
-            let line = add(.delivered, "⚡ \(registrationLabel) \(about)" + (values.isEmpty ? "" : " (\(values))"))
+            let line = add(.delivered, "\(StoryGlyph.notification) \(registrationLabel) \(about)" + (values.isEmpty ? "" : " (\(values))"))
             state.deliveryLines.append((line, registration, cause))
             state.marks[registration, default: []].append(
                 RunStory.Mark(step: event.step, worker: worker, kind: kind, cause: causeLabel, values: values))
             state.lastDelivery[worker] = registration
             if let record { state.stepOfTick.append((record.time, event.step)) }
         case .misuse(let kind):
-            let line = add(.misuse, "✖ misuse \(kind.rawValue): \(Self.gloss(kind))")
+            let line = add(.misuse, "\(StoryGlyph.misuse) misuse \(kind.rawValue): \(Self.gloss(kind))")
             state.misuseLines.append((line, kind))
             state.misuses.append(RunStory.MisuseMark(step: event.step, worker: worker, kind: kind.rawValue))
             state.tracedMisuses[kind, default: 0] += 1
         case .waits(let lock, let holder):
-            _ = add(.waits, "⌛ waits for \(lockNames.describeLock(lock)), held by worker \(holder)")
+            _ = add(.waits, "\(StoryGlyph.waits) waits for \(lockNames.describeLock(lock)), held by worker \(holder)")
         case .released(let lock):
             state.lastReleased[worker] = lock
         case .acquired, .finished:
@@ -170,7 +170,7 @@ struct StoryBuilder {
         for (kind, count) in result.recording.facts.misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let left = count - state.tracedMisuses[kind, default: 0]
             guard left > 0 else { continue }
-            untraced.append("✖ \(kind.rawValue) ×\(left)")
+            untraced.append("\(StoryGlyph.misuse) \(kind.rawValue) ×\(left)")
             state.misuseLines.append((state.lines.count, kind))
             for _ in 0..<left { state.misuses.append(RunStory.MisuseMark(step: nil, worker: -1, kind: kind.rawValue)) }
         }
@@ -202,12 +202,43 @@ struct StoryBuilder {
             }
             return low == 0 ? ticks.first?.step : ticks[low - 1].step
         }
+        let guardSemantics = result.recording.promisesGuardSemantics
         return state.spanOrder.compactMap { id -> RunStory.Registration? in
             guard let window = index.windows[id], let span = state.spans[id] else { return nil }
+            var (mayEnd, sureEnd) = (step(at: window.mayEnd), step(at: window.sureEnd))
+            if !guardSemantics {
+                let end = runtimeEnd(of: window.observe).flatMap(step(at:))
+                (mayEnd, sureEnd) = (end, end)
+            }
             return RunStory.Registration(
                 label: span.label, text: span.text, worker: span.worker, mayStart: span.began, sureStart: span.ended,
-                mayEnd: step(at: window.mayEnd), sureEnd: step(at: window.sureEnd), marks: state.marks[id] ?? [])
+                mayEnd: mayEnd, sureEnd: sureEnd, marks: state.marks[id] ?? [])
         }
+    }
+
+    /// For a system without the guard's semantics (the raw runtime): when `observe`'s registration left the runtime,
+    /// as the runtime sees it: when the first removal of it called after the observe returned returned, or when its
+    /// object finished deinitializing; `nil` while it lasted to the end of the run. Releasing the observer ends
+    /// nothing: the runtime keeps the registration and goes on notifying the observer.
+    private func runtimeEnd(of observe: OperationRecord) -> UInt64? {
+        var end = result.history.objectDeinitTimes[observe.object] ?? .max
+        for removal in result.history.operations where removal.kind.isRemoval && removal.controller == observe.controller {
+            guard removal.call > observe.ret, removal.ret < end else { continue }
+            switch removal.outcome {
+            case .invalid, .notRegistered, .alreadyRemoved, .skipped: continue
+            default: break
+            }
+            let matches: Bool
+            switch removal.kind {
+            case .unobserveAll: matches = true
+            case .unobserveObject: matches = removal.object == observe.object
+            default:
+                matches = removal.object == observe.object && removal.key == observe.key
+                    && removal.context == observe.context && removal.typedKey == observe.typedKey
+            }
+            if matches { end = removal.ret }
+        }
+        return end == .max ? nil : end
     }
 
     // MARK: Wording
@@ -241,5 +272,7 @@ struct StoryBuilder {
         .unpairedDidChange: "didChangeValue without willChangeValue",
         .unknownKey: "a key the object does not have (NSUnknownKeyException)",
         .invalidIndexes: "indexes that do not fit an ordered to-many property (NSRangeException)",
+        .keyPathTooLong: "a key path too long to follow safely",
+        .reflectionUnavailable: "a key read where the Swift runtime offers no reflection",
     ]
 }

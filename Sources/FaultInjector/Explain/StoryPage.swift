@@ -20,14 +20,13 @@ public struct StoryPage: Sendable {
             <h1>\(escape(header.title))</h1>
             <p class="facts">target <b>\(escape(header.target))</b> · runner \(escape(header.runner)) · seed \(escape(header.seed)) · \(header.workers) workers · \(header.operations) operations</p>
             <p class="facts">\(escape(header.provenance))</p>
-            <p class="signature">failure: <b>\(escape(header.signature.isEmpty ? "none (the oracle held)" : header.signature))</b>\(header.signature == header.recordedSignature ? " (as recorded)" : " (recorded: " + escape(header.recordedSignature) + ")")</p>
+            <p class="signature">failure: <b>\(escape(header.signature.isEmpty ? "none (the oracle held)" : header.signature))</b>\(escape(header.comparedWithRecording))</p>
 
             """
         page += violationList
         page += legend
         page += "<div class=\"picture\">\n" + Timeline(story: story).svg + "</div>\n"
-        page += "<details open=\"open\"><summary>The story as text</summary>\n<pre>"
-            + escape(StoryText(story: story).text) + "</pre></details>\n"
+        page += "<details open=\"open\"><summary>The story as text</summary>\n<pre>" + storyText + "</pre></details>\n"
         page += "</body>\n</html>\n"
         return page
     }
@@ -54,20 +53,36 @@ public struct StoryPage: Sendable {
         """
     }
 
+    /// Each violation, linked to its mark in the picture (`#violation-N`) and its row in the text
+    /// (`#story-violation-N`).
     private var violationList: String {
         guard !story.violations.isEmpty else { return "<p class=\"held\">The oracle held: no violation.</p>\n" }
         var list = "<ol class=\"violations\">\n"
         for violation in story.violations {
             let line = story.lines[violation.line]
             let place = line.step.map { "step \($0), worker \(line.worker)" } ?? "the end of the run"
-            list += "<li><b>✖\(violation.number) \(escape(violation.kind))</b> at \(escape(place)): \(escape(violation.message))</li>\n"
+            list += "<li><a href=\"#violation-\(violation.number)\"><b>\(StoryGlyph.misuse)\(violation.number) "
+                + "\(escape(violation.kind))</b> at \(escape(place))</a>: \(escape(violation.message)) "
+                + "<a class=\"row-link\" href=\"#story-violation-\(violation.number)\">(its row in the text)</a></li>\n"
         }
         return list + "</ol>\n"
     }
 
+    /// The text story, escaped, each row a violation is pinned to marked with an anchor (`story-violation-N`, the
+    /// first row of each).
+    private var storyText: String {
+        var anchored: Set<Int> = []
+        return StoryText(story: story).annotatedLines.map { line -> String in
+            let new = line.violations.filter { anchored.insert($0).inserted }
+            guard let first = new.first else { return escape(line.text) }
+            return "<span class=\"violation-row\" id=\"story-violation-\(first)\">" + escape(line.text) + "</span>"
+                + new.dropFirst().map { "<span id=\"story-violation-\($0)\"></span>" }.joined()
+        }.joined(separator: "\n")
+    }
+
     private var legend: String {
         """
-        <p class="legend"><span class="key op"></span> operation (began → returned) <span class="key bar"></span> registration (dashed: while its observe ran; pale: may have ended) <span class="dot"></span> notification (◆ initial, ▲ prior) <span class="bad">✖</span> misuse that reached the runtime ⌛ waits for a lock ⇥ preempted <span class="bad">┊</span> violation</p>
+        <p class="legend"><span class="key op"></span> operation (began → returned) <span class="key bar"></span> registration (dashed: while its observe ran; pale: may have ended) <span class="dot"></span> notification (◆ initial, ▲ prior) <span class="bad">\(StoryGlyph.misuse)</span> misuse that reached the runtime \(StoryGlyph.waits) waits for a lock \(StoryGlyph.preempted) preempted <span class="bad">┊</span> violation</p>
 
         """
     }
@@ -88,11 +103,16 @@ public struct StoryPage: Sendable {
         .legend .dot { display: inline-block; width: 9px; height: 9px; border-radius: 50%; background: #6b8fc6; }
         .bad { color: #d1242f; font-weight: bold; }
         .picture { overflow-x: auto; border: 1px solid #d8dee4; border-radius: 6px; padding: 6px; background: #fbfcfd; }
+        .picture svg { display: block; height: auto; }
+        .violation-row { background: #ffe3e0; font-weight: bold; }
+        a.row-link { font-size: 12px; color: #4a5562; }
+        :target { outline: 2px solid #d1242f; }
         svg text { font: 11px ui-monospace, Menlo, Consolas, monospace; fill: #1d232b; }
         svg .lane-label { font-weight: bold; }
         svg .axis { fill: #8a96a3; }
         svg .lane { fill: #f3f6f9; }
         svg .span { stroke-width: 1; }
+        svg text.op { font-size: 11px; }
         svg .hit { stroke: #d1242f; stroke-width: 2.5; }
         svg .misuse { fill: #d1242f; font-weight: bold; font-size: 13px; }
         svg .violation-line { stroke: #d1242f; stroke-width: 1.5; stroke-dasharray: 4 3; }

@@ -22,11 +22,16 @@ public struct StoryText: Sendable {
 
     /// The text, line by line.
     public var lines: [String] {
-        var output = headerLines
-        output.append("")
+        annotatedLines.map(\.text)
+    }
+
+    /// ``lines``, each with the numbers of the violations pinned to it (table rows only), for the page's anchors.
+    var annotatedLines: [(text: String, violations: [Int])] {
+        var output = headerLines.map { ($0, [Int]()) }
+        output.append(("", []))
         output += table
-        output.append("")
-        output += violationLines
+        output.append(("", []))
+        output += violationLines.map { ($0, [Int]()) }
         return output
     }
 
@@ -38,9 +43,8 @@ public struct StoryText: Sendable {
                 + "\(header.operations) \(header.operations == 1 ? "operation" : "operations")",
             header.provenance,
             "failure: " + (header.signature.isEmpty ? "none (the oracle held in this run)" : header.signature)
-                + (header.signature == header.recordedSignature ? " (as recorded)" : " (recorded: \(header.recordedSignature))"),
-            "⚡ notification   ✖ misuse that reached the runtime   ⌛ waits for a lock   ⇥ preempted   → result"
-                + "   ◀ violation",
+                + header.comparedWithRecording,
+            StoryGlyph.legend,
         ]
         if header.workers > 12 || story.lines.count > 400 {
             lines.append("(a large run: shrink it first with `guard-stress shrink` for a story that fits a screen)")
@@ -55,7 +59,7 @@ public struct StoryText: Sendable {
         return max(24, min(48, (width - 8) / workers))
     }
 
-    private var table: [String] {
+    private var table: [(text: String, violations: [Int])] {
         let workers = max(1, story.header.workers)
         let column = columnWidth
         let stepTitle = story.stepsAreScheduleSteps ? "step" : "order"
@@ -67,20 +71,20 @@ public struct StoryText: Sendable {
         for worker in 0..<workers {
             rule += String(repeating: "─", count: column + (worker == workers - 1 ? 1 : 2)) + (worker == workers - 1 ? "" : "┼")
         }
-        var rows = [header, rule]
+        var rows: [(text: String, violations: [Int])] = [(header, []), (rule, [])]
         let shown = shownRows()
         var previous: Int?
         var previousStep: Int?
         for index in shown {
             if let previous, index > previous + 1 {
-                rows.append(pad("⋯", 6, right: true) + " │ ⋯ \(index - previous - 1) rows left out (--full shows them)")
+                rows.append((pad("⋯", 6, right: true) + " │ ⋯ \(index - previous - 1) rows left out (--full shows them)", []))
                 previousStep = nil
             }
             let line = story.lines[index]
             if let step = line.step, let previousStep, step - previousStep >= Self.quietGap {
-                rows.append(pad("┆", 6, right: true) + " │ " + quietNote(step - previousStep - 1))
+                rows.append((pad("┆", 6, right: true) + " │ " + quietNote(step - previousStep - 1), []))
             }
-            rows.append(render(line, workers: workers, column: column))
+            rows.append((render(line, workers: workers, column: column), line.violations))
             previous = index
             if let step = line.step { previousStep = step }
         }
@@ -96,7 +100,7 @@ public struct StoryText: Sendable {
 
     private func render(_ line: RunStory.Line, workers: Int, column: Int) -> String {
         let marks = line.violations.isEmpty ? ""
-            : "   ◀ " + line.violations.map { number in "✖\(number) \(story.violations[number - 1].kind)" }.joined(separator: ", ")
+            : "   \(StoryGlyph.violation) " + line.violations.map { number in "\(StoryGlyph.misuse)\(number) \(story.violations[number - 1].kind)" }.joined(separator: ", ")
         guard line.worker >= 0 else {
             return pad("end", 6, right: true) + " │ " + line.text + marks
         }
@@ -127,7 +131,7 @@ public struct StoryText: Sendable {
             let place = line.step.map { step in
                 (story.stepsAreScheduleSteps ? "step \(step)" : "event \(step)") + ", worker \(line.worker)"
             } ?? "the end of the run"
-            lines.append("✖\(violation.number) \(violation.kind) (at \(place)): \(violation.message)")
+            lines.append("\(StoryGlyph.misuse)\(violation.number) \(violation.kind) (at \(place)): \(violation.message)")
         }
         if story.violationCount > story.violations.count {
             lines.append("(\(story.violationCount) violations in all; the oracle keeps the first few of each kind in full)")

@@ -1,10 +1,15 @@
 /// The SVG picture of a ``RunStory``: steps left to right (only steps where something happened get a column),
-/// worker swimlanes above, registration lanes below.
+/// worker swimlanes above with each operation's text in its box, registration lanes below. Columns are spaced so
+/// that an operation's text ends before the next box in its row begins; the picture is as wide as the page (and
+/// never narrower than its own layout, scrolling instead). Each violation's mark is an anchor (`violation-N`) the
+/// page links to.
 struct Timeline {
     let story: RunStory
 
     private static let labelWidth = 230.0
     private static let columnWidth = 24.0
+    /// The advance of one character of the monospaced 11 px text, a little generous.
+    static let characterWidth = 6.9
     private static let depthHeight = 22.0
     private static let registrationHeight = 20.0
     private static let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7"]
@@ -29,7 +34,8 @@ struct Timeline {
         let registrationsTop = y + 18
         let height = registrationsTop + Double(story.registrations.count) * Self.registrationHeight + 12
         let width = Self.labelWidth + columns.width + 40
-        var out = "<svg width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\">\n"
+        var out = "<svg width=\"100%\" style=\"min-width: \(Int(width))px\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" "
+            + "preserveAspectRatio=\"xMinYMin meet\" role=\"img\">\n"
         out += "<title>\(escape(story.header.title))</title>\n"
         out += axis(columns, height: height)
         for worker in 0..<workers {
@@ -46,15 +52,15 @@ struct Timeline {
             let x = columns.x(step)
             let top = laneTops[line.worker] + Double(line.depth) * Self.depthHeight
             switch line.kind {
-            case .waits: out += glyph("⌛", x: x, y: top + 13, title: line.text)
-            case .preempted: out += glyph("⇥", x: x, y: top + 13, title: line.text)
+            case .waits: out += glyph(StoryGlyph.waits, x: x, y: top + 13, title: line.text)
+            case .preempted: out += glyph(StoryGlyph.preempted, x: x, y: top + 13, title: line.text)
             default: break
             }
         }
         for misuse in story.misuses {
             let x = misuse.step.map(columns.x) ?? columns.endX
             let top = misuse.worker >= 0 && misuse.worker < workers ? laneTops[misuse.worker] : registrationsTop - 16
-            out += "<text class=\"misuse\" x=\"\(f(x - 5))\" y=\"\(f(top + 13))\">✖<title>runtime misuse \(escape(misuse.kind))</title></text>\n"
+            out += "<text class=\"misuse\" x=\"\(f(x - 5))\" y=\"\(f(top + 13))\">\(StoryGlyph.misuse)<title>runtime misuse \(escape(misuse.kind))</title></text>\n"
         }
         if !story.registrations.isEmpty {
             out += "<text class=\"lane-label\" x=\"6\" y=\"\(f(registrationsTop - 4))\">registrations</text>\n"
@@ -87,10 +93,10 @@ struct Timeline {
         let y = top + Double(span.depth) * Self.depthHeight + 2
         let color = Self.color(span.worker)
         let fill = span.result == "skipped" ? "#eeeeee" : "\(color)33"
-        let title = "\(span.label) \(span.text) → \(span.result.isEmpty ? "(did not return)" : span.result)"
+        let title = Self.caption(span)
         return "<g><title>\(escape(title))</title><rect class=\"span\(highlighted ? " hit" : "")\" x=\"\(f(start))\" y=\"\(f(y))\" "
             + "width=\"\(f(max(16, end - start)))\" height=\"18\" rx=\"4\" fill=\"\(fill)\" stroke=\"\(color)\"/>"
-            + "<text x=\"\(f(start + 3))\" y=\"\(f(y + 13))\">\(escape(span.label))</text></g>\n"
+            + "<text class=\"op\" x=\"\(f(start + 3))\" y=\"\(f(y + 13))\">\(escape(title))</text></g>\n"
     }
 
     private func registrationShape(_ registration: RunStory.Registration, top: Double, columns: Columns, highlighted: Bool) -> String {
@@ -131,14 +137,19 @@ struct Timeline {
         return out
     }
 
+    /// `#1 observe c0 o0 k0 [new] → registered`: what an operation's box says.
+    static func caption(_ span: RunStory.Span) -> String {
+        "\(span.label) \(span.text) \(StoryGlyph.result) \(span.result.isEmpty ? "(did not return)" : span.result)"
+    }
+
     private func violationLines(_ columns: Columns, height: Double) -> String {
         var out = ""
         for violation in story.violations {
             let line = story.lines[violation.line]
             let x = line.step.map(columns.x) ?? columns.endX
-            out += "<g><title>\(escape("✖\(violation.number) \(violation.kind): \(violation.message)"))</title>"
+            out += "<g id=\"violation-\(violation.number)\"><title>\(escape("\(StoryGlyph.misuse)\(violation.number) \(violation.kind): \(violation.message)"))</title>"
             out += "<line class=\"violation-line\" x1=\"\(f(x))\" y1=\"18\" x2=\"\(f(x))\" y2=\"\(f(height - 4))\"/>"
-            out += "<text class=\"violation-label\" x=\"\(f(x + 3))\" y=\"26\">✖\(violation.number)</text></g>\n"
+            out += "<text class=\"violation-label\" x=\"\(f(x + 3))\" y=\"26\">\(StoryGlyph.misuse)\(violation.number)</text></g>\n"
         }
         return out
     }
@@ -152,10 +163,12 @@ struct Timeline {
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 
-    /// The x position of each step that has something to show.
+    /// The x position of each step that has something to show: at least a column apart, and far enough apart that
+    /// each operation's caption ends before the next box in its lane row (worker and nesting depth) begins.
     struct Columns {
         let steps: [Int]
-        private let positions: [Int: Int]
+        private let positions: [Int: Double]
+        private let last: Double
 
         init(story: RunStory) {
             var steps = Set(story.lines.compactMap(\.step))
@@ -165,16 +178,44 @@ struct Timeline {
             }
             for span in story.spans { span.ended.map { _ = steps.insert($0) } }
             self.steps = steps.sorted()
-            positions = Dictionary(uniqueKeysWithValues: self.steps.enumerated().map { ($1, $0) })
+            // For each step where a box begins, the step the previous box of its row began and that box's caption width.
+            var after: [Int: [(step: Int, width: Double)]] = [:]
+            let rows = Dictionary(grouping: story.spans, by: { "\($0.worker) \($0.depth)" })
+            for row in rows.values {
+                let ordered = row.sorted { $0.began < $1.began }
+                for (previous, next) in zip(ordered, ordered.dropFirst()) {
+                    let width = Double(Timeline.caption(previous).count) * Timeline.characterWidth + 14
+                    after[next.began, default: []].append((previous.began, width))
+                }
+            }
+            var positions: [Int: Double] = [:]
+            var x = Timeline.labelWidth + Timeline.columnWidth / 2
+            for (index, step) in self.steps.enumerated() {
+                if index > 0 { x += Timeline.columnWidth }
+                for constraint in after[step] ?? [] {
+                    x = max(x, (positions[constraint.step] ?? x) + constraint.width)
+                }
+                positions[step] = x
+            }
+            self.positions = positions
+            // The last box's caption must fit before the end of the picture too.
+            var last = x
+            for span in story.spans {
+                let start = (positions[span.began] ?? x) - 8
+                last = max(last, start + Double(Timeline.caption(span).count) * Timeline.characterWidth)
+            }
+            self.last = last
         }
 
-        var width: Double { Double(steps.count + 1) * Timeline.columnWidth }
+        /// From the first column to past the last caption.
+        var width: Double { last - Timeline.labelWidth + Timeline.columnWidth }
 
         func x(_ step: Int) -> Double {
-            let index = positions[step] ?? steps.lastIndex(where: { $0 <= step }) ?? 0
-            return Timeline.labelWidth + Double(index) * Timeline.columnWidth + Timeline.columnWidth / 2
+            if let position = positions[step] { return position }
+            let index = steps.lastIndex(where: { $0 <= step })
+            return index.map { positions[steps[$0]]! } ?? Timeline.labelWidth + Timeline.columnWidth / 2
         }
 
-        var endX: Double { Timeline.labelWidth + Double(steps.count) * Timeline.columnWidth + Timeline.columnWidth / 2 }
+        var endX: Double { (steps.last.map { positions[$0]! } ?? Timeline.labelWidth) + Timeline.columnWidth }
     }
 }

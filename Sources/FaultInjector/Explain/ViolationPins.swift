@@ -14,6 +14,8 @@ struct ViolationPins {
     let endLine: Int
     /// Whether the run was abandoned (its workers blocked for good): what names nothing is pinned where it stopped.
     let abandoned: Bool
+    /// The story's names for the run's instances, which replace the oracle's ids.
+    let names: StoryNames
 
     func pin(_ report: OracleReport, records: [OperationRecord], into story: inout RunStory) {
         let descriptions = records.compactMap { record -> (text: String, id: Int, kind: String)? in
@@ -30,7 +32,7 @@ struct ViolationPins {
                     of: description.text, with: "\(description.kind) \(state.labels[description.id]!)")
             }
             pinned.append(
-                (line(for: violation.message, named: Set(named)), violation.kind.rawValue, message,
+                (line(for: violation.message, named: Set(named)), violation.kind.rawValue, names.rename(message),
                  named.compactMap { state.labels[$0] }))
         }
         // Numbered in the order they happened.

@@ -94,6 +94,9 @@ final class ChildRoundHost {
                     IsolationError(description: "the child process answered something that is not a round answer: "
                         + String(decoding: bytes.prefix(200), as: UTF8.self) + (log.isEmpty ? "" : "; its log: \(log)")))
             }
+            if answer.verdict?.abandoned == true, let death = death(of: child, since: logStart, after: elapsed, note: note) {
+                return death
+            }
             statistics.rounds += 1
             statistics.roundTripSeconds += elapsed
             statistics.busySeconds += answer.busySeconds
@@ -116,6 +119,19 @@ final class ChildRoundHost {
             lose(child)
             return .ended(RoundVerdict(unresponsiveFor: elapsed, log: log, note: note), log: log)
         }
+    }
+
+    /// The verdict on a child that abandoned its round as blocked while dying: a worker that crashed stops reaching
+    /// schedule points and making progress while Swift's backtracer or a sanitizer writes its report (a sanitizer's
+    /// symbolized report can take longer than the watchdog waits), so the round reads as a deadlock. When the log
+    /// shows the death under way and the process ends, its ending is the verdict; otherwise `nil`.
+    private func death(of child: Child, since logStart: Int, after elapsed: Double, note: String) -> Result? {
+        guard ProcessDeathCause.isDying(log: child.process.log(from: logStart)),
+            let end = child.process.waitForEnd(timeout: 60)
+        else { return nil }
+        let log = child.process.log(from: logStart)
+        lose(child)
+        return .ended(RoundVerdict(processEnd: end, log: log, seconds: elapsed, note: note), log: log)
     }
 
     /// Stops every child.

@@ -9,19 +9,35 @@ extension RoundVerdict {
     /// for SIGILL / SIGTRAP (a Swift runtime trap), else a ``Violation/Kind/crash``; `log` is the process's standard
     /// error during the round (the runtime's "Fatal error" or "Program crashed" line goes into the message);
     /// `note` is appended to the message.
+    ///
+    /// A sanitizer that ended the process (see ``ProcessDeathCause``) makes the crash its own: `crash(ThreadSanitizer)`,
+    /// its report's line in the message, whatever status it exited with. A Swift trap that a sanitizer turned into
+    /// another signal is still a trap.
     public init(processEnd end: ProcessEnd, log: String, seconds: Double, note: String = "") {
         var report = OracleReport()
         report.count(Self.survivalCheck)
-        report.crashSignals[end.name] = 1
-        let detail = (Self.crashLine(in: log).map { ": \($0)" } ?? "") + note
         let after = "after \(Self.format(seconds))"
-        switch end {
-        case .signalled where end.isTrap:
-            report.add(.init(.trap, "the round's process trapped (\(end.name)) \(after)\(detail)"))
-        case .signalled:
-            report.add(.init(.crash, "the round's process was \(end) \(after)\(detail)"))
-        case .exited:
-            report.add(.init(.crash, "the round's process \(end) without finishing the round \(after)\(detail)"))
+        switch ProcessDeathCause.find(in: log, end: end) {
+        case .sanitizer(let name, let line)?:
+            report.crashSignals[name] = 1
+            let trap = Self.crashLine(in: log).map { " (\($0))" } ?? ""
+            report.add(.init(.crash, "the round's process was ended by \(name) (\(end)) \(after): \(line)\(trap)\(note)"))
+        case .swiftTrap(let signal)?:
+            report.crashSignals[signal ?? end.name] = 1
+            let detail = (Self.crashLine(in: log).map { ": \($0)" } ?? "") + note
+            let how = signal.map { "\($0), then \(end)" } ?? "\(end)"
+            report.add(.init(.trap, "the round's process trapped (\(how)) \(after)\(detail)"))
+        case nil:
+            report.crashSignals[end.name] = 1
+            let detail = (Self.crashLine(in: log).map { ": \($0)" } ?? "") + note
+            switch end {
+            case .signalled where end.isTrap:
+                report.add(.init(.trap, "the round's process trapped (\(end.name)) \(after)\(detail)"))
+            case .signalled:
+                report.add(.init(.crash, "the round's process was \(end) \(after)\(detail)"))
+            case .exited:
+                report.add(.init(.crash, "the round's process \(end) without finishing the round \(after)\(detail)"))
+            }
         }
         self.init(report: report)
         self.seconds = seconds

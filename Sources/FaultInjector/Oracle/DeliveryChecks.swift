@@ -17,8 +17,8 @@ struct DeliveryChecks {
     private struct PairCount {
         var changes = 0
         var priors = 0
-        var firstChangeSequence = Int.max
-        var firstPriorSequence = Int.max
+        var firstChange: DeliveryRecord?
+        var firstPrior: DeliveryRecord?
     }
 
     func run(into report: inout OracleReport) {
@@ -143,8 +143,11 @@ struct DeliveryChecks {
         } else if wantsNew, expected.isCertain, delivery.newValue != expected.new {
             problems.append("new \(show(delivery.newValue)) instead of \(show(expected.new))")
         }
+        // A change already under way when the registration was made reaches it without the old value if that was
+        // never read (a dependent or dotted key path nobody observed with `.old` then, or a change nobody observed).
+        let joinedWithoutOld = wantsOld && !delivery.hasOld && change.call < observe.ret
         if delivery.hasOld != wantsOld {
-            problems.append(wantsOld ? "no old value" : "an old value it should not have")
+            if !joinedWithoutOld { problems.append(wantsOld ? "no old value" : "an old value it should not have") }
         } else if wantsOld, expected.isCertain, delivery.oldValue != expected.old {
             problems.append("old \(show(delivery.oldValue)) instead of \(show(expected.old))")
         }
@@ -154,10 +157,10 @@ struct DeliveryChecks {
         var count = pairs[PairKey(registration: observe.id, change: change.id)] ?? PairCount()
         if delivery.isPrior {
             count.priors += 1
-            count.firstPriorSequence = min(count.firstPriorSequence, delivery.sequence)
+            if count.firstPrior.map({ InitialFirstChecks.precedes(delivery, $0) }) ?? true { count.firstPrior = delivery }
         } else {
             count.changes += 1
-            count.firstChangeSequence = min(count.firstChangeSequence, delivery.sequence)
+            if count.firstChange.map({ InitialFirstChecks.precedes(delivery, $0) }) ?? true { count.firstChange = delivery }
         }
         pairs[PairKey(registration: observe.id, change: change.id)] = count
     }
@@ -183,14 +186,19 @@ struct DeliveryChecks {
                 && (change.object == observe.object
                     || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
             // A prior notification announces its change: the change must follow unless the registration may have
-            // ended before the change returned.
-            if count.priors > 0, count.changes == 0, change.ret < (window?.mayEnd ?? 0) {
+            // ended before the change was due, when it returned or, for one the guard may have held back until an
+            // `.initial` notification, when the observe returned (a removal drops what is still held then).
+            let heldUntil = index.guardSemantics && observe.options.contains(.initial) && change.call < observe.ret
+                ? observe.ret : 0
+            if count.priors > 0, count.changes == 0, max(change.ret, heldUntil) < (window?.mayEnd ?? 0) {
                 report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
             }
             if observe.options.contains(.prior), count.changes > 0, surelyRegistered {
                 if count.priors == 0 {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
-                } else if count.firstPriorSequence > count.firstChangeSequence {
+                } else if let prior = count.firstPrior, let first = count.firstChange,
+                    InitialFirstChecks.precedes(first, prior)
+                {
                     report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change"))
                 }
             }

@@ -64,7 +64,8 @@ struct HistoryIndex {
     /// through one controller may end a registration made through another controller of the same observer (after a
     /// release-controller). Keying removals by controller alone reported false missing deliveries for raw targets.
     private var controllersSharingObserver: [Int: [Int]] = [:]
-    private let guardSemantics: Bool
+    /// Whether the system promises guard semantics.
+    let guardSemantics: Bool
     /// Whether a weakly held registration surely ended when its object finished deinitializing (guard semantics).
     private let endsWeakRegistrationsAtObjectDeinit: Bool
 
@@ -249,6 +250,11 @@ struct HistoryIndex {
             window.mayEnd = min(window.mayEnd, gone)
             window.sureEnd = min(window.sureEnd, gone)
         }
+        if guardSemantics, observe.options.contains(.initial), window.mayEnd < observe.ret {
+            // Changes held back for the initial notification are dropped when the registration is removed before
+            // they are delivered (by the observe, before it returns): nothing it may have heard by then is required.
+            window.hearsFrom = max(window.hearsFrom, window.mayEnd)
+        }
         return window
     }
 
@@ -300,7 +306,9 @@ struct HistoryIndex {
 ///
 /// A change that begins after `hearsFrom` must be heard while the registration is live: that is `sureStart`, or, for
 /// the guard with `.initial`, the instant the initial notification arrived (its value was read just before, with the
-/// registration already in place, so a later change is not reflected in it and must be delivered).
+/// registration already in place, so a later change is not reflected in it and must be delivered), unless the
+/// registration may have ended before its observe returned (the guard drops the changes it held back for the initial
+/// notification then).
 struct RegistrationWindow {
     let observe: OperationRecord
     var mayStart: UInt64 { observe.call }

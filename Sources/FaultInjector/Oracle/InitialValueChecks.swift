@@ -92,7 +92,9 @@ struct InitialValueChecks {
                 "the initial notification of \(describe()) had new \(delivery.newValue), which \(key.name) never had "
                     + "during the call (it had \(allowed))"))
         }
-        guard guardSemantics, let window = index.windows[observe.id] else { return }
+        // A registration that may have been removed before its observe returned may have dropped the changes it held
+        // back for the initial notification.
+        guard guardSemantics, let window = index.windows[observe.id], window.mayEnd >= observe.ret else { return }
         // Every change after the one read, completed after the observe began (and begun before the notification:
         // later ones must be delivered anyway, which the delivery checks see) while the registration surely lived
         // (nothing could have removed it yet: not its own initial handler, not another thread), must have been

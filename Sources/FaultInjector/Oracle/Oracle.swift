@@ -7,7 +7,9 @@ import GuardCore
 /// (through a stable link too), with the right kind, values and indexes; no change made after `unobserve` returned is
 /// delivered to the removed registration (a removal nested in the observe, or one ordered after it, ends it too);
 /// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
-/// once; prior before its change, and every prior followed by its change; refused arguments are `.invalid`; every diagnostic matches its call's result; no
+/// once, before any change, and once the observe and the changes overlapping it returned, the last value heard is the
+/// key's (``InitialFirstChecks``); prior before its change, and every prior followed by its change; refused arguments
+/// are `.invalid`; every diagnostic matches its call's result; no
 /// deadlock; a controlled run ends within its step limit; no handler, diagnostic sink or observer deinit runs under a
 /// lock of the system (controlled runs); nothing leaked, neither after the teardown nor (for objects nothing could
 /// still hold, ``ReleasedObjectChecks``) while the controllers lived.
@@ -98,6 +100,7 @@ public struct Oracle: Sendable {
         InitialValueChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
         ReleasedObjectChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
         if checksGuardSemantics {
+            InitialFirstChecks(index: index, history: history).run(into: &report)
             ResultChecks(index: index).run(into: &report)
             LinearizabilityChecks(index: index).run(into: &report)
             RegistrationCountChecks(index: index).run(into: &report)

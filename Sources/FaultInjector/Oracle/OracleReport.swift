@@ -14,7 +14,8 @@ public struct OracleReport: Sendable, Codable {
     /// Keys whose linearizability search hit its budget and was neither confirmed nor refuted.
     public internal(set) var inconclusiveKeys = 0
     /// The signals that ended processes under test (`SIGSEGV`, `SIGILL`, ...; `exit 3` for a process that exited
-    /// without answering), with counts: filled only for rounds isolated in child processes.
+    /// without answering; the sanitizer's name, `ThreadSanitizer`, for one a sanitizer ended), with counts: filled
+    /// only for rounds isolated in child processes.
     public internal(set) var crashSignals: [String: Int] = [:]
 
     /// How many violations of each kind are kept in full.

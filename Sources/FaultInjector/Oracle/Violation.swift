@@ -18,6 +18,12 @@ public struct Violation: Sendable, Hashable, Codable {
         case misroutedDelivery = "misrouted-delivery"
         /// `.initial` was not delivered exactly once inside its observe call.
         case initialNotExactlyOnce = "initial-not-exactly-once"
+        /// A registration made with `.initial` heard about a change (or its prior notification) before its initial
+        /// notification.
+        case changeBeforeInitial = "change-before-initial"
+        /// Once an observe with `.initial` + `.new` and every change of its key that overlapped it had returned, the
+        /// last value its handler had heard was not the key's value.
+        case staleLastValue = "stale-last-value"
         /// A prior notification was missing, duplicated, came after its change, or was not followed by its change.
         case priorOrder = "prior-order"
         /// A notification carried the wrong kind, old or new value, or missing / extra values.
@@ -30,7 +36,8 @@ public struct Violation: Sendable, Hashable, Codable {
         case calledUnderLock = "called-under-lock"
         /// Workers stopped making progress (or a round's process stopped answering and was killed).
         case deadlock
-        /// The process running the round died of a signal other than a trap (`crash(SIGSEGV)`), or exited without
+        /// The process running the round died of a signal other than a trap (`crash(SIGSEGV)`), was ended by a
+        /// sanitizer it was built with (`crash(ThreadSanitizer)`, `crash(AddressSanitizer)`), or exited without
         /// finishing the round. Seen only when rounds run in child processes.
         case crash
         /// The process running the round trapped: a Swift runtime trap (`fatalError`, `precondition`, a force

@@ -10,7 +10,8 @@
 /// initial value is read, so a change that completes after `observe` began is reflected in the initial value or
 /// delivered as a change, never lost") and the hand-rolled "read, then subscribe" pattern it rules out. The oracle
 /// sees `missing-delivery` (``InitialValueChecks``' loss rule) on a raced read of `gauge`, whose sets take no lock
-/// the observe holds, when another registration of the same object's `gauge` surely heard the lost change.
+/// the observe holds, when another registration of the same object's `gauge` surely heard the lost change, and
+/// `stale-last-value` (``InitialFirstChecks``) when the handler is left on the value from before it.
 final class InitialValueReadEarlyController: BaselineController, @unchecked Sendable {
     // The planted bug: the `.initial` value comes from before the runtime's add.
     override var readsInitialValueBeforeRegistering: Bool { true }

@@ -25,6 +25,8 @@ public enum PlantedBug: String, CaseIterable, Sendable {
     case earlyReturnKeepsLock = "bug-early-return-keeps-lock"
     /// ``InitialValueReadEarlyController``.
     case initialReadEarly = "bug-initial-read-early"
+    /// ``ChangeBeforeInitialController``.
+    case changeBeforeInitial = "bug-change-before-initial"
 
     /// The name of the unmodified baseline (accepted by ``TargetCatalog/make(_:diagnostics:)``, never listed): it
     /// must keep the oracle.
@@ -44,6 +46,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .descriptionSingleton: return "singleton keyed by the object's description (race 5)"
         case .earlyReturnKeepsLock: return "an early return that never releases the lock"
         case .initialReadEarly: return "the .initial value read before the registration exists"
+        case .changeBeforeInitial: return "a change racing the .initial delivered before it"
         }
     }
 
@@ -60,7 +63,8 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .notifyLiveStorage: return [.duplicateDelivery]
         case .weakObjectsNotDropped: return [.runtimeMisuse]
         case .descriptionSingleton: return [.nonLinearizable, .missingDelivery, .misroutedDelivery]
-        case .initialReadEarly: return [.missingDelivery]
+        case .initialReadEarly: return [.missingDelivery, .staleLastValue]
+        case .changeBeforeInitial: return [.changeBeforeInitial, .staleLastValue]
         }
     }
 
@@ -92,11 +96,12 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .weakObjectsNotDropped:
             configuration.weakHoldingEvery = 1
             configuration.mix[.releaseObject] = 10
-        case .initialReadEarly:
+        case .initialReadEarly, .changeBeforeInitial:
             // One object's `gauge`, observed with `.initial` (its value is a raced read: sets of `gauge` take no lock
             // the observe holds) through six controllers, so a set that overlaps an observe was surely announced to
             // another registration; removals free the registrations again, and handlers do nothing (an unobserve in
-            // the initial handler would end the registration before the set it missed).
+            // the initial handler would end the registration before the set it missed, or dropped the change held
+            // for it).
             configuration.objects = 1
             configuration.controllers = 6
             configuration.keys = [.gauge]
@@ -130,6 +135,7 @@ public enum PlantedBug: String, CaseIterable, Sendable {
         case .descriptionSingleton: type = DescriptionKeyedSingletonController.self
         case .earlyReturnKeepsLock: type = EarlyReturnKeepsLockController.self
         case .initialReadEarly: type = InitialValueReadEarlyController.self
+        case .changeBeforeInitial: type = ChangeBeforeInitialController.self
         }
         return type.init(observer: observer, retainsObjects: retainsObjects, table: table)
     }

@@ -144,107 +144,10 @@ extension Operation: CustomStringConvertible {
         action == .none ? "" : " then \(action)"
     }
 
-    /// Parses the text form; `nil` if `text` is not one.
+    /// Parses the text form; `nil` if `text` is not one (``OperationParser`` says why).
     public init?(_ text: String) {
-        var words = OperationWords(text)
-        guard let verb = words.next() else { return nil }
-        switch verb {
-        case "observe":
-            guard let parsed = Self.parseObserve(&words) else { return nil }
-            self = parsed
-        case "unobserve":
-            guard let c = words.slot("c"), let o = words.slot("o"), let keyText = words.next() else { return nil }
-            if let typed = StressTypedKey(text: keyText) {
-                self = .unobserveTyped(controller: c, object: o, key: typed)
-            } else if let key = StressKey(name: keyText) {
-                if words.isAtEnd {
-                    self = .unobserve(controller: c, object: o, key: key)
-                } else {
-                    guard words.next() == "context", let context = words.context() else { return nil }
-                    self = .unobserveContext(controller: c, object: o, key: key, context: context)
-                }
-            } else {
-                return nil
-            }
-        case "double-unobserve":
-            guard let c = words.slot("c"), let o = words.slot("o"), let key = words.key() else { return nil }
-            self = .doubleUnobserve(controller: c, object: o, key: key)
-        case "unobserve-object":
-            guard let c = words.slot("c"), let o = words.slot("o") else { return nil }
-            self = .unobserveObject(controller: c, object: o)
-        case "unobserve-all":
-            guard let c = words.slot("c") else { return nil }
-            self = .unobserveAll(controller: c)
-        case "mutate":
-            guard let o = words.slot("o"), let key = words.key(), StressKey.mutated.contains(key) else { return nil }
-            self = .mutate(object: o, key: key)
-        case "link":
-            guard let o = words.slot("o"), let target = words.next().flatMap(LinkTarget.init(text:)) else { return nil }
-            self = .link(object: o, to: target)
-        case "announce":
-            guard let o = words.slot("o"), words.next() == "level" else { return nil }
-            if words.isAtEnd {
-                self = .announce(object: o, nested: false)
-            } else {
-                guard words.next() == "around", words.next() == "insert", words.next() == "items" else { return nil }
-                self = .announce(object: o, nested: true)
-            }
-        case "insert", "remove", "replace":
-            guard let change = ItemsChange(rawValue: verb), let o = words.slot("o"), words.next() == "items" else {
-                return nil
-            }
-            self = .changeItems(object: o, change: change)
-        case "count":
-            guard let c = words.slot("c") else { return nil }
-            self = .countRegistrations(controller: c)
-        case "is-observing":
-            guard let c = words.slot("c"), let o = words.slot("o"), let key = words.key() else { return nil }
-            self = .isObserving(controller: c, object: o, key: key)
-        case "observed-key-paths":
-            guard let c = words.slot("c"), let o = words.slot("o") else { return nil }
-            self = .observedKeyPaths(controller: c, object: o)
-        case "release-observer":
-            guard let c = words.slot("c") else { return nil }
-            self = .releaseObserver(controller: c)
-        case "release-controller":
-            guard let c = words.slot("c") else { return nil }
-            self = .releaseController(controller: c)
-        case "release-object":
-            guard let o = words.slot("o") else { return nil }
-            self = .releaseObject(object: o)
-        default:
-            return nil
-        }
-        guard words.isAtEnd else { return nil }
-    }
-
-    /// `observe cC oO KEY [options] [context N] [then ACTION]`, after the verb.
-    private static func parseObserve(_ words: inout OperationWords) -> Operation? {
-        guard let c = words.slot("c"), let o = words.slot("o"), let keyText = words.next(),
-            let options = words.next().flatMap(StressOptions.init(text:))
-        else { return nil }
-        var context: Int?
-        var action = HandlerAction.none
-        if words.peek() == "context" {
-            _ = words.next()
-            guard let number = words.context() else { return nil }
-            context = number
-        }
-        if words.peek() == "then" {
-            _ = words.next()
-            guard let parsed = HandlerAction(words.rest()) else { return nil }
-            action = parsed
-        }
-        guard words.isAtEnd else { return nil }
-        if let typed = StressTypedKey(text: keyText) {
-            guard context == nil else { return nil }
-            return .observeTyped(controller: c, object: o, key: typed, options: options, action: action)
-        }
-        guard let key = StressKey(name: keyText) else { return nil }
-        if let context {
-            return .observeForwarding(controller: c, object: o, key: key, options: options, context: context, action: action)
-        }
-        return .observe(controller: c, object: o, key: key, options: options, action: action)
+        guard let operation = try? OperationParser.operation(text[...]) else { return nil }
+        self = operation
     }
 
     /// The largest controller and object slot the operation names (`-1` where it names none).
@@ -296,27 +199,10 @@ extension HandlerAction: CustomStringConvertible {
         }
     }
 
-    /// Parses the text form; `nil` if `text` is not one.
+    /// Parses the text form; `nil` if `text` is not one (``OperationParser`` says why).
     public init?(_ text: String) {
-        var words = OperationWords(text)
-        switch words.next() {
-        case "none": self = .none
-        case "unobserve-self": self = .unobserveSelf
-        case "unobserve-all": self = .unobserveAll
-        case "release-controller": self = .releaseController
-        case "mutate":
-            guard let o = words.slot("o"), let key = words.key(), StressKey.stored.contains(key) else { return nil }
-            self = .mutate(object: o, key: key)
-        case "observe":
-            guard let o = words.slot("o"), let key = words.key() else { return nil }
-            self = .observe(object: o, key: key)
-        case "adopt":
-            guard let o = words.slot("o") else { return nil }
-            self = .adopt(object: o)
-        default:
-            return nil
-        }
-        guard words.isAtEnd else { return nil }
+        guard let action = try? OperationParser.action(text[...]) else { return nil }
+        self = action
     }
 
     /// The object slot the action names, if any.
@@ -328,50 +214,13 @@ extension HandlerAction: CustomStringConvertible {
     }
 }
 
-/// The words of an operation's text form, read one at a time.
-struct OperationWords {
+/// Facts of the text form shared by its parser and its users.
+enum OperationWords {
     /// Context numbers run from 1 to this.
     static let contexts = 3
 
-    private let words: [String]
-    private var position = 0
-
-    init(_ text: String) {
-        words = text.split(separator: " ").map(String.init)
-    }
-
-    var isAtEnd: Bool { position == words.count }
-
-    func peek() -> String? {
-        position < words.count ? words[position] : nil
-    }
-
-    mutating func next() -> String? {
-        defer { position += 1 }
-        return peek()
-    }
-
-    /// Everything not read yet, joined by spaces.
-    mutating func rest() -> String {
-        defer { position = words.count }
-        return words[min(position, words.count)...].joined(separator: " ")
-    }
-
     /// A slot number written with `prefix` (`c3`, `o1`).
-    mutating func slot(_ prefix: Character) -> Int? {
-        next().flatMap { Self.slot($0, prefix) }
-    }
-
-    mutating func key() -> StressKey? {
-        next().flatMap(StressKey.init(name:))
-    }
-
-    mutating func context() -> Int? {
-        next().flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-    }
-
     static func slot(_ word: String, _ prefix: Character) -> Int? {
-        guard word.first == prefix, word.count > 1, word.dropFirst().allSatisfy(\.isASCII) else { return nil }
-        return Int(word.dropFirst()).flatMap { $0 >= 0 ? $0 : nil }
+        OperationParser.slot(word, prefix)
     }
 }

@@ -13,8 +13,13 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public var keys: [StressKey] = StressKey.widened
     /// Controller slots (each an observer with its controller) shared by all workers.
     public var controllers = 8
-    /// Every `weakHoldingEvery`-th controller slot holds its objects weakly (0: none do).
+    /// Every `weakHoldingEvery`-th controller slot holds its objects weakly (0: none do), unless ``weakControllers``
+    /// lists them.
     public var weakHoldingEvery = 4
+    /// The controller slots that hold their objects weakly, listed (a text scenario's `weak c1` line); when set, it
+    /// decides alone and ``weakHoldingEvery`` is ignored. `nil` (the default, and every file written before it
+    /// existed): ``weakHoldingEvery`` decides.
+    public var weakControllers: [Int]?
     /// Relative weights of the operations.
     public var mix = OperationMix()
     /// Relative weights of handler actions.
@@ -66,7 +71,7 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public static let objectLimit = 16_384
 
     private enum CodingKeys: String, CodingKey {
-        case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, mix, actions
+        case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, weakControllers, mix, actions
         case optionProbability, faults, racesInitialValue, unobservesInDeinit, observesInDeinit
     }
 
@@ -80,6 +85,7 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         keys = try container.decodeIfPresent([StressKey].self, forKey: .keys) ?? StressKey.classic
         controllers = try container.decode(Int.self, forKey: .controllers)
         weakHoldingEvery = try container.decode(Int.self, forKey: .weakHoldingEvery)
+        weakControllers = try container.decodeIfPresent([Int].self, forKey: .weakControllers)
         mix = try container.decode(OperationMix.self, forKey: .mix)
         actions = try container.decode(HandlerActionMix.self, forKey: .actions)
         optionProbability = try container.decode(Double.self, forKey: .optionProbability)
@@ -91,7 +97,8 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
 
     /// Whether controller slot `index` holds its objects weakly.
     public func holdsWeakly(controller index: Int) -> Bool {
-        weakHoldingEvery > 0 && index % weakHoldingEvery == weakHoldingEvery - 1
+        if let weakControllers { return weakControllers.contains(index) }
+        return weakHoldingEvery > 0 && index % weakHoldingEvery == weakHoldingEvery - 1
     }
 
     /// Problems that make the configuration unusable, as readable sentences; empty when it is fine.
@@ -117,6 +124,9 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
             problems.append("controllers must be between 1 and 1024 (is \(controllers))")
         }
         if weakHoldingEvery < 0 { problems.append("weakHoldingEvery must not be negative (is \(weakHoldingEvery))") }
+        if let weakControllers, let slot = weakControllers.first(where: { !(0..<controllers).contains($0) }) {
+            problems.append("weakControllers names controller slot \(slot), beyond the \(controllers) controllers")
+        }
         // Each weight is checked against its bound before the total is taken, so the total cannot overflow.
         let weights = 0...OperationMix.weightLimit
         if !mix.weights.allSatisfy(weights.contains) || mix.weights.reduce(0, +) <= 0 {

@@ -9,11 +9,14 @@
 ///   leaf key, or nil), announced by hand.
 /// - `link.k0`: a dotted key path through the middle object.
 /// - `linked`: a dependent key that depends on the dotted key path `link.k0` (it fires on the leaf too).
-/// - `delegate` (weak) and `owner` (unowned): stored properties that are not key-value coding keys; observing them
-///   is refused (the guard answers `.invalid`, the raw runtime reports `unknownKey`).
+/// - `delegate` (weak): a stored property read through the runtime's weak load, observable and never changed.
+/// - `owner` (`unowned(unsafe)`): a stored property that is not a key-value coding key; observing it is refused (the
+///   guard answers `.invalid`, the raw runtime reports `unknownKey`).
 /// - `gauge`: an integer kept behind a lock and announced by hand, so it may be read while another thread sets it;
 ///   its sets take only their own key's lock, never the object's, so they overlap links of objects linking here.
 /// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
+/// - `peer.k0`: a dotted key path through `peer`, which is always nil: its value is always nil and nothing announces
+///   it. The typed key paths `\.peer!.k0` and `\.peer?.k0` are named by it (naming them never evaluates them).
 ///
 /// The raw values fix the order operations are drawn in: new keys are appended, so older configurations (which list
 /// their keys) draw exactly what they drew before.
@@ -31,14 +34,16 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case linkK0
     /// Depends on the dotted key path `link.k0`.
     case linked
-    /// A weak stored property (not a key).
+    /// A weak stored property: observable, never changed (its value, the anchor, encodes as nil).
     case delegate
-    /// An unowned stored property (not a key).
+    /// An `unowned(unsafe)` stored property (not a key).
     case owner
     /// Kept behind a lock and announced by hand; set without the object's mutation lock.
     case gauge
     /// The dotted key path `link.gauge`.
     case linkGauge
+    /// The key path `peer.k0` through the always-nil `peer`.
+    case peerK0
 
     /// The string key path.
     public var name: String {
@@ -56,6 +61,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .owner: return "owner"
         case .gauge: return "gauge"
         case .linkGauge: return "link.gauge"
+        case .peerK0: return "peer.k0"
         }
     }
 
@@ -83,7 +89,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
 
     /// Keys that cannot be observed at all: the guard answers `.invalid`, the raw runtime reports `unknownKey`.
     public var isRefused: Bool {
-        self == .delegate || self == .owner
+        self == .owner
     }
 
     /// Keys whose value is read through the middle object (`link`): reading one needs that object's lock too, and
@@ -123,7 +129,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .k0, .k1: return [self, .sum]
         case .k2, .level, .items, .gauge: return [self]
         case .link: return [.link, .linkK0, .linked, .linkGauge]
-        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner: return []
+        case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner, .peerK0: return []
         }
     }
 
@@ -133,7 +139,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .k0, .k1, .k2, .level, .items, .link, .gauge: return [self]
         case .sum: return [.k0, .k1]
         case .linkK0, .linked, .linkGauge: return [.link]
-        case .delegate, .owner: return []
+        case .delegate, .owner, .peerK0: return []
         }
     }
 

@@ -39,6 +39,14 @@ public struct StressOptions: OptionSet, Hashable, Codable, Sendable {
         "[" + Self.names.filter { contains($0.0) }.map(\.1).joined(separator: ",") + "]"
     }
 
+    /// The option called `name` (`initial`, `new`, `old`, `prior`), if any.
+    static func named(_ name: String) -> StressOptions? {
+        names.first(where: { $0.1 == name })?.0
+    }
+
+    /// The option names, in the order ``text`` writes them.
+    static var optionNames: [String] { names.map(\.1) }
+
     /// Parses ``text``; `nil` for anything else.
     public init?(text: String) {
         guard text.hasPrefix("["), text.hasSuffix("]") else { return nil }

@@ -1,6 +1,6 @@
-/// The Swift key paths (`\StressObject.k0`) a typed observe or unobserve can use, some of which have no string
-/// name: naming them must never evaluate them (`\.peer!.k0` traps on the always-nil `peer`), and the guard must
-/// answer `.invalid` while the raw runtime reports `unknownKey`.
+/// The Swift key paths (`\StressObject.k0`) a typed observe or unobserve can use. Naming one must never evaluate it
+/// (`\.peer!.k0` traps on the always-nil `peer`): the two through `peer` are named `peer.k0`, as Foundation names
+/// them, and `\.sum` has no name (the guard answers `.invalid` while the raw runtime reports `unknownKey`).
 ///
 /// Text forms are the key paths as written in Swift: `\.k0`, `\.sum`, `\.peer!.k0`, `\.peer?.k0`.
 public enum StressTypedKey: Int, CaseIterable, Sendable {
@@ -12,9 +12,9 @@ public enum StressTypedKey: Int, CaseIterable, Sendable {
     case k2
     /// `\.sum`: a computed property; no name.
     case sum
-    /// `\.peer!.k0`: a force unwrap through a property that is always nil; no name, and evaluating it traps.
+    /// `\.peer!.k0`: a force unwrap through a property that is always nil, named `peer.k0`; evaluating it traps.
     case peerForced
-    /// `\.peer?.k0`: an optional chain; no name.
+    /// `\.peer?.k0`: an optional chain, named `peer.k0`.
     case peerOptional
 
     /// The key path as written in Swift.
@@ -41,7 +41,8 @@ public enum StressTypedKey: Int, CaseIterable, Sendable {
         case .k0: return .k0
         case .k1: return .k1
         case .k2: return .k2
-        case .sum, .peerForced, .peerOptional: return nil
+        case .peerForced, .peerOptional: return .peerK0
+        case .sum: return nil
         }
     }
 }

@@ -18,6 +18,9 @@ extension SeedFile {
         /// shrinker found the schedule by guiding the scheduler: then only the recorded schedule replays the failure
         /// (which `replay` follows whenever it replays against the file's own target).
         public var scheduleFromStrategy: Bool?
+        /// Whether the failure needs its workers to overlap (a race the shrinker kept a race: every serial order of the
+        /// workers passes), or `false` for a sequential misuse; absent in files shrunk before it was checked.
+        public var needsConcurrency: Bool?
 
         /// Creates the note.
         public init(

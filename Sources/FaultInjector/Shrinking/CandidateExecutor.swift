@@ -11,6 +11,17 @@ enum CandidateSchedule {
     case strategy
     /// Controlled, following a plan of switches (``GuidedStrategy``).
     case guided(SwitchPlan)
+    /// Controlled, the workers one after another without preemption, worker `first` first and then the others in
+    /// turn: a serial order, to tell a race from a sequential misuse. Judged only (a run whose process died counts
+    /// with its crash's signature), never adopted.
+    case serial(first: Int)
+
+    /// The plan of a serial order starting with worker `first`.
+    static func serialPlan(first: Int) -> SwitchPlan {
+        var plan = SwitchPlan()
+        plan.first = first
+        return plan
+    }
 }
 
 /// One candidate run, judged: what the shrinker needs from it, whether it ran in this process or in a child.
@@ -89,6 +100,10 @@ final class CandidateExecutor {
             var guided = ControlledRunner(settings: controlledSettings)
             guided.customStrategy = { _ in GuidedStrategy(plan: plan) }
             runner = guided
+        case .serial(let first):
+            var serial = ControlledRunner(settings: controlledSettings)
+            serial.customStrategy = { _ in GuidedStrategy(plan: CandidateSchedule.serialPlan(first: first)) }
+            runner = serial
         }
         let result = runner.runAndEvaluate(scenario, against: target)
         return CandidateRun(
@@ -112,6 +127,7 @@ final class CandidateExecutor {
         case .chaos, .strategy: break
         case .recorded(let recorded): request.file.schedule = SeedFile.RecordedSchedule(recorded, historyDigest: nil)
         case .guided(let plan): request.guide = plan
+        case .serial(let first): request.guide = CandidateSchedule.serialPlan(first: first)
         }
         let crashed: RoundVerdict
         switch host.run(request, operations: scenario.operationCount) {

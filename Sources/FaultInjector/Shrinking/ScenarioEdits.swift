@@ -63,6 +63,8 @@ extension Scenario {
         var configuration = result.configuration
         configuration.controllers = max(1, controllers.count)
         configuration.objects = max(1, objects.count)
+        // A listed weak controller stays weak under its new number.
+        configuration.weakControllers = configuration.weakControllers.map { $0.compactMap { controllerMap[$0] }.sorted() }
         result = Scenario(configuration: configuration, seed: seed, operations: operations)
         return result
     }
@@ -73,6 +75,7 @@ extension Scenario {
         var configuration = self.configuration
         configuration.controllers = max(1, (usedSlots("c").last ?? -1) + 1)
         configuration.objects = max(1, (usedSlots("o").last ?? -1) + 1)
+        configuration.weakControllers = configuration.weakControllers?.filter { $0 < configuration.controllers }
         return Scenario(configuration: configuration, seed: seed, operations: operations)
     }
 

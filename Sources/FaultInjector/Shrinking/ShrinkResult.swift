@@ -31,6 +31,9 @@ public struct ShrinkOutcome: Sendable {
     public let budgetExhausted: String?
     /// The shrunk file replayed ``ShrinkSettings/verificationRuns`` times (`nil` if none were asked for).
     public let verification: Replayer.Outcome?
+    /// Whether the failure is a race (it needs its workers to overlap, and the shrunk file keeps it so) or a
+    /// sequential misuse.
+    public let race: RaceVerdict
 
     /// Whether the verification replays all reproduced the signature (and, for a controlled file, every replay whose
     /// process did not die matched the recording exactly: a crashed one's history never came back to compare; a

@@ -15,6 +15,8 @@ final class ShrinkSearch {
     private let shrinker: Shrinker
     private let progress: (ShrinkProgress) -> Void
     private let executor: CandidateExecutor
+    /// Runs serial orders (the controlled runner, whatever the file's runner).
+    private let serialExecutor: CandidateExecutor
     private let signature: String
     private let start = MonotonicClock.now
     private var tried: Set<Scenario> = []
@@ -23,12 +25,19 @@ final class ShrinkSearch {
     private(set) var runs = 0
     private(set) var originalSignatures: [String] = []
     private(set) var exhaustedBudget: String?
+    /// Whether the original needs its workers interleaved to fail (``checkRace()``); every kept candidate then must too.
+    private(set) var race: RaceVerdict?
 
     init(shrinker: Shrinker, progress: @escaping (ShrinkProgress) -> Void) {
         self.shrinker = shrinker
         self.progress = progress
         executor = CandidateExecutor(
             file: shrinker.file, target: shrinker.target, runner: shrinker.runner, isolation: shrinker.settings.isolation)
+        serialExecutor = shrinker.runner.controlledSettings != nil
+            ? executor
+            : CandidateExecutor(
+                file: shrinker.file, target: shrinker.target, runner: .controlled(.init()),
+                isolation: shrinker.settings.isolation)
         signature = shrinker.file.failure.signature
     }
 
@@ -94,7 +103,8 @@ final class ShrinkSearch {
     }
 
     /// Tries `scenario` (whose worker `i` was worker `origins[i]` of the current best); if it fails with the
-    /// signature it becomes the best. Returns whether it did.
+    /// signature (and, when the failure is a race, fails in no serial order) it becomes the best. Returns whether it
+    /// did.
     private func attempt(_ scenario: Scenario, origins: [Int]? = nil, note: @autoclosure () -> String) -> Bool {
         guard !outOfBudget, scenario != best.scenario, scenario.isUsable, tried.insert(scenario).inserted else {
             return false
@@ -103,19 +113,63 @@ final class ShrinkSearch {
         if elapsed - lastReport >= Self.heartbeatSeconds {
             report("still searching: \(candidates) candidates tried, \(runs) runs")
         }
+        guard let (failing, fromStrategy) = failingRun(scenario, origins: origins) else { return false }
+        // A race stays a race: a candidate that fails with its workers run one after another is a sequential misuse.
+        if race?.needsConcurrency == true, serialOrderFailing(scenario) != nil { return false }
+        return adopt(failing, fromStrategy: fromStrategy, note: note())
+    }
+
+    /// A run of `scenario` that fails with the signature, and whether the file's strategy made its schedule: with
+    /// the strategy, then guided by the best run's schedule (controlled), or up to the runs per candidate (chaos).
+    private func failingRun(_ scenario: Scenario, origins: [Int]?) -> (CandidateRun, Bool)? {
         if isControlled {
             let byStrategy = run(scenario, .strategy)
-            if fails(byStrategy) { return adopt(byStrategy, fromStrategy: true, note: note()) }
+            if fails(byStrategy) { return (byStrategy, true) }
             let plan = best.plan.renumbering(workers: origins ?? Array(scenario.operations.indices))
             let guided = run(scenario, .guided(plan))
-            if fails(guided) { return adopt(guided, fromStrategy: false, note: note()) }
-            return false
+            return fails(guided) ? (guided, false) : nil
         }
         for _ in 0..<shrinker.settings.runsPerCandidate {
             let result = run(scenario, .chaos)
-            if fails(result) { return adopt(result, fromStrategy: false, note: note()) }
+            if fails(result) { return (result, false) }
         }
-        return false
+        return nil
+    }
+
+    // MARK: Race or sequential misuse
+
+    /// Decides whether the original failure needs concurrency: it does when no serial order of its workers fails
+    /// with the signature. Called once the original reproduced.
+    private func checkRace() {
+        let scenario = best.scenario
+        let workers = scenario.operations.filter { !$0.isEmpty }.count
+        var others: [String] = []
+        if workers <= 1 {
+            race = .sequential(firstWorker: 0, serialOrders: 0)
+        } else if let first = serialOrderFailing(scenario, otherFailures: &others) {
+            race = .sequential(firstWorker: first, serialOrders: scenario.operations.count)
+        } else {
+            race = .race(serialOrders: scenario.operations.count, otherFailures: Array(Set(others)).sorted())
+        }
+        report(race!.summary)
+    }
+
+    /// The first worker of a serial order (each worker run alone to its end, one after another, starting with that
+    /// worker and then the others in turn) in which `scenario` fails with the signature; `nil` if none does.
+    /// `otherFailures` gets the other signatures the orders tried failed with.
+    private func serialOrderFailing(_ scenario: Scenario, otherFailures: inout [String]) -> Int? {
+        for first in scenario.operations.indices where !scenario.operations[first].isEmpty {
+            runs += 1
+            let run = serialExecutor.run(scenario, .serial(first: first))
+            if fails(run) { return first }
+            if !run.signature.isEmpty { otherFailures.append(run.signature) }
+        }
+        return nil
+    }
+
+    private func serialOrderFailing(_ scenario: Scenario) -> Int? {
+        var ignored: [String] = []
+        return serialOrderFailing(scenario, otherFailures: &ignored)
     }
 
     private func adopt(_ result: CandidateRun, fromStrategy: Bool, note: String) -> Bool {
@@ -138,6 +192,7 @@ final class ShrinkSearch {
     /// Repeats the scenario passes while they make progress, then shrinks a controlled schedule.
     func run() {
         report("reproduced the failure \(signature)")
+        checkRace()
         while !outOfBudget {
             let before = acceptedCount
             reduceWorkers()

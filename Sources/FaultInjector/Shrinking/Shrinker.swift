@@ -9,6 +9,12 @@ import GuardCore
 /// file, delta debugging over the schedule's preemptions. Every candidate works on operation texts only, so new
 /// operation kinds shrink without any change here.
 ///
+/// A race stays a race. Once the original reproduced, its workers are run one after another without preemption,
+/// starting with each worker in turn (``RaceVerdict``). If none of those serial orders fails with the signature, the
+/// failure needs the workers to overlap, and every candidate kept must too: it must fail, and pass every serial
+/// order (so a two-thread double removal never shrinks to one removal on one thread). If a serial order fails, the
+/// failure is a sequential misuse, said so, and shrunk as such (down to one worker if it comes to that).
+///
 /// A candidate counts as failing when a run of it shows exactly the file's signature. A controlled candidate runs
 /// with the file's strategy and seed and, if that does not fail, guided by the current smallest run's schedule
 /// (``GuidedStrategy``); either way its schedule is recorded, so the shrunk file replays exactly. A chaos candidate
@@ -65,6 +71,9 @@ public struct Shrinker: Sendable {
             originalSteps: original.steps, candidates: search.candidates,
             runsPerCandidate: controlled ? nil : settings.runsPerCandidate,
             scheduleFromStrategy: controlled ? best.scheduleFromStrategy : nil)
+        shrunkFile.shrunk?.needsConcurrency = search.race?.needsConcurrency
+        // The same failure: what the file says it shows still holds.
+        shrunkFile.description = file.description
         let seconds = search.elapsed
         var verification: Replayer.Outcome?
         if settings.verificationRuns > 0 {
@@ -79,7 +88,8 @@ public struct Shrinker: Sendable {
                 original: original, shrunk: ShrinkSize(best.run), file: shrunkFile, scenario: best.scenario,
                 result: best.run.result, candidates: search.candidates, runs: search.runs, seconds: seconds,
                 isolation: search.isolationStatistics,
-                budgetExhausted: search.exhaustedBudget, verification: verification))
+                budgetExhausted: search.exhaustedBudget, verification: verification,
+                race: search.race ?? .sequential(firstWorker: 0, serialOrders: 0)))
     }
 
     /// Replays the shrunk file ``ShrinkSettings/verificationRuns`` times, where candidates ran.

@@ -12,8 +12,10 @@ import GuardCore
 /// - `gauge`: an integer kept behind a lock and announced by hand (like `link`), so it may be read (for `.old` / `.new`
 ///   of `gauge` or of `link.gauge` on an object linking here) while another thread sets it; the dotted key path
 ///   `link.gauge` reaches it.
-/// - `peer`: always nil, for typed key paths that cannot be named (`\.peer!.k0` traps if evaluated).
-/// - `delegate` (weak) and `owner` (unowned): stored properties that key-value coding must refuse.
+/// - `peer`: always nil, for typed key paths through an optional (`\.peer!.k0` traps if evaluated; its name is
+///   `peer.k0`).
+/// - `delegate` (weak): a stored property key-value coding reads through the runtime's weak load; it points at the
+///   anchor and never changes. `owner` (`unowned(unsafe)`): a stored property key-value coding must refuse.
 ///
 /// A stress object remembers the slot it was made for (`home`), so the harness knows which lock serializes its
 /// changes for as long as it lives.
@@ -28,13 +30,15 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     @Observed public var level = 0
     /// An ordered to-many property; change it through `insert(_:at:into:)` and its siblings.
     @Observed public var items: [Int] = []
-    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths without a name.
+    /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths through it, named `peer.k0` without being
+    /// evaluated.
     @Observed public var peer: StressObject? = nil
-    /// A weak stored property, pointing at the anchor (reading its storage as a strong reference would crash): not a
-    /// key-value coding key.
+    /// A weak stored property, pointing at the anchor for the object's whole life (reading its storage as a strong
+    /// reference would crash): observable, never changed.
     public weak var delegate: StressAnchor?
-    /// An unowned stored property: not a key-value coding key.
-    public unowned let owner: StressAnchor
+    /// An `unowned(unsafe)` stored property, pointing at the anchor (which lives as long as the process): not a
+    /// key-value coding key.
+    public unowned(unsafe) let owner: StressAnchor
     /// Unique within a process; names the object in histories and reports.
     public let id: Int
 
@@ -125,6 +129,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .gauge: return gauge
         case .linkGauge: return (link as? StressObject)?.gauge ?? StressValue.nilValue
         case .delegate, .owner: return StressValue.nilValue
+        case .peerK0: return peer?.k0 ?? StressValue.nilValue
         }
     }
 
@@ -172,7 +177,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     }
 }
 
-/// What a stress object's unowned `owner` points at: one instance that lives as long as the process.
+/// What a stress object's `delegate` and `owner` point at: one instance that lives as long as the process.
 public final class StressAnchor: Sendable {
     /// The one anchor.
     public static let shared = StressAnchor()

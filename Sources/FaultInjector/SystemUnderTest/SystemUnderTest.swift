@@ -90,7 +90,10 @@ public struct StressCall: Sendable, Hashable {
 /// The forwarding, typed and query methods have default implementations (plain observe and unobserve, names
 /// resolved by the object, no answers), so a wrapper need only implement what it changes.
 public protocol StressController: AnyObject, Sendable {
-    /// Observes `keyPath` of `object`; every notification must reach `sink.deliver(...)` synchronously.
+    /// Observes `keyPath` of `object`; every notification must reach `sink.deliver(...)` synchronously, on the thread
+    /// that made the change (or, for `.initial`, the observing thread), or inside ``ChangeOrigin/deliver(_:)`` of the
+    /// change's origin when the system delivers it later on another thread (as the guard does with a change held back
+    /// until an `.initial` notification; a wrapper around the guard needs to do nothing for that).
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
     ) -> ObserveOutcome

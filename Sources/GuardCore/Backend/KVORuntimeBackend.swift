@@ -25,7 +25,7 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
         options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?, dropsWithObject: Bool
     ) -> (any BackendHandle)? {
         guard let object = object as? KVOObject, let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object),
-            info.overlongKeyPath == nil
+            info.overlongKeyPath == nil, info.collectionStep == nil
         else { return nil }
         return add(receiver, to: object, info: info, options: options, context: context, dropsWithObject: dropsWithObject)
     }
@@ -46,10 +46,12 @@ public struct KVORuntimeBackend: KeyValueObservingBackend {
 
     /// What the runtime knows about `keyPath` on `object`, if it can be observed there (see
     /// ``canObserve(_:forKeyPath:)``): not when it, or a key path declared to affect it, has more components than the
-    /// runtime follows (``KeyPathInfo/overlongKeyPath``).
+    /// runtime follows (``KeyPathInfo/overlongKeyPath``), or goes through a collection or uses a collection operator
+    /// (``KeyPathInfo/collectionStep``; a collection held by the first key now is refused as any value that is not an
+    /// observable object is).
     func info(for keyPath: String, on object: KVOObject) -> KeyPathInfo? {
         guard let info = ObservedClassInfo.keyPathInfo(for: keyPath, on: object), info.overlongKeyPath == nil,
-            Self.isFollowable(info, on: object)
+            info.collectionStep == nil, Self.isFollowable(info, on: object)
         else { return nil }
         return info
     }

@@ -13,7 +13,13 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A `nil`, already deallocated or deinitializing object, an empty or malformed key path, an empty key path
         /// list, or a key path the object cannot be observed for.
         case invalidArgument
-        /// A notification arrived for an observer that is gone; it was dropped (reported once per registration).
+        /// A notification arrived for an observer that is gone; it was dropped. Reported exactly once per
+        /// registration that drops one, whichever thread drops it first and however the drop meets a removal: a
+        /// registration that was still active, or one a removal begun after the observer was gone (the teardown of a
+        /// controller the observer owned, an `unobserve` from the observer's deinit) had retired but the backend still
+        /// notified. A registration removed while its observer lived reports nothing. A handler running on another
+        /// thread holds the observer until it returns, so an observer the application released can still receive
+        /// notifications meanwhile; the report comes with the first notification dropped once its deinit began.
         case observerDeallocated
         /// A dotted key path stopped making sense: an object along its chain does not have the next key (or is not
         /// observable). Its value reads as `nil` and its deeper changes go unheard until the chain is whole again.
@@ -28,7 +34,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case emptyKeyPath
         /// The list of key paths was empty.
         case emptyKeyPathList
-        /// The backend cannot observe that key path on that object (unknown key, or not an observable object).
+        /// The backend cannot observe that key path on that object (unknown key, not an observable object, or a key
+        /// path through an array or a set, or with a collection operator, which Foundation cannot observe either).
         case unobservableKeyPath
         /// The controller's observer is gone, so no handler could ever run.
         case observerDeallocated
@@ -149,6 +156,8 @@ public struct GuardDiagnostic: Sendable, Hashable, CustomStringConvertible {
             case .nilObject: return "invalid argument (object is nil or deallocated)"
             case .emptyKeyPath: return "invalid argument (empty key path)"
             case .emptyKeyPathList: return "invalid argument (empty key path list)"
+            case .unobservableKeyPath where keyPath?.hasPrefix("\\") == true:
+                return "invalid argument (Swift key path without a key-value name: observe a string key path instead)"
             case .unobservableKeyPath: return "invalid argument (key path cannot be observed on this object)"
             case .observerDeallocated: return "invalid argument (the controller's observer is gone)"
             case .keyPathTooLong:

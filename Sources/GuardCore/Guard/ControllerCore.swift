@@ -1,6 +1,6 @@
 /// The platform-free state and logic of one ``ObservationController``: deduplication, removal bookkeeping, the
-/// `.initial` race, teardown and diagnostics. It talks to observed objects only through a
-/// ``KeyValueObservingBackend``.
+/// `.initial` race (and the changes held back until the initial notification), teardown and diagnostics. It talks to
+/// observed objects only through a ``KeyValueObservingBackend``.
 ///
 /// Every method is thread-safe. The lock guards the tables only; the backend, handlers and diagnostic sinks are
 /// always called with it released, and registrations (which own the user's handler, what it captures, and possibly
@@ -8,7 +8,8 @@
 /// release it), and a deinit that a release triggers may re-enter the controller.
 @usableFromInline
 final class ControllerCore: @unchecked Sendable {
-    private let lock = EmbeddedLock()
+    /// Guards the tables below and ``held``.
+    let lock = EmbeddedLock()
     /// The observer, held weakly: a controller never keeps an application's observer alive.
     private weak var weakObserver: AnyObject?
     /// The observer of a controller made to own it (a token's private observer, which nothing else holds), held
@@ -39,6 +40,9 @@ final class ControllerCore: @unchecked Sendable {
     @exclusivity(unchecked) private var nextSequence: UInt64 = 0
     /// What was removed before, to tell a double removal from the removal of something never registered.
     @exclusivity(unchecked) private var removed = RemovalHistory()
+    /// Changes held back for registrations whose `.initial` notification is pending (see
+    /// `ControllerCore+HeldChanges.swift`).
+    @exclusivity(unchecked) var held = HeldChanges()
 
     /// The state of a controller for `observer`, held weakly, or strongly with `ownsObserver` (for an observer that
     /// only the controller's owner made, and that nothing but the controller needs to keep).
@@ -241,18 +245,20 @@ final class ControllerCore: @unchecked Sendable {
             // A backend that refuses after `canObserve` said yes (GuardCore's runtime backend never does: a dotted
             // path whose chain broke meanwhile is registered and reads as nil). If another thread already removed the
             // reserved registration, this observe happened (and ended); otherwise it never did.
-            let (wasCancelled, dropped) = lock.withLock(ownedBy: self) { () -> (Bool, GuardRegistration?) in
+            let (wasCancelled, dropped, heldMeanwhile) = lock.withLock(ownedBy: self) {
+                () -> (Bool, GuardRegistration?, ContiguousArray<HeldChanges.Entry>) in
                 let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
                 registration.state.set(.removed)
-                return (wasCancelled, dropFromTable(registration))
+                return (wasCancelled, dropFromTable(registration), takeHeldChanges(of: registration))
             }
-            withExtendedLifetime(dropped) {}
+            withExtendedLifetime((dropped, heldMeanwhile)) {}
             guard wasCancelled else {
                 return invalid(.unobservableKeyPath, object: object, keyPath: keyPath, callSite: callSite)
             }
         }
         if let initialObserver {
             deliverInitial(to: registration, observer: initialObserver, object: object)
+            deliverHeldChanges(of: registration, observer: initialObserver, object: object)
         }
         return .registered
     }
@@ -296,6 +302,7 @@ final class ControllerCore: @unchecked Sendable {
         let kvoObject = KVOObject.unretained(object)
         var sweepSurvivors = DeferredReleases()
         var gone = DeferredReleases()
+        let observerGone = !observerLives
         // The retired registration comes back as a result, not through a captured variable: reading that again would
         // take a reference of its own.
         let (result, retired, unregistration) = lock.withLock(ownedBy: self) {
@@ -313,7 +320,7 @@ final class ControllerCore: @unchecked Sendable {
                 return (removedBefore ? .alreadyRemoved : .notRegistered, nil, .none)
             }
             registrationTotal -= 1
-            let unregistration = Self.retire(registration)
+            let unregistration = Self.retire(registration, observerGone: observerGone)
             removed.remember(
                 keyPath, of: id, object: object, objectTable: RemovalHistory.tableAddress(of: kvoObject),
                 keepingSurvivorsIn: &sweepSurvivors)
@@ -344,6 +351,7 @@ final class ControllerCore: @unchecked Sendable {
             return invalidRemoval(.nilObject, object: nil, keyPath: nil, callSite: callSite)
         }
         let id = ObjectIdentifier(object)
+        let observerGone = !observerLives
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             var gone = DeferredReleases()
             let chain = registrations.update(id) { head -> GuardRegistration? in
@@ -356,7 +364,7 @@ final class ControllerCore: @unchecked Sendable {
                 retirement.releasedLater.append(contentsOf: &gone)
                 return retirement
             }
-            var retirement = Retirement(result: .removed)
+            var retirement = Retirement(result: .removed, observerGone: observerGone)
             retirement.releasedLater.append(contentsOf: &gone)
             // A chain is newest first already (each registration is linked in front, under the lock that numbers it).
             Self.takeApart(chain: newest) { retirement.retire($0, object: object) }
@@ -382,10 +390,11 @@ final class ControllerCore: @unchecked Sendable {
     /// token's, which nothing will ask to remove anything again (the removal history only ever answers removals).
     @discardableResult
     func unobserveAll(rememberingRemovals: Bool = true) -> Int {
+        let observerGone = !observerLives
         var outcome = lock.withLock(ownedBy: self) { () -> Retirement in
             // Nothing registered (a controller released unused, a token invalidated twice): nothing to take apart.
             guard !registrations.isEmpty else { return Retirement(result: .removed) }
-            var retirement = Retirement(result: .removed, expecting: registrationTotal)
+            var retirement = Retirement(result: .removed, observerGone: observerGone, expecting: registrationTotal)
             // Every chain is moved out of the table, and each registration out of its chain: no reference counting.
             registrations.takeAllValues { head in
                 Self.takeApart(chain: head) { retirement.retire($0) }
@@ -487,17 +496,21 @@ final class ControllerCore: @unchecked Sendable {
     /// Lock held. Marks `registration` as leaving and, if it is active, takes its backend handle out: the caller
     /// tells the backend after unlocking (if the object still lives; otherwise the backend dropped it). A
     /// registration whose add is still running is cancelled instead: the observing thread removes it.
-    private static func retire(_ registration: GuardRegistration) -> Unregistration {
+    /// `observerGone` says the removal began after the controller's observer was gone (see
+    /// ``GuardRegistration/retiredWithObserverGone``).
+    private static func retire(_ registration: GuardRegistration, observerGone: Bool) -> Unregistration {
         if registration.nextOnSameObject != nil { registration.nextOnSameObject = nil }
         switch registration.state.value {
         case .pending:
+            // Before the state leaves `pending`: a delivery that sees it retired reads the flag after.
+            if observerGone { registration.retiredWithObserverGone = true }
             // `pending → cancelled` races with the observing thread's `pending → active`; whichever wins decides.
             if registration.state.transition(from: .pending, to: .cancelled) { return .none }
             guard registration.state.value == .active else { return .none }
         case .active:
             // Only `pending` changes without the lock: an active registration stays active until this retires it,
             // so the common case needs no compare-and-exchange.
-            break
+            if observerGone { registration.retiredWithObserverGone = true }
         case .cancelled, .removed:
             return .none
         }
@@ -566,6 +579,8 @@ final class ControllerCore: @unchecked Sendable {
         }
 
         let result: UnobserveResult
+        /// Whether the removal began after the controller's observer was gone.
+        let observerGone: Bool
         /// Newest first, so taking them from the end gives them in the order they were made.
         private var entries: ContiguousArray<Entry> = []
         /// Released after unlocking, before the registrations: objects a sweep of the removal history found alive
@@ -573,9 +588,11 @@ final class ControllerCore: @unchecked Sendable {
         /// that had the address of the object a removal was about.
         var releasedLater = DeferredReleases()
 
-        /// A retirement with `result`, with room for `expectedCount` registrations.
-        init(result: UnobserveResult, expecting expectedCount: Int = 0) {
+        /// A retirement with `result`, by a removal that began after the observer was gone if `observerGone`, with
+        /// room for `expectedCount` registrations.
+        init(result: UnobserveResult, observerGone: Bool = false, expecting expectedCount: Int = 0) {
             self.result = result
+            self.observerGone = observerGone
             if expectedCount > 0 { entries.reserveCapacity(expectedCount) }
         }
 
@@ -586,7 +603,7 @@ final class ControllerCore: @unchecked Sendable {
         /// Its object is `object` when the caller has it (alive); otherwise a weakly held object is loaded (`nil` once
         /// it is gone, or running its deinit).
         mutating func retire(_ registration: consuming GuardRegistration, object: AnyObject? = nil) {
-            let unregistration = ControllerCore.retire(registration)
+            let unregistration = ControllerCore.retire(registration, observerGone: observerGone)
             let loadedObject = registration.holdsObjectWeakly ? (object ?? registration.object) : nil
             let sequence = registration.sequence
             entries.append(

@@ -36,6 +36,11 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     @exclusivity(unchecked) var nextOnSameObject: GuardRegistration?
     /// Whether the gone observer was reported already; guarded by the controller's lock.
     @exclusivity(unchecked) var reportedObserverGone = false
+    /// Whether a removal retired the registration after its observer was gone (its controller's teardown when the
+    /// observer owned it, or an `unobserve` from the observer's deinit): a notification that still reaches it then
+    /// is dropped for the gone observer and reported like one reaching an active registration. Written under the
+    /// controller's lock before the state leaves `pending` or `active`, read by a delivery that saw it leave them.
+    @exclusivity(unchecked) var retiredWithObserverGone = false
 
     /// What every registration is made with; the controller fills it in and a subclass adds its handler. Only a
     /// bundle of arguments, used while the controller's caller holds them, so it retains none of its objects but the
@@ -89,6 +94,8 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         super.init(
             info: setup.takeInfo(), options: options, context: context, dropsWithObject: !retainsObject,
             isGuarded: true)
+        // Until its initial notification is delivered, a change that reaches it waits (see `ControllerCore`).
+        if options.contains(.initial) { state.startHoldingChanges() }
     }
 
     /// The registration's life; see ``RegistrationState``.
@@ -177,14 +184,28 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     }
 
     /// Calls the handler for `change` of `object`, the observed object, unless the registration stopped delivering
-    /// or its observer is gone (reported once).
+    /// or its observer is gone. A registration whose `.initial` notification is pending holds the change back for its
+    /// observing thread instead.
+    ///
+    /// A notification dropped because the observer is gone is reported once per registration, whichever thread
+    /// drops it first: one that finds the registration delivering and the observer gone, or one that finds it
+    /// retired by a removal made after the observer was gone (see ``retiredWithObserverGone``), the two orders in
+    /// which a delivery can meet the observer's release and the controller's teardown it sets off. A registration
+    /// removed while its observer lived reports nothing for a notification still on its way.
     private func notify(_ change: KeyValueChange, of object: AnyObject) {
-        guard state.delivers else { return }
+        let word = state.word
+        if !RegistrationState.deliversDirectly(word) {
+            // Holding changes: kept for the observing thread, unless it stopped holding (or delivering) meanwhile;
+            // then delivered here, after everything it held, or dropped below.
+            if RegistrationState.holdsChanges(word), core.holdBack(change, for: self) { return }
+            guard state.delivers else {
+                if retiredWithObserverGone { reportObserverGone(object: object) }
+                return
+            }
+        }
         SchedulePoints.reach(.guardBeforeHandler, self)
         guard let observer = core.observer else {
-            if core.noteObserverGoneReported(for: self) {
-                core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
-            }
+            reportObserverGone(object: object)
             return
         }
         // The observer goes when this returns: an explorer counts that as a drop.
@@ -192,6 +213,13 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
         // Checked again right before the call, so an unobserve that returned meanwhile is honoured.
         guard state.delivers else { return }
         invokeHandler(observer: observer, object: object, change: change)
+    }
+
+    /// Reports the gone observer unless this registration reported it already.
+    private func reportObserverGone(object: AnyObject) {
+        if core.noteObserverGoneReported(for: self) {
+            core.emit(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
+        }
     }
 
     @usableFromInline

@@ -5,7 +5,9 @@ extension ObservationController {
     /// controller already observes that key path of that object (the first registration stays as it was), or
     /// ``ObserveResult/invalid(_:)`` for a `nil` object, an object running its deinit, an empty key path, or a key
     /// path the object does not have.
-    /// With `.initial`, the handler runs once before this returns, on the calling thread.
+    /// With `.initial`, the handler runs once before this returns, on the calling thread, before any change; changes
+    /// that arrive meanwhile are held back and delivered right after it, on the calling thread, before this returns
+    /// (see ``ObservationController``).
     @discardableResult @inlinable
     public func observe<Object: KVOObject>(
         _ object: Object?, keyPath: String, options: KeyValueObservingOptions = [],
@@ -66,8 +68,8 @@ extension ObservationController {
         guard let object else { return String(describing: keyPath) }
         if let name = object.keyPathString(for: keyPath) { return name }
         core.emit(
-            .invalidArgument, reason: .unobservableKeyPath, object: object, keyPath: String(describing: keyPath),
-            callSite: .init(file: file, line: line))
+            .invalidArgument, reason: .unobservableKeyPath, object: object,
+            keyPath: KeyNameProbe.readableDescription(of: keyPath, on: object), callSite: .init(file: file, line: line))
         return nil
     }
 }

@@ -19,6 +19,10 @@
 ///   at the same moment.
 /// - **Threads.** Every method may be called from any thread at any time. Handlers run outside every internal lock,
 ///   so a handler may observe, unobserve, mutate, or drop the last reference to its controller.
+/// - **Order.** Each registration is one registration with the backend, so handlers of one change run in the
+///   backend's order; with GuardCore's runtime and with Foundation, that is prior notifications oldest registration
+///   first and change notifications newest first (see ``KVOObject/addObserver(_:forKeyPath:options:context:)``),
+///   across controllers too.
 /// - **No misuse reaches the runtime.** Whatever the calls and threads, the runtime's misuse count stays zero. A dotted
 ///   key path whose chain stops making sense (an object along it lacks the next key) reads as `nil` and emits
 ///   ``GuardDiagnostic/Kind/keyPathUnavailable`` each time it is re-wired onto such an object; deliveries of its deeper
@@ -29,10 +33,24 @@
 ///   notification, delivered on the calling thread before `observe` returns, whatever other threads do (even if one
 ///   of them removes the registration meanwhile). The registration exists before the initial value is read, so a
 ///   change that completes after `observe` began is reflected in the initial value or delivered as a change, never
-///   lost; change notifications delivered on other threads may therefore come before the initial one. (A set of a
-///   property that nobody observed when the set began is not announced at all, as in Foundation.)
+///   lost.
+/// - **Initial first, last value current.** The handler hears the initial notification before any change. A change
+///   that reaches the registration before its initial notification has been delivered (made on another thread while
+///   `observe` runs, or by the initial handler itself) is held back, and delivered right after the initial handler
+///   returns, **on the thread that called `observe`, before `observe` returns**, in the order the changes were made
+///   (a prior notification before its change); the thread that made it does not wait. So once `observe` and every set
+///   that overlapped it have returned, the last value the handler heard is the property's current value, for sets
+///   ordered among themselves (one setter at a time, or the property's own lock: two sets racing each other are a
+///   data race whatever the guard does). A change already under way when `observe` began may come without its old
+///   value, when that value was never read (a dependent or dotted key path nobody observed with `.old` then, or a
+///   change nobody observed when it began). Held-back changes of a registration removed before they are delivered
+///   (by another thread, or by its own initial handler) are dropped: a removal inside the initial handler is clean.
+///   (An ``Observed`` property is not synchronized: a set of it on another thread while `observe` reads it is a data
+///   race, and one that began while nobody observed the property is not announced at all, as in Foundation.)
 /// - **Observer gone.** A controller whose observer is gone answers `observe` with
-///   `.invalid(.observerDeallocated)`: no handler of it could ever run.
+///   `.invalid(.observerDeallocated)`: no handler of it could ever run. Each registration that drops a notification
+///   because its observer is gone emits ``GuardDiagnostic/Kind/observerDeallocated`` exactly once, also when the drop
+///   races the teardown the observer's release sets off (see that kind).
 /// - **Object deinitializing.** An object asking to be observed from its own deinit (directly, or through anything its
 ///   deinit calls) gets `.invalid(.objectDeinitializing)` and nothing is registered, whether the controller holds
 ///   observed objects strongly or weakly: the object is going away, and a controller that kept it would outlive its

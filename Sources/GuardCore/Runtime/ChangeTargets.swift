@@ -1,5 +1,6 @@
 /// Who hears about a change of one key on one object: the key paths it announces (the key itself first, then
-/// dependent and dotted key paths), each with its observances in registration order and what they asked for.
+/// dependent and dotted key paths), each with its observances in registration order and what they asked for. Prior
+/// notifications go out in this order and change notifications in exactly the reverse one (see ``ChangePlan``).
 ///
 /// Worked out under the table's lock on the key's first change and shared, unchanged, by every change until the next
 /// registration or removal (see ``ObservationTable/targets(forChangeOf:hash:)``), so a change of an observed key
@@ -23,6 +24,8 @@ final class ChangeTargets {
         let reportsMisuse: Bool
         /// Whether every observance asked for the same values (`.new`, `.old`), so one change fits them all.
         let asksForSameValues: Bool
+        /// Some observance leads to a dependent key's relay (see ``AnnouncementScope``).
+        let leadsToRelay: Bool
 
         init(keyPath: String, observances: ContiguousArray<Observance>, isOwnKey: Bool) {
             var options: KeyValueObservingOptions = []
@@ -31,13 +34,16 @@ final class ChangeTargets {
             let values: KeyValueObservingOptions = [.new, .old]
             let firstValues = observances.first?.options.intersection(values)
             var asksForSameValues = true
+            var leadsToRelay = false
             for observance in observances {
+                leadsToRelay = leadsToRelay || observance.leadsToRelay
                 options.formUnion(observance.options)
                 hasDotted = hasDotted || observance.isDotted
                 reportsMisuse = reportsMisuse || !observance.isGuarded
                 asksForSameValues = asksForSameValues && observance.options.intersection(values) == firstValues
             }
             self.asksForSameValues = asksForSameValues
+            self.leadsToRelay = leadsToRelay
             self.keyPath = keyPath
             self.observances = observances
             self.unretainedObservances = ContiguousArray(observances.lazy.map { Unmanaged.passUnretained($0) })
@@ -67,6 +73,8 @@ final class ChangeTargets {
     let hasDotted: Bool
     /// Some entry wants prior notifications.
     let wantsPrior: Bool
+    /// Some observance leads to a dependent key's relay: the change announces in an ``AnnouncementScope``.
+    let reachesRelays: Bool
 
     init(entries: [Entry]) {
         self.entries = entries
@@ -77,5 +85,6 @@ final class ChangeTargets {
         othersWantOld = entries.contains { !$0.isOwnKey && $0.wantsOld }
         hasDotted = entries.contains { $0.hasDotted }
         wantsPrior = entries.contains { $0.wantsPrior }
+        reachesRelays = entries.contains { $0.leadsToRelay }
     }
 }

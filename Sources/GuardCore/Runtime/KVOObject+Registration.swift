@@ -10,12 +10,24 @@ extension KVOObject {
     ///   replaced.
     /// - A first key the object does not know is the misuse ``KVOMisuse/Kind/unknownKey``, reported here rather than
     ///   at the first read so it cannot go unnoticed; nothing is registered.
+    /// - A key path through an array or a set (`items.name`, as the stored property's declared type or the first
+    ///   key's current value tells), or with a collection operator (`items.@count`), is the misuse
+    ///   ``KVOMisuse/Kind/keyPathThroughCollection``, as Foundation's collections refuse to be observed; nothing is
+    ///   registered. So is a key path whose keys are declared to depend on such a key path. A collection that turns
+    ///   up along the chain later (a computed middle key set to an array) is reported when the chain is re-wired to
+    ///   it, and the chain reads as broken there.
     /// - A key path of more than ``KeyPathSyntax/maximumGuardedComponents`` (128) components, or one whose keys are
     ///   declared to depend (``keyPathsForValuesAffectingValue(forKey:)``) on a key path that long, is the misuse
     ///   ``KVOMisuse/Kind/keyPathTooLong``; nothing is registered. Following it could overflow the thread's stack
     ///   (Foundation follows it until it does). Chains of dependencies and dotted key paths that only turn out longer
     ///   at run time (a dependency on `next.total` along a long list of objects) are followed up to that many nested
     ///   steps per thread; the step beyond is not made: the chain reads as broken there, reported as the same misuse.
+    /// - Order, as in Foundation: a change's prior notifications (`.prior`) reach the registrations of a key path
+    ///   oldest first, and its change notifications reach them newest first, so each observer's prior / change pair
+    ///   nests inside those of the observers registered before it. Across key paths, the changed key's own
+    ///   registrations get their prior notifications first and their change notifications last (dependent and
+    ///   dotted key paths in between, in the reverse order on the way back). A key path that several declared
+    ///   dependencies lead to hears about each change once.
     ///
     /// The observer is not retained.
     public func addObserver(
@@ -117,7 +129,26 @@ extension KVOObject {
             }
             return nil
         }
+        if let step = info.collectionStep ?? (reportingMisuse ? collectionAtFirstKey(of: info) : nil) {
+            if reportingMisuse {
+                RuntimeMonitor.handle(MisuseMessages.keyPathThroughCollection(object: self, keyPath: keyPath, step: step))
+            }
+            return nil
+        }
         return info
+    }
+
+    /// For a dotted key path whose first key may hold a collection, the collection it holds now, if it does (read
+    /// quietly). Only a registration that reports misuse asks: the guard's check already refuses a chain whose next
+    /// value is not an observable object.
+    private func collectionAtFirstKey(of info: KeyPathInfo) -> CollectionStep? {
+        guard info.firstKeyMayHoldCollection, let remainingPath = info.remainingPath,
+            let value = KeyValueReading.value(of: self, forKey: info.firstKey, reportingMisuse: false),
+            value is any KeyValueCodingCollection
+        else { return nil }
+        return CollectionStep(
+            keyPath: info.keyPath, collectionKeyPath: info.firstKey, forwardedPath: remainingPath,
+            collectionType: type(of: value))
     }
 
     /// The `.initial` notification: sent before the registration exists, with the current value if `.new` is asked

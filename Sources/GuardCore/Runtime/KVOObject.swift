@@ -15,9 +15,9 @@ import GuardCoreAtomics
 /// thread that makes the change. The object keeps its observation state to itself (no process-wide table) and
 /// allocates it only when first observed; setting a property nobody observes costs one atomic load.
 ///
-/// Override ``automaticallyNotifiesObservers(forKey:)``, ``keyPathsForValuesAffectingValue(forKey:)`` and
-/// ``value(forKey:)`` exactly as with Foundation to opt out of automatic notification, declare dependent keys,
-/// and expose computed keys.
+/// Override ``automaticallyNotifiesObservers(forKey:)``, ``keyPathsForValuesAffectingValue(forKey:)``,
+/// ``value(forKey:)`` and ``setValue(_:forKey:)`` exactly as with Foundation to opt out of automatic notification,
+/// declare dependent keys, and expose (and set) computed keys.
 open class KVOObject {
     // The first two stored properties are atomic words reached through ``InlineAtomicWords`` only: keep them first.
     /// Word 0: the ``KeyBit``s of every key whose change must be announced; zero while nobody observes the object.
@@ -97,8 +97,16 @@ open class KVOObject {
 
     /// The value for `key`, read the way key-value coding does: ``Observed`` properties and other stored properties
     /// by name, `lazy` ones included. Override it to answer computed keys, and call `super` for the rest. An unknown
-    /// key goes to ``valueForUndefinedKey(_:)``, and so does a stored property key-value coding cannot copy: a `weak`
-    /// or `unowned` one, or one reflection reports as `()` (a noncopyable type, or a property declared `()`).
+    /// key goes to ``valueForUndefinedKey(_:)``, and so does a stored property key-value coding cannot copy: an
+    /// `unowned(unsafe)` one (its object may be gone without a trace), or one reflection reports as `()` (a
+    /// noncopyable type, or a property declared `()`).
+    ///
+    /// A `weak` property reads as its object, or `nil` once the object is gone; an `unowned` one as its object (if
+    /// that object has been deinitialized, the read stops the process, as reading the property in Swift does). Both
+    /// are read through the Swift runtime's weak and unowned loads, never as strong references. Observing one works
+    /// like observing any stored property: ``setValue(_:forKey:)`` announces a set, a plain assignment does not (pair
+    /// it with ``willChangeValue(forKey:)`` and ``didChangeValue(forKey:)``), and a weak property's turning `nil`
+    /// when its object goes away is never announced, as in Foundation.
     ///
     /// A `lazy` property is read from its storage once it has been initialized. Before its first read it has no value
     /// to read: its initializer runs only in its getter, which reflection cannot call, so it goes to
@@ -118,6 +126,54 @@ open class KVOObject {
         if UndefinedKeyProbe.noteUndefinedKey() { return nil }
         RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: key))
         return nil
+    }
+
+    /// Sets the value for `key` the way key-value coding does, Foundation's `setValue(_:forKey:)`, and announces the
+    /// change as the property's own setter would: observers of `key` and of keys that depend on it are notified
+    /// (prior, old and new values as they asked), unless ``automaticallyNotifiesObservers(forKey:)`` says no.
+    ///
+    /// Settable are the keys ``value(forKey:)`` reads from stored properties that are `var`s: ``Observed``
+    /// properties (set through the property wrapper, exactly as an assignment would), plain stored properties, `lazy`
+    /// ones (stored as if read first), and `weak` and `unowned` ones (through the Swift runtime's weak and unowned
+    /// stores). A `let` is never set, nor is a computed key: override this method to set your computed keys, and call
+    /// `super` for the rest. Then:
+    /// - a key that is not settable goes to ``setValue(_:forUndefinedKey:)``;
+    /// - `nil` for a property that is not optional goes to ``setNilValueForKey(_:)``;
+    /// - a value of another type is the misuse ``KVOMisuse/Kind/typeMismatch``, and nothing is stored. A number is
+    ///   converted to the property's number type when that holds it exactly (`3` for a `Double`), as Foundation
+    ///   unboxes an `NSNumber` into a scalar property.
+    ///
+    /// The value goes straight into the property's storage (for an ``Observed`` property, through its wrapper): Swift
+    /// cannot call a property's setter by name, so `willSet` and `didSet` observers declared on the property do not
+    /// run. Override this method for a key whose setter must run.
+    open func setValue(_ value: Any?, forKey key: String) {
+        guard let property = StoredPropertyTable.for(type(of: self)).property(named: key), let storer = property.storer
+        else {
+            setValue(value, forUndefinedKey: key)
+            return
+        }
+        switch storer(value) {
+        case .store(let store):
+            KeyValueSetting.run(store, of: property, key: key, on: self)
+        case .nilForNonOptional:
+            setNilValueForKey(key)
+        case .wrongType(let expected):
+            RuntimeMonitor.handle(MisuseMessages.typeMismatch(object: self, key: key, value: value, expected: expected))
+        }
+    }
+
+    /// Called by ``setValue(_:forKey:)`` for a key it cannot set. The default reports the misuse
+    /// ``KVOMisuse/Kind/unknownKey`` (Foundation raises `NSUnknownKeyException` from `setValue:forUndefinedKey:`);
+    /// nothing is stored.
+    open func setValue(_ value: Any?, forUndefinedKey key: String) {
+        RuntimeMonitor.handle(MisuseMessages.unknownKeyForSetting(object: self, key: key))
+    }
+
+    /// Called by ``setValue(_:forKey:)`` when it is given `nil` for a property that is not optional. The default
+    /// reports the misuse ``KVOMisuse/Kind/nilValueForNonOptional`` (Foundation raises `NSInvalidArgumentException`
+    /// from `setNilValueForKey:`); nothing is stored. Override it to store a value that stands for nil (0, say).
+    open func setNilValueForKey(_ key: String) {
+        RuntimeMonitor.handle(MisuseMessages.nilValueForNonOptional(object: self, key: key))
     }
 
     // MARK: Internal state access

@@ -7,8 +7,11 @@ import GuardCoreAtomics
 /// ``Observed`` accessors run; a key path that is exactly a chain of `@Observed` properties gets their names joined
 /// by dots. Results are cached per key path.
 ///
-/// Naming never evaluates a key path that could trap: one with an optional chain or a force unwrap (`\.a!.b`,
-/// `\.a?.b`) has no name and is never read, and neither is one with a component that cannot be an `@Observed`
+/// A key path with optional chains or force unwraps (`\.link?.age`, `\.link!.age`) is named as Foundation's
+/// `observe(\.link?.age)` names it, `link.age`, step by step (see ``chainNaming(of:steps:valueType:rootType:on:)``):
+/// it is never evaluated as a whole, so a force unwrap of a `nil` link never traps.
+///
+/// Naming never evaluates a key path that could trap: one with a component that cannot be an `@Observed`
 /// property or a stored property of a ``KVOObject`` (judged from the printed value type of each component against
 /// the classes' stored properties), nor a read-only one (every `@Observed` chain is settable, so a read-only key path
 /// goes through some computed property: `var first: Int { items[0] }` could trap). The key path's own storage
@@ -21,7 +24,7 @@ import GuardCoreAtomics
 enum KeyNameProbe {
     /// One `@Observed` read: the property's key path, and where its storage lies (in which object, at which
     /// offset), which names it.
-    private struct Step {
+    struct Step {
         let wrapped: AnyKeyPath
         let objectType: KVOObject.Type
         let storageOffset: Int
@@ -57,10 +60,21 @@ enum KeyNameProbe {
         state.steps.append(Step(wrapped: wrapped(), objectType: type(of: object), storageOffset: offset))
     }
 
-    /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had.
+    /// The string key path for `keyPath`, read on `object`; `nil` if it cannot be had. A name that is certain is kept
+    /// for the key path; one inferred from a type (see ``chainNaming(of:steps:valueType:rootType:on:)``) is worked out
+    /// again next time, when the chain may be there to read.
     static func keyPathString<Root: KVOObject, Value>(for keyPath: KeyPath<Root, Value>, on object: Root) -> String? {
-        cache.valueIfPossible(for: keyPath) {
-            guard let components = KeyPathRendering.components(of: keyPath, root: Root.self) else { return nil }
+        var inferred: String?
+        let certain = cache.valueIfPossible(for: keyPath) { () -> String? in
+            guard let steps = KeyPathRendering.steps(of: keyPath, root: Root.self) else { return nil }
+            if steps.contains(where: { !$0.unwraps.isEmpty }) {
+                let naming = chainNaming(of: keyPath, steps: steps, valueType: Value.self, rootType: Root.self, on: object)
+                guard let name = naming.name else { return nil }
+                if naming.isCertain { return name }
+                inferred = name
+                return nil
+            }
+            let components = steps.map(\.component)
             if let storedNames = plainStoredNames(components) { return storedNames }
             guard mayBeObservedChain(components, from: Root.self) else { return nil }
             // Every `@Observed` chain is settable; a read-only key path can only be some computed property, whose
@@ -68,9 +82,10 @@ enum KeyNameProbe {
             guard keyPath is ReferenceWritableKeyPath<Root, Value>, isSafeToRead(keyPath, components) else {
                 return nil
             }
-            let steps = recordSteps { _ = object[keyPath: keyPath] }
-            return name(from: steps, matching: keyPath)
+            let recorded = recordSteps { _ = object[keyPath: keyPath] }
+            return name(from: recorded, matching: keyPath)
         }
+        return certain ?? inferred
     }
 
     /// Whether the key path's storage confirms, without evaluating anything, what its printed `components` suggest:
@@ -124,7 +139,8 @@ enum KeyNameProbe {
         return true
     }
 
-    private static func recordSteps(_ body: () -> Void) -> [Step] {
+    /// The `@Observed` reads `body` makes on the calling thread, in order.
+    static func recordSteps(_ body: () -> Void) -> [Step] {
         let state = threadState.value
         let outer = (state.isRecording, state.steps)
         state.isRecording = true

@@ -48,6 +48,8 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
 
     /// Whether the root observance asked for prior notifications (only then does this forwarder pair them).
     private let pairsPriors: Bool
+    /// Whether the root observance leads to a dependent key's relay (see ``AnnouncementScope``).
+    let leadsToRelay: Bool
 
     private init(root: KVOObject, rootObservance: Observance, target: KVOObject) {
         self.root = root
@@ -56,6 +58,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         self.target = target
         self.targetIdentity = ObjectIdentifier(target)
         self.pairsPriors = rootObservance.options.contains(.prior)
+        self.leadsToRelay = rootObservance.leadsToRelay
         SchedulePoints.created(self)
     }
 
@@ -96,6 +99,15 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         }
         guard observance.isActive else { return }
         var chainIsBroken = value != nil && newTarget == nil
+        if chainIsBroken, !observance.isGuarded, let collection = value, collection is any KeyValueCodingCollection {
+            // Foundation's re-wiring asks the collection to observe the rest, and the collection refuses.
+            RuntimeMonitor.handle(
+                MisuseMessages.keyPathThroughCollection(
+                    object: root, keyPath: observance.keyPath,
+                    step: CollectionStep(
+                        keyPath: observance.keyPath, collectionKeyPath: firstKey, forwardedPath: remainingPath,
+                        collectionType: type(of: collection))))
+        }
         var isTooDeep = false
         var forwarder: KeyPathForwarder?
         if let newTarget, let waiting = table.takeForwarderAwaitingChanges(of: observance, on: newTarget),

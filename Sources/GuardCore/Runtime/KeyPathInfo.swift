@@ -29,13 +29,25 @@ final class KeyPathInfo: Sendable {
     /// every one can be followed. A key path with one is never registered (see
     /// ``KVOObject/addObserver(_:forKeyPath:options:context:)``).
     let overlongKeyPath: String?
+    /// Where the key path, or a key path declared to affect it, goes through a collection or uses a collection
+    /// operator, as far as the declared types of stored properties tell; `nil` if it does not. A key path with one
+    /// is never registered (see ``KVOMisuse/Kind/keyPathThroughCollection``).
+    let collectionStep: CollectionStep?
+    /// Whether the first key's value may be a collection (it is not a stored property declared as a class), so a
+    /// registration that must refuse a key path through one reads it to see.
+    let firstKeyMayHoldCollection: Bool
 
     /// Whether the key path has more than one key.
     var isDotted: Bool { remainingPath != nil }
 
     /// `keyPath` must be well formed; `triggerKeys` starts with its first key.
-    init(keyPath: String, triggerKeys: [String], overlongKeyPath: String? = nil) {
+    init(
+        keyPath: String, triggerKeys: [String], overlongKeyPath: String? = nil, collectionStep: CollectionStep? = nil,
+        firstKeyMayHoldCollection: Bool = true
+    ) {
         self.overlongKeyPath = overlongKeyPath
+        self.collectionStep = collectionStep
+        self.firstKeyMayHoldCollection = firstKeyMayHoldCollection
         let (first, rest) = KeyPathSyntax.split(keyPath)
         self.keyPath = keyPath
         self.hash = KeyHash.of(keyPath)

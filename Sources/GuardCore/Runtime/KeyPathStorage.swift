@@ -30,6 +30,17 @@ enum KeyPathStorage {
         let hasArguments: Bool
         /// A computed component's identity (what key path equality compares), the same for one property from any root.
         let identity: UInt?
+        /// A computed component's getter, as a bit pattern (see ``KeyPathComponentGetter``).
+        var getter: UInt? = nil
+        /// The metadata of the type the component leads to, as a bit pattern; `nil` for the last component, which
+        /// leads to the key path's value type. See ``leadsTo``.
+        var leadsToBits: UInt? = nil
+
+        /// The type the component leads to (for an optional chain or force unwrap, the wrapped type); `nil` for the
+        /// last component.
+        var leadsTo: Any.Type? {
+            leadsToBits.flatMap { UnsafeRawPointer(bitPattern: $0) }.map { unsafeBitCast($0, to: Any.Type.self) }
+        }
     }
 
     private static let word = MemoryLayout<UInt>.size
@@ -60,11 +71,15 @@ enum KeyPathStorage {
             var reader = Reader(object: object, offset: start, end: end)
             var components: [Component] = []
             while reader.offset < end {
-                guard let component = reader.nextComponent() else { return nil }
-                components.append(component)
-                if reader.offset == end { return components }
+                guard var component = reader.nextComponent() else { return nil }
+                if reader.offset == end {
+                    components.append(component)
+                    return components
+                }
                 // The metadata of the type the component leads to.
-                guard reader.skip(alignedTo: word, bytes: word) else { return nil }
+                guard let metadata = reader.nextWord(), metadata != 0 else { return nil }
+                component.leadsToBits = metadata
+                components.append(component)
             }
             return nil
         }
@@ -81,12 +96,12 @@ enum KeyPathStorage {
             count >= 0 && offset >= 0 && offset <= end - count
         }
 
-        /// Aligns `offset` up to `alignment`, then skips `bytes`; `false` if that leaves the buffer.
-        mutating func skip(alignedTo alignment: Int, bytes: Int) -> Bool {
-            let aligned = (offset + alignment - 1) & ~(alignment - 1)
-            guard fits(bytes, at: aligned) else { return false }
-            offset = aligned + bytes
-            return true
+        /// Reads the pointer-aligned word at `offset` and moves past it; `nil` if that leaves the buffer.
+        mutating func nextWord() -> UInt? {
+            let aligned = (offset + word - 1) & ~(word - 1)
+            guard let value = load(UInt.self, at: aligned) else { return nil }
+            offset = aligned + word
+            return value
         }
 
         private func load<T>(_ type: T.Type, at offset: Int) -> T? {
@@ -112,7 +127,8 @@ enum KeyPathStorage {
                 let fields = body + pointerAlignmentSkew
                 let isSettable = payload & computedSettableFlag != 0
                 let hasArguments = payload & computedHasArgumentsFlag != 0
-                guard let identity = load(UInt.self, at: fields) else { return nil }
+                guard let identity = load(UInt.self, at: fields), let getter = load(UInt.self, at: fields + word)
+                else { return nil }
                 var size = pointerAlignmentSkew + 2 * word + (isSettable ? word : 0)
                 if hasArguments {
                     guard let argumentSize = load(Int.self, at: body + size), argumentSize >= 0 else { return nil }
@@ -120,7 +136,8 @@ enum KeyPathStorage {
                     if payload & computedInstantiatedFromExternalWithArgumentsFlag != 0 { size += word }
                 }
                 component = Component(
-                    kind: .computed, isSettable: isSettable, hasArguments: hasArguments, identity: identity)
+                    kind: .computed, isSettable: isSettable, hasArguments: hasArguments, identity: identity,
+                    getter: getter)
                 bodySize = size
             default:
                 // An external component is instantiated away in a key path object; anything else is not a layout

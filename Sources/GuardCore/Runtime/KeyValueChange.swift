@@ -10,11 +10,14 @@ public struct KeyValueChange {
     public enum Kind: UInt, Sendable, Hashable, CaseIterable {
         /// The value was replaced as a whole (every `.initial` notification is a setting too).
         case setting = 1
-        /// Elements were inserted into an ordered to-many property at `indexes`.
+        /// Elements were inserted into an ordered to-many property at `indexes`, or added to an unordered one (a set
+        /// union; no indexes).
         case insertion = 2
-        /// Elements were removed from an ordered to-many property at `indexes`.
+        /// Elements were removed from an ordered to-many property at `indexes`, or from an unordered one (a set minus
+        /// or intersection; no indexes).
         case removal = 3
-        /// Elements of an ordered to-many property were replaced at `indexes`.
+        /// Elements of an ordered to-many property were replaced at `indexes`, or an unordered one's contents were
+        /// set (no indexes).
         case replacement = 4
     }
 
@@ -23,12 +26,15 @@ public struct KeyValueChange {
     /// The key path the observer registered for (for a dotted path, the whole path).
     public let keyPath: String
     /// The value after the change, if `.new` was requested and this is not a prior notification. For to-many
-    /// insertions and replacements, the array of inserted or replacing elements.
+    /// insertions and replacements, the array of inserted or replacing elements (of an unordered property, the
+    /// `Set<AnyHashable>` of added elements).
     public let newValue: Any?
     /// The value before the change, if `.old` was requested and this is not an `.initial` notification. For to-many
-    /// removals and replacements, the array of removed or replaced elements.
+    /// removals and replacements, the array of removed or replaced elements (of an unordered property, the
+    /// `Set<AnyHashable>` of removed elements).
     public let oldValue: Any?
-    /// The affected positions for insertion, removal and replacement; `nil` for a setting.
+    /// The affected positions for insertion, removal and replacement of an ordered to-many property; `nil` for a
+    /// setting and for an unordered property.
     public let indexes: IndexSet?
     /// `true` for the notification sent before the change when `.prior` was requested.
     public let isPrior: Bool

@@ -5,9 +5,19 @@ import Foundation
 ///
 /// A key path has a name when it is a chain of ``Observed`` properties, or of plain stored properties that cannot be
 /// overridden (of a `final` class, or declared `final`: in a class that can be subclassed, a plain stored property is
-/// reached through its accessors, and its key path carries no name). Computed properties, subscripts, optional chains
-/// and the identity key path `\.self` have none, and using one is the misuse ``KVOMisuse/Kind/unknownKey``. Use the
-/// string overloads for those. Naming a key path never evaluates a subscript or a read-only computed property.
+/// reached through its accessors, and its key path carries no name). Optional chains and force unwraps along the way
+/// are part of the chain, as in Foundation's `observe(\.link?.age)`: `\.link?.age` and `\.link!.age` are named
+/// `link.age`, and while `link` is `nil` the value reads as `nil`, as the dotted string's does (naming never
+/// evaluates the force unwrap). Computed properties, subscripts, tuple elements and the identity key path `\.self`
+/// have none, and using one is the misuse ``KVOMisuse/Kind/unknownKey``, whose message shows the key path with every
+/// component it can name (`\Profile.link?.<computed: Int>`). Use the string overloads for those. Naming a key path
+/// never evaluates a subscript or a read-only computed property.
+///
+/// A component after a `nil` link is named by reading it on an object of the same class the key path went through
+/// (the root, for `\Profile.link?.age`, whose `age` is read once, the first time the key path is named: like any read
+/// observation makes, it must not race a set of that property on another thread); with none at hand it is named after
+/// the one ``Observed`` property of its class with its value type, and has no name if there are several (observe
+/// again once the link is set, or use the string key path).
 public protocol KeyValueObservable: KVOObject {}
 
 extension KVOObject: KeyValueObservable {}
@@ -91,7 +101,7 @@ extension KeyValueObservable {
 
     private func edit<Element>(_ edit: ToManyEdit<Element>, _ keyPath: ReferenceWritableKeyPath<Self, [Element]>) -> Bool {
         guard let name = resolvedName(of: keyPath) else { return false }
-        let (owner, key) = arrayOwner(forKeyPath: name)
+        let (owner, key) = toManyOwner(forKeyPath: name)
         if let mismatch = edit.mismatch(withArrayOf: self[keyPath: keyPath].count) {
             let misuse = MisuseMessages.invalidIndexes(object: owner, key: key, edit: edit, mismatch: mismatch)
             RuntimeMonitor.handle(misuse)
@@ -110,10 +120,10 @@ extension KeyValueObservable {
         return true
     }
 
-    /// The object that holds the array at `keyPath` and the array's key there: for `shelf.books`, the current shelf
+    /// The object that holds the array or set at `keyPath` and its key there: for `shelf.books`, the current shelf
     /// and `books` (read quietly); this object and `keyPath` itself for a key of its own, or when the chain does not
     /// lead to a ``KVOObject``.
-    private func arrayOwner(forKeyPath keyPath: String) -> (owner: KVOObject, key: String) {
+    func toManyOwner(forKeyPath keyPath: String) -> (owner: KVOObject, key: String) {
         let (head, last) = KeyPathSyntax.splitLast(keyPath)
         guard let head,
             let owner = KeyValueReading.value(of: self, forKeyPath: head, reportingMisuse: false) as? KVOObject
@@ -121,9 +131,11 @@ extension KeyValueObservable {
         return (owner, last)
     }
 
-    private func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {
+    /// The string key path for `keyPath`, or `nil` after reporting the misuse ``KVOMisuse/Kind/unknownKey``.
+    func resolvedName<Value>(of keyPath: KeyPath<Self, Value>) -> String? {
         if let name = keyPathString(for: keyPath) { return name }
-        RuntimeMonitor.handle(MisuseMessages.unknownKey(object: self, key: String(describing: keyPath)))
+        RuntimeMonitor.handle(
+            MisuseMessages.unnamedKeyPath(object: self, description: KeyNameProbe.readableDescription(of: keyPath, on: self)))
         return nil
     }
 }

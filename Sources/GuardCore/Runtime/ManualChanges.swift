@@ -20,8 +20,12 @@ enum ManualChanges {
         let key: String
         var plan: ChangePlan?
         /// Without a plan (nobody to notify when the change began): the table's insertion count before it began, so
-        /// its end can re-wire dotted observances inserted meanwhile.
+        /// its end can re-wire dotted observances inserted meanwhile and notify the registrations that join it.
         let epochWithoutPlan: UInt64
+        /// What kind of change it is, and where (a to-many change), for the end of a change without a plan (a set
+        /// mutation's is a setting then).
+        let kind: KeyValueChange.Kind
+        let indexes: IndexSet?
 
         /// Whether the entry's object is gone: its weak reference reads `nil`, and the change did not begin in its deinit.
         var isOfDeadObject: Bool { object == nil && !beganDuringDeinit }
@@ -58,20 +62,27 @@ enum ManualChanges {
     }
 
     /// Begins a change of `key`: snapshots observers, reads old values, sends prior notifications.
-    static func willChange(object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?) {
+    static func willChange(
+        object: KVOObject, key: String, kind: KeyValueChange.Kind, indexes: IndexSet?, setMutation: SetMutation? = nil
+    ) {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: kind, indexes: indexes, setMutation: setMutation)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         let state = threadState.value
         state.forgetDeadObjects()
+        // Without a plan nothing was read, so which objects a set mutation adds or removes is not known at its end: a
+        // registration that joins it hears the set's new value as a setting.
+        let unplannedKind = setMutation == nil ? kind : .setting
+        let unplannedIndexes = setMutation == nil ? indexes : nil
         var pending = Pending(
             object: object, objectID: ObjectIdentifier(object), beganDuringDeinit: false, key: key, plan: plan,
-            epochWithoutPlan: epoch)
+            epochWithoutPlan: epoch, kind: unplannedKind, indexes: unplannedIndexes)
         if pending.object == nil {
             // Only an object running its deinit reads as gone while the caller holds it.
             pending = Pending(
                 object: nil, objectID: pending.objectID, beganDuringDeinit: true, key: key, plan: plan,
-                epochWithoutPlan: epoch)
+                epochWithoutPlan: epoch, kind: unplannedKind, indexes: unplannedIndexes)
             openDeinitChanges.add(1, ordering: .relaxed)
         }
         state.pending.append(pending)
@@ -93,8 +104,9 @@ enum ManualChanges {
         if pending.plan != nil {
             pending.plan?.end(on: object, readOwnValue: ownValueReader(of: object, key: key))
         } else {
-            ChangePlan.rewireDottedJoiners(
-                of: object, changeOf: key, hash: KeyHash.of(key), insertedAfter: pending.epochWithoutPlan)
+            ChangePlan.endUnplanned(
+                on: object, key: key, hash: KeyHash.of(key), kind: pending.kind, indexes: pending.indexes,
+                insertedAfter: pending.epochWithoutPlan, readOwnValue: ownValueReader(of: object, key: key))
         }
     }
 
@@ -116,10 +128,13 @@ enum ManualChanges {
         let key: String
     }
 
-    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread).
+    /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread). Only a
+    /// dependent key's relay begins one: the change is part of the change that set the relay off (see
+    /// ``AnnouncementScope``).
     static func beginDetached(object: KVOObject, key: String) -> DetachedChange {
         let epoch = object.existingTable?.insertionCount ?? 0
-        var plan = ChangePlan(object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil)
+        var plan = ChangePlan(
+            object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil, isRelayed: true)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
         return DetachedChange(plan: plan, epoch: epoch, key: key)
     }
@@ -129,8 +144,9 @@ enum ManualChanges {
         if var plan = change.plan {
             plan.end(on: object, readOwnValue: ownValueReader(of: object, key: change.key))
         } else {
-            ChangePlan.rewireDottedJoiners(
-                of: object, changeOf: change.key, hash: KeyHash.of(change.key), insertedAfter: change.epoch)
+            ChangePlan.endUnplanned(
+                on: object, key: change.key, hash: KeyHash.of(change.key), kind: .setting, indexes: nil,
+                insertedAfter: change.epoch, readOwnValue: ownValueReader(of: object, key: change.key))
         }
     }
 

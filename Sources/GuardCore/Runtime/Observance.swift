@@ -101,6 +101,10 @@ class Observance: BackendHandle, @unchecked Sendable {
     /// Tells a receiver that the dotted key path cannot be followed on the current objects.
     func announceChainBroken() {}
 
+    /// Whether notifications of this observance reach a dependent key's ``DependencyRelay``: it is a relay's
+    /// registration, or a forwarder's whose chain ends at one (see ``AnnouncementScope``).
+    var leadsToRelay: Bool { false }
+
     /// The type of the observer (or receiver), for messages.
     var observerType: Any.Type {
         preconditionFailure("Observance is abstract")

@@ -120,6 +120,12 @@ extension Observed: ObservedStorage {
     static func readValue(at address: UnsafeRawPointer) -> Any? {
         flattenOptional(address.assumingMemoryBound(to: Self.self).pointee.value)
     }
+
+    static var keyValueStorer: @Sendable (Any?) -> KeyValueStore {
+        KeyValueStore.storer(for: Value.self) { value, object, address in
+            setAnnouncing(value, on: object, storage: address.assumingMemoryBound(to: Self.self))
+        }
+    }
 }
 
 /// Implemented by every `Observed<Value>` so key-value coding can read one without knowing `Value`.
@@ -128,4 +134,6 @@ protocol ObservedStorage: SendableMetatype {
     static var wrappedValueType: Any.Type { get }
     /// Reads the wrapped value of the `Observed` stored at `address`.
     static func readValue(at address: UnsafeRawPointer) -> Any?
+    /// Checks a value for a key-value coding set; the store sets it as the property's setter does, announcing it.
+    static var keyValueStorer: @Sendable (Any?) -> KeyValueStore { get }
 }

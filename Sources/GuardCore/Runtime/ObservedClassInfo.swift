@@ -32,9 +32,22 @@ enum ObservedClassInfo {
             guard object.isKnownKey(first) else { return nil }
             let (triggers, overlongDependency) = triggerKeys(forFirstKey: first, of: type)
             let isOverlong = KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath)
+            let isDotted = KeyPathSyntax.isDotted(keyPath)
             return KeyPathInfo(
-                keyPath: keyPath, triggerKeys: triggers, overlongKeyPath: isOverlong ? keyPath : overlongDependency)
+                keyPath: keyPath, triggerKeys: triggers, overlongKeyPath: isOverlong ? keyPath : overlongDependency,
+                collectionStep: isOverlong ? nil : collectionStep(of: keyPath, triggers: triggers, on: type),
+                firstKeyMayHoldCollection: isDotted && CollectionStep.mayHoldCollection(first, of: type))
         }
+    }
+
+    /// The first place where `keyPath` or one of its dotted triggers goes through a collection (see
+    /// ``CollectionStep/find(in:from:)``).
+    private static func collectionStep(of keyPath: String, triggers: [String], on type: KVOObject.Type) -> CollectionStep? {
+        if KeyPathSyntax.isDotted(keyPath), let step = CollectionStep.find(in: keyPath, from: type) { return step }
+        for trigger in triggers.dropFirst() where KeyPathSyntax.isDotted(trigger) {
+            if let step = CollectionStep.find(in: trigger, from: type) { return step }
+        }
+        return nil
     }
 
     /// The keys whose change must announce a key path whose first key is `first`: `first`, then every key that

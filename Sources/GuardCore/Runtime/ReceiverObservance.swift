@@ -33,4 +33,8 @@ final class ReceiverObservance: Observance, @unchecked Sendable {
     override func announceChainBroken() {
         receiver.observedKeyPathBecameUnavailable()
     }
+
+    override var leadsToRelay: Bool {
+        receiver is DependencyRelay || (receiver as? KeyPathForwarder)?.leadsToRelay == true
+    }
 }

@@ -62,21 +62,26 @@ public struct ObservedValues<Value: Sendable>: AsyncSequence, Sendable {
 
 extension ObservedValues {
     /// The values at `keyPath` (named `name`, `nil` if it has none) of `object`, observed through `backend` each
-    /// time an iterator is made, each read from the object (see ``ObservedValues``). The object is held weakly.
+    /// time an iterator is made, each read from the object (see ``ObservedValues``) with `read` if given (a value it
+    /// cannot give is skipped), else through the key path. The object is held weakly.
     static func observing<Object: AnyObject>(
         _ object: Object, keyPath: KeyPath<Object, Value>, name: String?, description: String, limit: Int,
-        backend: any KeyValueObservingBackend, file: String, line: UInt
+        backend: any KeyValueObservingBackend, file: String, line: UInt,
+        read: (@Sendable (Object) -> Value?)? = nil
     ) -> ObservedValues<Value> {
         let object = UncheckedWeakReference(object)
         let keyPath = UncheckedSendableKeyPath(keyPath)
+        let read = read ?? { object in object[keyPath: keyPath.keyPath] }
         return ObservedValues(limit: limit) { buffer in
             guard let observed = object.value else { return nil }
             let token = ObservationToken(
                 observing: observed, keyPath: name, description: description, options: [], backend: backend,
                 file: file, line: line, onObjectDeinit: { buffer.finish() },
-                handler: { object, _ in buffer.push(object[keyPath: keyPath.keyPath]) })
+                handler: { object, _ in
+                    if let value = read(object) { buffer.push(value) }
+                })
             // The registration exists: a change from now on is pushed too, read after it was made.
-            if token.isActive { buffer.pushInitial(observed[keyPath: keyPath.keyPath]) }
+            if token.isActive, let value = read(observed) { buffer.pushInitial(value) }
             return token
         }
     }

@@ -14,8 +14,9 @@ extension KeyValueObservable {
         changeHandler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
         ObservationToken(
-            observing: self, keyPath: keyPathString(for: keyPath), description: String(describing: keyPath),
-            options: options, backend: KVORuntimeBackend(), file: file, line: line,
+            observing: self, keyPath: keyPathString(for: keyPath),
+            description: KeyNameProbe.readableDescription(of: keyPath, on: self), options: options,
+            backend: KVORuntimeBackend(), file: file, line: line,
             handler: { object, change in changeHandler(object, ObservedChange(change)) })
     }
 
@@ -30,13 +31,21 @@ extension KeyValueObservable {
     }
 
     /// The values of a Swift key path of this object as an asynchronous sequence: the current value first, then
-    /// the value after each change. See ``ObservedValues`` for when it ends and what a slow consumer gets.
+    /// the value after each change. See ``ObservedValues`` for when it ends and what a slow consumer gets. A key path
+    /// with a force unwrap (`\.link!.age`) is read through its string name, never evaluated, and yields no value
+    /// while what it unwraps is `nil` (evaluating it would trap).
     public func values<Value: Sendable>(
         of keyPath: KeyPath<Self, Value>, bufferingNewest limit: Int = 1, file: String = #fileID, line: UInt = #line
     ) -> ObservedValues<Value> {
-        ObservedValues.observing(
-            self, keyPath: keyPath, name: keyPathString(for: keyPath), description: String(describing: keyPath),
-            limit: limit, backend: KVORuntimeBackend(), file: file, line: line)
+        let name = keyPathString(for: keyPath)
+        let description = name == nil ? KeyNameProbe.readableDescription(of: keyPath, on: self) : ""
+        var read: (@Sendable (Self) -> Value?)?
+        if let name, KeyNameProbe.hasForceUnwrap(keyPath) {
+            read = { object in KeyValueReading.value(of: object, forKeyPath: name, reportingMisuse: false) as? Value }
+        }
+        return ObservedValues.observing(
+            self, keyPath: keyPath, name: name, description: description, limit: limit, backend: KVORuntimeBackend(),
+            file: file, line: line, read: read)
     }
 }
 

@@ -15,7 +15,9 @@
 /// - **Lifetime.** The observed object is held weakly, as `NSKeyValueObservation` does: when it deinitializes, the
 ///   observation ends without any misuse and ``isActive`` turns `false`.
 /// - **Every guard guarantee**, since a controller does the work: `.initial` is delivered exactly once, before the
-///   observing call returns, on the calling thread; handlers run outside every internal lock (a handler may
+///   observing call returns, on the calling thread, and before any change (a change that arrives meanwhile is held
+///   back and delivered right after it, on the calling thread, before the observing call returns, so the last value
+///   the handler heard is the current one); handlers run outside every internal lock (a handler may
 ///   invalidate or release its own token, observe, or mutate); a key path that cannot be observed, or an object
 ///   that asks from its own deinit, is a diagnostic event and a token whose ``result`` is
 ///   ``ObserveResult/invalid(_:)``, never a crash.

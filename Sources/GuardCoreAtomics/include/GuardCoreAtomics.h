@@ -3,8 +3,9 @@
 // GuardCore cannot use the Synchronization module (it needs iOS 18 / macOS 15, and ThreadSanitizer reports false
 // races for it on Linux). These inline functions compile to plain atomic instructions, are inlined into Swift
 // callers, and are understood by ThreadSanitizer. Everything is a 64-bit word: flags, counters, small enums, and
-// pointers (as their bit patterns) alike, so there is one type to get right. One more question only the Swift runtime
-// can answer cheaply is asked here too: whether an object is running its deinit.
+// pointers (as their bit patterns) alike, so there is one type to get right. A few things only the Swift runtime can
+// do are asked of it here too: whether an object is running its deinit, and the loads and stores of `weak` and
+// `unowned` references.
 
 #ifndef GUARDCORE_ATOMICS_H
 #define GUARDCORE_ATOMICS_H
@@ -68,7 +69,7 @@ typedef struct {
 
 /// GuardCore's process-wide words, with static storage: reaching one costs no lazy-initialization check (a Swift
 /// global would cost one on every use), which matters on paths such as every property read and every lock.
-extern gca_padded_word gca_process_words[4];
+extern gca_padded_word gca_process_words[5];
 
 /// The installed schedule hook (a retained pointer), or 0 (see `SchedulePoints`).
 static inline gca_word *gca_schedule_hook_word(void) { return &gca_process_words[0].word; }
@@ -78,6 +79,8 @@ static inline gca_word *gca_active_probes_word(void) { return &gca_process_words
 static inline gca_word *gca_open_silences_word(void) { return &gca_process_words[2].word; }
 /// How many changes begun in their object's deinit are pending on all threads (see `ManualChanges`).
 static inline gca_word *gca_open_deinit_changes_word(void) { return &gca_process_words[3].word; }
+/// The installed held-change tracer (a retained pointer), or 0 (see `HeldChangeTracing`).
+static inline gca_word *gca_held_change_tracer_word(void) { return &gca_process_words[4].word; }
 
 /// How many classes `KVOObjectClasses` remembers: a power of two.
 #define GCA_KVO_CLASS_COUNT 16
@@ -100,6 +103,74 @@ static inline bool gca_swift_object_is_deinitializing(const void *object) {
     extern bool swift_isDeallocating(void *object);
     return swift_isDeallocating((void *)object);
 }
+
+/// Loads the `weak` reference stored at `reference` (a Swift `weak` field's storage): the object, retained (+1), or
+/// NULL once it is gone. The Swift runtime's own load (`swift_weakLoadStrong`; on Apple platforms
+/// `swift_unknownObjectWeakLoadStrong`, which also reads storage that holds an Objective-C object), exported on every
+/// platform with the C calling convention; never a read of the storage as a strong reference.
+static inline void *gca_weak_load_strong(void *reference) {
+#if defined(__APPLE__)
+    extern void *swift_unknownObjectWeakLoadStrong(void *reference);
+    return swift_unknownObjectWeakLoadStrong(reference);
+#else
+    extern void *swift_weakLoadStrong(void *reference);
+    return swift_weakLoadStrong(reference);
+#endif
+}
+
+/// Stores `object` (or NULL) into the `weak` reference at `reference`, which holds a weak reference already: the
+/// Swift runtime's assignment (`swift_weakAssign` / `swift_unknownObjectWeakAssign`). `object` is not consumed.
+static inline void gca_weak_assign(void *reference, void *object) {
+#if defined(__APPLE__)
+    extern void *swift_unknownObjectWeakAssign(void *reference, void *object);
+    swift_unknownObjectWeakAssign(reference, object);
+#else
+    extern void *swift_weakAssign(void *reference, void *object);
+    swift_weakAssign(reference, object);
+#endif
+}
+
+/// Loads the `unowned` (safe) reference stored at `reference`: the object, retained (+1), or NULL for an optional
+/// one that is nil. Like reading the property in Swift, it stops the process if the object has been deinitialized
+/// (`swift_unownedRetainStrong`; on Apple platforms `swift_unknownObjectUnownedLoadStrong`).
+static inline void *gca_unowned_load_strong(void *reference) {
+    if (*(void **)reference == NULL) return NULL;
+#if defined(__APPLE__)
+    extern void *swift_unknownObjectUnownedLoadStrong(void *reference);
+    return swift_unknownObjectUnownedLoadStrong(reference);
+#else
+    extern void swift_unownedRetainStrong(void *object);
+    void *object = *(void **)reference;
+    swift_unownedRetainStrong(object);
+    return object;
+#endif
+}
+
+/// Stores `object` (or NULL) into the `unowned` (safe) reference at `reference`, which holds one already: takes an
+/// unowned reference to the new object, then drops the old one. `object` is not consumed.
+static inline void gca_unowned_assign(void *reference, void *object) {
+#if defined(__APPLE__)
+    extern void *swift_unknownObjectUnownedAssign(void *reference, void *object);
+    swift_unknownObjectUnownedAssign(reference, object);
+#else
+    extern void *swift_unownedRetain(void *object);
+    extern void swift_unownedRelease(void *object);
+    void *old = *(void **)reference;
+    if (object != NULL) swift_unownedRetain(object);
+    *(void **)reference = object;
+    if (old != NULL) swift_unownedRelease(old);
+#endif
+}
+
+#if !defined(__APPLE__)
+/// The type context descriptor of the type whose metadata is at `metadata`: the Swift runtime's
+/// `swift_getTypeContextDescriptor`, linked directly where the runtime ships with the program (on Apple platforms
+/// it is looked up at run time, as the system's runtime may predate it).
+static inline const void *gca_type_context_descriptor(const void *metadata) {
+    extern const void *swift_getTypeContextDescriptor(const void *metadata);
+    return swift_getTypeContextDescriptor(metadata);
+}
+#endif
 
 /// A lock in one 32-bit word: 0 unlocked, 1 locked, 2 locked with threads waiting (or about to). Zero-filled memory
 /// is an unlocked lock; it must not move while used. Taking it uncontended is one compare-and-exchange and

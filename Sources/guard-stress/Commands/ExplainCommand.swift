@@ -19,7 +19,8 @@ enum ExplainCommand {
         }
         guard arguments.positionals.count == 1 else {
             throw UsageError(
-                arguments.positionals.isEmpty ? "explain needs a seed file" : "explain takes one seed file, not \(arguments.positionals.count)")
+                arguments.positionals.isEmpty
+                    ? "explain needs a seed file or a scenario" : "explain takes one seed file, not \(arguments.positionals.count)")
         }
         let path = arguments.positionals[0]
         let width = try arguments.integer("--width", in: 40...1_000) ?? 120
@@ -33,9 +34,10 @@ enum ExplainCommand {
         let isolation = try IsolationOptions.isolation(arguments)
         if isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
+        guard let loaded = ScenarioInput.load(path) else { return .badInput }
         let story: RunStory
         do {
-            let file = try SeedFileStore.read(path)
+            let file = loaded.seedFile
             if let settings = isolation.childProcessSettings,
                 let death = try processDeath(of: file, isolatedBy: settings)
             {

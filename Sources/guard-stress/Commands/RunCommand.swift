@@ -10,6 +10,7 @@ enum RunCommand {
             options: Set([
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
                 "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps", "--profile", "--mix",
+                "--scenario",
             ]).union(IsolationOptions.options).union(ReportFiles.options),
             flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags)
                 .union(ReportFiles.flags))
@@ -21,10 +22,17 @@ enum RunCommand {
             throw UsageError("run takes no positional arguments (got '\(arguments.positionals[0])')")
         }
         var settings = Campaign.Settings()
-        settings.runner = try runnerChoice(arguments)
         settings.isolation = try IsolationOptions.isolation(arguments)
         let profile = try self.profile(arguments)
-        settings.scenario = profile.configuration(controlled: settings.runner != .chaos)
+        var scenarioName: String?
+        if let path = arguments.string("--scenario") {
+            guard let loaded = try scenario(path, arguments, into: &settings) else { return .badInput }
+            scenarioName = "scenario \(path) (\(loaded.scenario.operations.count) workers, "
+                + "\(Format.count(loaded.scenario.operationCount)) operations)"
+        } else {
+            settings.runner = try runnerChoice(arguments)
+            settings.scenario = profile.configuration(controlled: settings.runner != .chaos)
+        }
         if let mix = arguments.string("--mix") {
             do {
                 settings.scenario.mix = try OperationMix(parsing: mix)
@@ -75,7 +83,7 @@ enum RunCommand {
             return perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process"
         } ?? ", in process"
         Terminal.printError(
-            "guard-stress: target \(settings.target), seed \(settings.seed), profile \(profile.rawValue), \(runnerText), "
+            "guard-stress: target \(settings.target), seed \(settings.seed), \(scenarioName ?? "profile \(profile.rawValue)"), \(runnerText), "
                 + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
         let startedAt = Date()
@@ -119,6 +127,28 @@ enum RunCommand {
         return written ? exitCode : .badInput
     }
 
+    /// `--scenario FILE`: the same operations every round (a text scenario or a seed file's), each round with its own
+    /// seed, so its own schedule; the file's target and runner unless `--target` and `--runner` say otherwise. `nil`
+    /// after printing why the file cannot be used.
+    private static func scenario(
+        _ path: String, _ arguments: ParsedArguments, into settings: inout Campaign.Settings
+    ) throws -> LoadedScenario? {
+        for option in ["--profile", "--mix", "--queues", "--ops-per-queue", "--objects", "--controllers"]
+        where arguments.string(option) != nil {
+            throw UsageError("\(option) does not go with --scenario: the scenario fixes its workers, operations and slots")
+        }
+        guard let loaded = ScenarioInput.load(path) else { return nil }
+        settings.scenario = loaded.scenario.configuration
+        settings.operations = loaded.scenario.operations
+        settings.target = loaded.target
+        if arguments.string("--runner") != nil || arguments.string("--strategy") != nil || arguments.string("--depth") != nil {
+            settings.runner = try runnerChoice(arguments, defaultName: loaded.runner.name)
+        } else {
+            settings.runner = loaded.runner
+        }
+        return loaded
+    }
+
     /// `--profile`: a named scenario shape (``ScenarioProfile``); `mixed` by default.
     private static func profile(_ arguments: ParsedArguments) throws -> ScenarioProfile {
         guard let name = arguments.string("--profile") else { return .mixed }
@@ -156,8 +186,8 @@ enum RunCommand {
     static let failingRoundsShown = 20
 
     /// `--runner`, `--strategy`, `--depth`, `--max-steps`: the runner, with every option checked against it.
-    private static func runnerChoice(_ arguments: ParsedArguments) throws -> RunnerChoice {
-        let name = arguments.string("--runner") ?? "chaos"
+    private static func runnerChoice(_ arguments: ParsedArguments, defaultName: String = "chaos") throws -> RunnerChoice {
+        let name = arguments.string("--runner") ?? defaultName
         let depth = try arguments.integer("--depth", in: StrategyChoice.depths)
         switch name {
         case "chaos":

@@ -23,13 +23,18 @@ enum ShrinkCommand {
         settings.maximumCandidates = try arguments.integer("--max-candidates", in: 1...10_000_000) ?? settings.maximumCandidates
         settings.maximumSeconds = try arguments.seconds("--max-seconds") ?? settings.maximumSeconds
         settings.verificationRuns = try arguments.integer("--verify", in: 0...10_000) ?? settings.verificationRuns
-        let output = try ShrinkOutput(for: path, arguments)
+        let output = try SeedFileOutput(for: path, suffix: "shrunk", command: "shrink", arguments)
         settings.isolation = try IsolationOptions.isolation(arguments)
         if settings.isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
 
+        guard let loaded = ScenarioInput.load(path) else { return .badInput }
         let shrinker: Shrinker
         do {
-            let file = try SeedFileStore.read(path)
+            let file = loaded.seedFile
+            if file.failure.signature.isEmpty {
+                Terminal.printError("guard-stress: " + noFailureAdvice(path, loaded))
+                return .badInput
+            }
             if file.failure.signature == SeedFile.unfinishedSignature {
                 Terminal.printError("guard-stress: " + unfinishedRoundAdvice(path))
                 return .badInput
@@ -67,6 +72,7 @@ enum ShrinkCommand {
 
         print("  original: \(outcome.original)")
         print("  shrunk:   \(outcome.shrunk)")
+        print("  \(outcome.race.summary)")
         print(
             "  \(Format.count(outcome.candidates)) candidates, \(Format.count(outcome.runs)) runs in "
                 + Format.seconds(outcome.seconds))
@@ -119,6 +125,13 @@ enum ShrinkCommand {
             + "process died before the round's verdict), which cannot be shrunk, since no run shows that failure; "
             + "replay it to get its verdict (guard-stress replay \(path)), or shrink the seed file written after a "
             + "finished round (run without --in-process, so a crash or hang is its round's verdict)"
+    }
+
+    /// Why a file that records no failure cannot be shrunk yet, and how to get one that records the failure it shows.
+    private static func noFailureAdvice(_ path: String, _ loaded: LoadedScenario) -> String {
+        "\(path) records no failure (\(ScenarioInput.kind(loaded)) says only what to run), so there is nothing to "
+            + "shrink yet: find its failure with guard-stress explore \(path), or run it with guard-stress replay \(path) "
+            + "--record (which writes the first failing run), then shrink the file that writes"
     }
 
     /// How candidates are judged, and what that means for confidence.

@@ -55,6 +55,50 @@ enum ControlledTargets {
         }
     }
 
+    /// The guard behind a facade with two flaws in its unobserve. A race: it checks "registered?" under its lock,
+    /// lets go of the lock, removes through the guard, and only then forgets the key, answering `removed` whatever
+    /// the guard said, so two unobserves of the same key path that interleave between the check and the forgetting
+    /// both answer `removed`. And a lie that needs no concurrency: an unobserve of a key path it never saw observed
+    /// answers `removed` too. Both are `non-linearizable`, so a shrinker that does not keep a race a race reduces the
+    /// race (each worker observes, then unobserves) to the lie (one worker's unobserve alone).
+    struct RacyRemoval: SystemUnderTest {
+        let name = "racy-removal"
+        let promisesGuardSemantics = true
+
+        func makeController(
+            for observer: StressObserver, retainsObjects: Bool, diagnostics: any DiagnosticSink
+        ) -> any StressController {
+            Controller(
+                inner: ForwardingController.guardController(
+                    for: observer, retainsObjects: retainsObjects, diagnostics: diagnostics))
+        }
+
+        final class Controller: ForwardingController, @unchecked Sendable {
+            private let lock = Lock()
+            private var registered: Set<String> = []
+            private var seen: Set<String> = []
+
+            override func observe(_ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall) -> ObserveOutcome {
+                let answer = inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
+                lock.withLock {
+                    _ = registered.insert("\(object.id) \(keyPath)")
+                    _ = seen.insert("\(object.id) \(keyPath)")
+                }
+                return answer
+            }
+
+            override func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
+                let key = "\(object.id) \(keyPath)"
+                guard lock.withLock({ registered.contains(key) }) else {
+                    return lock.withLock { seen.contains(key) } ? .alreadyRemoved : .removed
+                }
+                _ = inner.unobserve(object, keyPath: keyPath, call: call)
+                lock.withLock { _ = registered.remove(key) }
+                return .removed
+            }
+        }
+    }
+
     /// The guard behind a wrapper whose unobserve-all takes the controller's lock (one that announces itself to
     /// the scheduler) and returns without releasing it: the next unobserve-all of that controller, on any worker,
     /// waits forever. Each controller has its own lock, so a run abandoned with a lock held leaves nothing held

@@ -183,11 +183,12 @@ struct HistoryBuilder {
 
     /// The notification `registration` should get for `change`, as the guard would send it (for `link.k0`, `linked`
     /// and `link.gauge`, the change is either a link of the registration's object or a change of the leaf of its
-    /// middle object).
+    /// middle object), recorded on `worker` (the change's by default; the observing one for a change the guard held
+    /// back until the initial notification).
     @discardableResult
     mutating func deliver(
         _ change: OperationRecord, to registration: OperationRecord, at time: UInt64, prior: Bool = false,
-        old: Int? = nil, new: Int? = nil, indexMask: UInt64? = nil
+        old: Int? = nil, new: Int? = nil, indexMask: UInt64? = nil, worker: Int? = nil
     ) -> DeliveryRecord {
         let options = registration.options
         let sameKey = registration.key == change.key
@@ -202,7 +203,7 @@ struct HistoryBuilder {
         let hasNew = options.contains(.new) && !prior
         return add(
             DeliveryRecord(
-                registration: registration.id, cause: change.id, worker: change.worker, sequence: 0, time: time,
+                registration: registration.id, cause: change.id, worker: worker ?? change.worker, sequence: 0, time: time,
                 kind: 1, isPrior: prior, hasOld: options.contains(.old), hasNew: hasNew,
                 oldValue: options.contains(.old) ? (old ?? expectedOld) : .min,
                 newValue: hasNew ? (new ?? expectedNew) : .min, observer: registration.observer,

@@ -21,8 +21,10 @@ extension WrapperLock {
 
 /// A platform team's own observation wrapper over GuardCore's runtime, written with public API only: it serializes
 /// every call with a lock of its own and holds it while it calls the runtime's `addObserver` / `removeObserver`
-/// (never while it calls a handler, and never re-entering it). Correct; the lock it is built with decides whether the
-/// controlled runner can see it.
+/// (never while it calls a handler, and never re-entering it), and, as the guard does, holds back a change that
+/// arrives before an observe's `.initial` notification until right after it (delivered by the observing thread, with
+/// the change's ``ChangeOrigin``). Correct; the lock it is built with decides whether the controlled runner can see
+/// it.
 struct SerializingWrapperTarget: SystemUnderTest {
     /// Which lock the wrapper serializes with.
     enum LockKind: String, Sendable {
@@ -63,6 +65,9 @@ struct SerializingWrapperTarget: SystemUnderTest {
         let deliversUnderLock: Bool
         /// Guarded by `lock`.
         var live = true
+        /// Whether changes wait for the `.initial` notification, and those that do. Guarded by `lock`.
+        var holding = false
+        var held: [(change: KeyValueChange, origin: ChangeOrigin)] = []
 
         init(
             key: Key, object: StressObject, observer: StressObserver, sink: DeliverySink, lock: any WrapperLock,
@@ -86,8 +91,30 @@ struct SerializingWrapperTarget: SystemUnderTest {
                 }
                 return
             }
-            guard lock.withLock({ live }), let observer else { return }
+            let origin = ChangeOrigin.current
+            let deliversNow = lock.withLock { () -> Bool in
+                if live, holding { held.append((change, origin)) }
+                return live && !holding
+            }
+            guard deliversNow, let observer else { return }
             sink.deliver(observer: observer, object: self.object, change: change)
+        }
+
+        /// The observing thread, right after the initial notification: delivers what was held, in order, until
+        /// nothing is left (then changes go straight to the handler); drops it once the registration is removed.
+        func deliverHeld(to observer: StressObserver) {
+            while true {
+                let batch = lock.withLock { () -> [(change: KeyValueChange, origin: ChangeOrigin)] in
+                    let batch = held
+                    held = []
+                    if batch.isEmpty || !live { holding = false }
+                    return live ? batch : []
+                }
+                guard !batch.isEmpty else { return }
+                for (change, origin) in batch where lock.withLock({ live }) {
+                    origin.deliver { sink.deliver(observer: observer, object: object, change: change) }
+                }
+            }
         }
     }
 
@@ -126,20 +153,23 @@ struct SerializingWrapperTarget: SystemUnderTest {
         ) -> ObserveOutcome {
             guard let observer else { return .invalid }
             let key = Registration.Key(object: object.id, keyPath: keyPath)
-            let registered = lock.withLock { () -> Bool in
-                guard table[key] == nil else { return false }
+            let holds = options.contains(.initial) && !deliversUnderLock
+            let registered = lock.withLock { () -> Registration? in
+                guard table[key] == nil else { return nil }
                 let registration = Registration(
                     key: key, object: object, observer: observer, sink: sink, lock: lock,
                     deliversUnderLock: deliversUnderLock)
+                registration.holding = holds
                 table[key] = registration
                 object.addObserver(registration, forKeyPath: keyPath, options: options.subtracting(.initial), context: nil)
-                return true
+                return registration
             }
-            guard registered else { return .duplicate }
+            guard let registered else { return .duplicate }
             if options.contains(.initial) {
                 let value = options.contains(.new) ? object.value(forKeyPath: keyPath) : nil
                 sink.deliver(
                     observer: observer, object: object, change: KeyValueChange(kind: .setting, keyPath: keyPath, newValue: value))
+                if holds { registered.deliverHeld(to: observer) }
             }
             return .registered
         }

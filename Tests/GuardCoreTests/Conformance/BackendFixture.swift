@@ -5,14 +5,18 @@ import XCTest
 // What the conformance suite needs from a backend: a model object with the same four keys on every backend, a way
 // to see what the backend itself holds, and a way to see misuse that reached the implementation underneath.
 
-/// The observed model, whatever the backend: `name`, `age`, an optional `nickname`, and an ordered to-many `items`.
-/// Every set notifies observers of that key.
+/// The observed model, whatever the backend: `name`, `age`, an optional `nickname`, an ordered to-many `items` and an
+/// unordered to-many `tags`. Every set notifies observers of that key.
 protocol ConformanceModel: AnyObject, Sendable {
     var name: String { get set }
     var age: Int { get set }
     var nickname: String? { get set }
     /// Inserts `item` at `index` of `items`, announced as an ordered to-many insertion with that index.
     func insertItem(_ item: String, at index: Int)
+    /// The unordered to-many property.
+    var tags: Set<String> { get }
+    /// Changes `tags` as the `Set` operation `kind` stands for does with `objects`, announced as that set mutation.
+    func mutateTags(_ kind: KeyValueSetMutationKind, _ objects: Set<String>)
 }
 
 /// A backend the conformance suite runs on.
@@ -36,9 +40,19 @@ final class RuntimeConformanceModel: KVOObject, ConformanceModel, @unchecked Sen
     @Observed var age = 0
     @Observed var nickname: String? = nil
     @Observed var items: [String] = []
+    @Observed var tags: Set<String> = []
 
     func insertItem(_ item: String, at index: Int) {
         insert([item], at: IndexSet(integer: index), into: \.items)
+    }
+
+    func mutateTags(_ kind: KeyValueSetMutationKind, _ objects: Set<String>) {
+        switch kind {
+        case .union: insert(objects, into: \.tags)
+        case .minus: remove(objects, from: \.tags)
+        case .intersect: intersect(objects, in: \.tags)
+        case .set: replaceAll(with: objects, in: \.tags)
+        }
     }
 }
 
@@ -66,6 +80,7 @@ final class SimulatedConformanceModel: SimulatedKVOObject, ConformanceModel, @un
     private var storedAge = 0
     private var storedNickname: String?
     private var storedItems: [String] = []
+    private var storedTags: Set<String> = []
 
     var name: String {
         get { storageLock.withLock { storedName } }
@@ -88,18 +103,34 @@ final class SimulatedConformanceModel: SimulatedKVOObject, ConformanceModel, @un
         }
     }
 
+    var tags: Set<String> { storageLock.withLock { storedTags } }
+
+    func mutateTags(_ kind: KeyValueSetMutationKind, _ objects: Set<String>) {
+        changeSet("tags", kind, using: Set(objects.map { AnyHashable($0) })) {
+            storageLock.withLock {
+                switch kind {
+                case .union: storedTags.formUnion(objects)
+                case .minus: storedTags.subtract(objects)
+                case .intersect: storedTags.formIntersection(objects)
+                case .set: storedTags = objects
+                }
+            }
+        }
+    }
+
     override func value(forKey key: String) -> Any? {
         switch key {
         case "name": return name
         case "age": return age
         case "nickname": return nickname
         case "items": return storageLock.withLock { storedItems }
+        case "tags": return tags
         default: return nil
         }
     }
 
     override func knowsKey(_ key: String) -> Bool {
-        ["name", "age", "nickname", "items"].contains(key)
+        ["name", "age", "nickname", "items", "tags"].contains(key)
     }
 }
 

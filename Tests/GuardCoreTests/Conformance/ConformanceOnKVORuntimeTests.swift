@@ -338,6 +338,58 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
             ])
     }
 
+    /// Foundation sends a change's prior notifications to the observers of a key oldest registration first and its
+    /// change notifications newest first (it pops the pending notifications its prior pass pushed), so each
+    /// observer's pair nests inside the pairs of those registered before it; the guard's handlers, one backend
+    /// registration each, follow the backend.
+    func testPriorsGoOldestFirstAndChangesNewestFirstAcrossControllers() {
+        let observers = (0..<3).map { _ in ConformanceObserver() }
+        let controllers = observers.map { makeController(for: $0).1 }
+        let model = fixture.makeModel()
+        let order = ConformanceValueBox<[String]>()
+        assertNoMisuse {
+            for (index, controller) in controllers.enumerated() {
+                controller.observe(object: model, keyPath: "age", options: [.prior, .new]) { _, _, change in
+                    order.mutate { $0 = ($0 ?? []) + ["\(change.isPrior ? "will" : "did") \(index)"] }
+                }
+            }
+            model.age = 4
+            for controller in controllers { controller.unobserveAll() }
+        }
+        XCTAssertEqual(order.value, ["will 0", "will 1", "will 2", "did 2", "did 1", "did 0"])
+        XCTAssertEqual(registrations(on: model), 0)
+    }
+
+    /// Foundation's set mutations (`-willChangeValueForKey:withSetMutation:usingObjects:`, `NSKeyValueObserving.h`):
+    /// union → insertion with the objects added as `new`, minus and intersect → removal with the objects removed as
+    /// `old`, set → replacement with both; no indexes, and the prior notification carries `old` too.
+    func testUnorderedToManyMutationsCarryFoundationsKindsAndSets() {
+        let observer = ConformanceObserver()
+        let (_, controller) = makeController(for: observer)
+        let model = fixture.makeModel()
+        let log = ConformanceLog()
+        assertNoMisuse {
+            controller.observe(object: model, keyPath: "tags", options: [.old, .new, .prior], handler: recording(log))
+            model.mutateTags(.union, ["1", "2", "3"])
+            model.mutateTags(.minus, ["1", "9"])
+            model.mutateTags(.intersect, ["2"])
+            model.mutateTags(.set, ["2", "4"])
+        }
+        XCTAssertEqual(
+            log.all,
+            [
+                .init(keyPath: "tags", kind: .insertion, isPrior: true),
+                .init(keyPath: "tags", kind: .insertion, new: .set(["1", "2", "3"])),
+                .init(keyPath: "tags", kind: .removal, old: .set(["1"]), isPrior: true),
+                .init(keyPath: "tags", kind: .removal, old: .set(["1"])),
+                .init(keyPath: "tags", kind: .removal, old: .set(["3"]), isPrior: true),
+                .init(keyPath: "tags", kind: .removal, old: .set(["3"])),
+                .init(keyPath: "tags", kind: .replacement, old: .set([]), isPrior: true),
+                .init(keyPath: "tags", kind: .replacement, old: .set([]), new: .set(["4"])),
+            ])
+        XCTAssertEqual(model.tags, ["2", "4"])
+    }
+
     // MARK: Invalid arguments
 
     func testAKeyThatCannotBeObservedIsInvalidAndNeverReachesTheImplementation() {
@@ -356,6 +408,28 @@ class ConformanceOnKVORuntimeTests: XCTestCase {
         XCTAssertEqual(registrations(on: model), 0)
         XCTAssertEqual(controller.registrationCount, 0)
         XCTAssertEqual(sink.events.map(\.invalidArgument), [.unobservableKeyPath, .emptyKeyPath, .nilObject, .unobservableKeyPath])
+    }
+
+    /// Foundation's arrays cannot be observed: observing `items.count` or `items.@count` makes `NSArray` raise
+    /// "[<__NSArrayM 0x…> addObserver:forKeyPath:options:context:] is not supported. Key path: count" at
+    /// `addObserver`. Every backend refuses such a key path up front as invalid, before anything reaches Foundation.
+    func testAKeyPathThroughACollectionIsInvalidAndNeverReachesTheImplementation() {
+        let observer = ConformanceObserver()
+        let (sink, controller) = makeController(for: observer)
+        let model = fixture.makeModel()
+        model.insertItem("a", at: 0)
+        assertNoMisuse {
+            for keyPath in ["items.count", "items.@count", "items.@sum.self"] {
+                XCTAssertEqual(
+                    controller.observe(object: model, keyPath: keyPath, options: [.initial, .new]) { _, _, _ in
+                        XCTFail("handler of an invalid registration ran")
+                    }, .invalid(.unobservableKeyPath), keyPath)
+            }
+            model.insertItem("b", at: 1)
+        }
+        XCTAssertEqual(registrations(on: model), 0)
+        XCTAssertEqual(controller.registrationCount, 0)
+        XCTAssertEqual(sink.events.map(\.invalidArgument), Array(repeating: .unobservableKeyPath, count: 3))
     }
 
     // MARK: Lifetimes

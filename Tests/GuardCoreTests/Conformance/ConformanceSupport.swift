@@ -10,6 +10,8 @@ enum ConformanceValue: Equatable, CustomStringConvertible {
     case int(Int)
     case string(String)
     case strings([String])
+    /// A set, as its elements' descriptions in order.
+    case set([String])
     case other(String)
 
     static func of(_ value: Any?) -> ConformanceValue {
@@ -23,6 +25,7 @@ enum ConformanceValue: Equatable, CustomStringConvertible {
         if let number = value as? Int { return .int(number) }
         if let text = value as? String { return .string(text) }
         if let texts = value as? [String] { return .strings(texts) }
+        if let set = value as? Set<AnyHashable> { return .set(set.map { "\($0.base)" }.sorted()) }
         return .other(String(describing: value))
     }
 
@@ -33,6 +36,7 @@ enum ConformanceValue: Equatable, CustomStringConvertible {
         case .int(let value): return "\(value)"
         case .string(let value): return "\"\(value)\""
         case .strings(let values): return "\(values)"
+        case .set(let values): return "set\(values)"
         case .other(let text): return "other(\(text))"
         }
     }

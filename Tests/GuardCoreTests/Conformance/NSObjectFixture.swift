@@ -10,10 +10,24 @@ final class NSObjectConformanceModel: NSObject, ConformanceModel, @unchecked Sen
     @objc dynamic var age = 0
     @objc dynamic var nickname: String?
     @objc dynamic var items: [String] = []
+    @objc dynamic var tags: Set<String> = []
 
-    /// `items` is announced by hand, as an ordered to-many insertion.
+    /// `items` and `tags` are announced by hand, as to-many changes.
     override class func automaticallyNotifiesObservers(forKey key: String) -> Bool {
-        key == "items" ? false : super.automaticallyNotifiesObservers(forKey: key)
+        key == "items" || key == "tags" ? false : super.automaticallyNotifiesObservers(forKey: key)
+    }
+
+    func mutateTags(_ kind: KeyValueSetMutationKind, _ objects: Set<String>) {
+        let mutation = NSKeyValueSetMutationKind(rawValue: kind.rawValue)!
+        let changed = Set(objects.map { AnyHashable($0) })
+        willChangeValue(forKey: "tags", withSetMutation: mutation, using: changed)
+        switch kind {
+        case .union: tags.formUnion(objects)
+        case .minus: tags.subtract(objects)
+        case .intersect: tags.formIntersection(objects)
+        case .set: tags = objects
+        }
+        didChangeValue(forKey: "tags", withSetMutation: mutation, using: changed)
     }
 
     func insertItem(_ item: String, at index: Int) {

@@ -11,6 +11,8 @@ import GuardCore
 //   duration of its callouts;
 // - `.initial` is delivered from inside `addObserver`; `.prior` before the change with `notificationIsPrior` and the
 //   old value; change dictionaries hold `NSNumber` kinds, `NSNull` for nil and `NSIndexSet` indexes;
+// - prior notifications go to the observers oldest registration first, change notifications newest first (Foundation
+//   pops the pending notifications its prior pass pushed);
 // - `removeObserver(_:forKeyPath:context:)` of a registration that does not exist raises `NSRangeException`
 //   (recorded here);
 // - an autonotifying object deallocated with observers attached drops them silently, then releases its associated
@@ -151,7 +153,7 @@ class SimulatedKVOObject: @unchecked Sendable {
         }
         apply()
         let newValue = kind == .removal ? nil : value(forKey: key)
-        for (observance, observer) in retained {
+        for (observance, observer) in retained.reversed() {
             var change = base(kind: kind, indexes: indexes)
             if observance.options.contains(.old), kind != .insertion {
                 change["old"] = Self.changedValue(oldValue, kind: kind, indexes: indexes)
@@ -160,6 +162,38 @@ class SimulatedKVOObject: @unchecked Sendable {
                 change["new"] = Self.changedValue(newValue, kind: kind, indexes: indexes)
             }
             notify(observer, observance, change)
+        }
+    }
+
+    /// `willChangeValueForKey:withSetMutation:usingObjects:` / `apply` / `didChangeValueForKey:withSetMutation:...`
+    /// for the set property `key`, with Foundation's dictionaries: the kind the mutation maps to, the removed objects
+    /// as `old` and the added ones as `new` (each where the kind has one), worked out against the value before.
+    func changeSet(
+        _ key: String, _ mutation: KeyValueSetMutationKind, using objects: Set<AnyHashable>, apply: () -> Void
+    ) {
+        let retained = lock.withLock { observances.filter { $0.keyPath == key }.map { ($0, $0.observer) } }
+        let before = value(forKey: key) as? Set<AnyHashable> ?? []
+        let (removed, added): (Set<AnyHashable>, Set<AnyHashable>)
+        switch mutation {
+        case .union: (removed, added) = ([], objects.subtracting(before))
+        case .minus: (removed, added) = (before.intersection(objects), [])
+        case .intersect: (removed, added) = (before.subtracting(objects), [])
+        case .set: (removed, added) = (before.subtracting(objects), objects.subtracting(before))
+        }
+        let kind = mutation.changeKind
+        func dictionary(isPrior: Bool, _ options: KeyValueObservingOptions) -> [String: Any] {
+            var change: [String: Any] = ["kind": NSNumber(value: kind.rawValue)]
+            if isPrior { change["notificationIsPrior"] = NSNumber(value: true) }
+            if options.contains(.old), kind != .insertion { change["old"] = removed }
+            if options.contains(.new), !isPrior, kind != .removal { change["new"] = added }
+            return change
+        }
+        for (observance, observer) in retained where observance.options.contains(.prior) {
+            notify(observer, observance, dictionary(isPrior: true, observance.options))
+        }
+        apply()
+        for (observance, observer) in retained.reversed() {
+            notify(observer, observance, dictionary(isPrior: false, observance.options))
         }
     }
 

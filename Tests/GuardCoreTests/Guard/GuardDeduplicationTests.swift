@@ -161,8 +161,9 @@ final class GuardDeduplicationTests: XCTestCase {
         XCTAssertEqual(
             log.all,
             [
-                expectedCall("a", observer: observerA, object: person, keyPath: "age", new: 1),
+                // The newest registration hears a change first.
                 expectedCall("b", observer: observerB, object: person, keyPath: "age", old: 0),
+                expectedCall("a", observer: observerA, object: person, keyPath: "age", new: 1),
                 expectedCall("b", observer: observerB, object: person, keyPath: "age", old: 1),
                 expectedCall("b", observer: observerB, object: person, keyPath: "age", old: 2),
             ])

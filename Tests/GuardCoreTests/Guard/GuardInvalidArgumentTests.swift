@@ -174,7 +174,8 @@ final class GuardInvalidArgumentTests: XCTestCase {
             person.firstName = "x"
             lines = [line1, line2]
         }
-        let rendered = String(describing: computed)
+        // Named readably, without the accessor address the key path prints.
+        let rendered = "\\Person.<computed: String>"
         XCTAssertEqual(
             sink.records,
             [

@@ -146,23 +146,26 @@ final class GuardPromiseTests: XCTestCase {
 
     // MARK: Naming a typed key path never traps (defect 4)
 
-    func testAKeyPathThroughANilForceUnwrapIsInvalidNotATrap() {
+    /// Named `node.next.value` as Foundation names it, never evaluated (the force unwraps of the nil `node` would trap);
+    /// the optional chain names the same registration.
+    func testAKeyPathThroughANilForceUnwrapIsRegisteredNotATrap() {
         let observer = GuardTestObserver()
         let (sink, controller) = makeController(for: observer)
         let root = ChainRoot()
+        let values = LockedBox<[String]>([])
         assertNoMisuse {
             XCTAssertEqual(
-                controller.observe(root, \.node!.next!.value) { _, _, _ in }, .invalid(.unobservableKeyPath))
-            XCTAssertEqual(
-                controller.observe(root, \.node?.next?.value) { _, _, _ in }, .invalid(.unobservableKeyPath))
+                controller.observe(root, \.node!.next!.value, options: [.initial, .new]) { _, _, change in
+                    values.mutate { $0.append(String(describing: change.newValue)) }
+                }, .registered)
+            XCTAssertEqual(controller.observe(root, \.node?.next?.value) { _, _, _ in }, .duplicate)
         }
-        XCTAssertEqual(sink.events.map(\.kind), [.invalidArgument, .invalidArgument])
-        XCTAssertEqual(sink.events.map(\.invalidArgument), [.unobservableKeyPath, .unobservableKeyPath])
-        XCTAssertEqual(controller.registrationCount, 0)
+        XCTAssertEqual(sink.events.map(\.kind), [.duplicateObservation])
+        XCTAssertEqual(values.value, ["nil"], "the initial value reads as nil, nothing trapped")
         // A plain chain of @Observed properties still has its name.
         root.node = ChainNode()
         XCTAssertEqual(controller.observe(root, \.node) { _, _, _ in }, .registered)
-        XCTAssertEqual(controller.observedKeyPaths(of: root), ["node"])
+        XCTAssertEqual(controller.observedKeyPaths(of: root), ["node", "node.next.value"])
     }
 
     // MARK: `.initial` exactly once for every `.registered` (defect 5)

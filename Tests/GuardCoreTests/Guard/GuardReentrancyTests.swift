@@ -78,21 +78,23 @@ final class GuardReentrancyTests: XCTestCase {
         let log = HandlerLog()
         withDeadlockWatchdog("unobserveAll inside a handler") {
             assertNoMisuse {
-                // firstName and fullName both change when firstName is set; the first handler clears the controller.
-                controller.observe(person, keyPath: "firstName", options: .new) { observer, object, change in
-                    log.record("first", observer, object, change)
+                // firstName and fullName both change when firstName is set, and fullName hears first (change
+                // notifications reverse the priors' order, which starts with the changed key); its handler clears the
+                // controller.
+                controller.observe(person, keyPath: "firstName", options: .new, handler: log.recording("first"))
+                controller.observe(person, keyPath: "fullName", options: .new) { observer, object, change in
+                    log.record("full", observer, object, change)
                     observer.controller?.unobserveAll()
                 }
-                controller.observe(person, keyPath: "fullName", options: .new, handler: log.recording("full"))
                 controller.observe(other, keyPath: "age", options: .new, handler: log.recording("other"))
                 person.firstName = "A"
                 person.firstName = "B"
                 other.age = 1
             }
         }
-        // The fullName registration was removed (unobserveAll returned) before its turn in the same change came.
+        // The firstName registration was removed (unobserveAll returned) before its turn in the same change came.
         XCTAssertEqual(
-            log.all, [expectedCall("first", observer: observer, object: person, keyPath: "firstName", new: "A")])
+            log.all, [expectedCall("full", observer: observer, object: person, keyPath: "fullName", new: "A ")])
         XCTAssertEqual(controller.registrationCount, 0)
         XCTAssertEqual(person.observationCount + other.observationCount, 0)
         XCTAssertEqual(sink.records, [])

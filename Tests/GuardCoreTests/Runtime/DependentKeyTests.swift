@@ -60,7 +60,9 @@ final class DependentKeyTests: XCTestCase {
             [Note.prior("fullName", old: shown(" Lee")), Note("fullName", old: shown(" Lee"), new: shown("Ann Lee"))])
     }
 
-    func testTheChangedKeyComesFirstAndEachKeyPathIsNotifiedOnce() {
+    /// Each key path hears about the change once; the changed key's priors come first, so (Foundation's order: change
+    /// notifications reverse the priors) its change notification comes last.
+    func testEachKeyPathIsNotifiedOnceAndTheChangedKeyLast() {
         let person = Person()
         let recorder = Recorder()
         assertNoMisuse {
@@ -75,12 +77,14 @@ final class DependentKeyTests: XCTestCase {
         XCTAssertEqual(
             recorder.notes,
             [
-                Note("firstName", new: shown("Ann")),
-                Note("fullName", new: shown("Ann ")),
                 Note("greeting", new: shown("Hello, Ann ")),
+                Note("fullName", new: shown("Ann ")),
+                Note("firstName", new: shown("Ann")),
             ])
     }
 
+    /// All priors come before any change, and the changes come in the priors' reverse order (Foundation pops its
+    /// pending notifications), so the pairs nest.
     func testPriorsOfTheKeyAndItsDependentsAllComeBeforeAnyChange() {
         let person = Person()
         let recorder = Recorder()
@@ -95,7 +99,7 @@ final class DependentKeyTests: XCTestCase {
             recorder.notes,
             [
                 Note.prior("lastName"), Note.prior("fullName"),
-                Note("lastName", new: shown("Lee")), Note("fullName", new: shown(" Lee")),
+                Note("fullName", new: shown(" Lee")), Note("lastName", new: shown("Lee")),
             ])
     }
 

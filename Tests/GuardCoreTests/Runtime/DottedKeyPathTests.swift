@@ -123,9 +123,12 @@ final class DottedKeyPathTests: XCTestCase {
             person.removeObserver(recorder, forKeyPath: "account.balance")
         }
         let received = recorder.received
-        XCTAssertEqual(received.map(\.keyPath), ["account", "account.balance", "account.balance"])
-        XCTAssertTrue(received.first?.change.newValue as AnyObject? === second)
-        XCTAssertEqual(recorder.notes.dropFirst(), [Note("account.balance", new: shown(2)), Note("account.balance", new: shown(3))])
+        // Setting `account` announces `account` first and `account.balance` after it: their changes come in reverse.
+        XCTAssertEqual(received.map(\.keyPath), ["account.balance", "account", "account.balance"])
+        XCTAssertTrue(received[1].change.newValue as AnyObject? === second)
+        XCTAssertEqual(
+            [recorder.notes[0], recorder.notes[2]],
+            [Note("account.balance", new: shown(2)), Note("account.balance", new: shown(3))])
     }
 
     func testANonOptionalChain() {

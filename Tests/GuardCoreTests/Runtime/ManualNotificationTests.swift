@@ -152,7 +152,7 @@ final class ManualNotificationTests: XCTestCase {
         XCTAssertEqual(misuses, [Expected.unpairedDidChange(object: model, key: "level")])
         let misuse = try XCTUnwrap(misuses.first)
         XCTAssertEqual(
-            misuse.description,
+            misuse.terminationMessage,
             "*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: '"
                 + misuse.message + "'")
         XCTAssertEqual(recorder.notes, [], "an unpaired didChange notifies nobody")

@@ -1,5 +1,5 @@
 import Foundation
-import GuardCore
+@testable import GuardCore
 import XCTest
 
 /// The process-wide misuse policy (`.report`, `.log`; `.trap` is in TrapPolicyTests), counters and records.
@@ -39,6 +39,17 @@ final class MisusePolicyTests: XCTestCase {
         person!.removeElements(at: IndexSet([5]), from: \.items)
         let overlong = (["name"] + Array(repeating: "x", count: 128)).joined(separator: ".")
         person!.addObserver(stranger, forKeyPath: overlong)
+        person!.setValue("old", forKey: "age")
+        person!.setValue(nil, forKey: "age")
+        person!.addObserver(stranger, forKeyPath: "items.count")
+        _ = person!.value(forKeyPath: "items.@foo.x")
+        let operators = "@count, @sum, @avg, @max, @min, @unionOfObjects, @distinctUnionOfObjects, @unionOfArrays, "
+            + "@distinctUnionOfArrays, @distinctUnionOfSets"
+        // A process without stored-property reflection (simulated on this thread, its one line captured).
+        let keyless = KeylessInThisTest()
+        _ = capturingStandardError {
+            ReflectionUnavailableNotice.withReflectionUnavailable { _ = keyless.value(forKey: "level") }
+        }
         let expected = [
             Expected.notRegistered(observer: stranger, object: person!, keyPath: "age"),
             Expected.unpairedDidChange(object: person!, key: "score"),
@@ -63,6 +74,33 @@ final class MisusePolicyTests: XCTestCase {
                 message: "Cannot observe the key path \"name.x.x.x.x.x.x.x.… (129 components)\" of \(rendered(person!)): "
                     + "it has more than 128 components, and following it could overflow the thread's stack.",
                 keyPath: overlong, object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .typeMismatch, exceptionName: "NSInvalidArgumentException",
+                message: "[\(rendered(person!)) setValue:forKey:]: the value \"old\" (a String) cannot be stored in the "
+                    + "key age, of type Int.",
+                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .nilValueForNonOptional, exceptionName: "NSInvalidArgumentException",
+                message: "[\(rendered(person!)) setNilValueForKey]: could not set nil as the value for the key age.",
+                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .keyPathThroughCollection, exceptionName: "NSInvalidArgumentException",
+                message: "[<Array<String>> addObserver:forKeyPath:options:context:] is not supported. Key path: count "
+                    + "(observing \"items.count\" of \(rendered(person!)): arrays and sets cannot be observed, and "
+                    + "neither can collection operators; observe \"items\" and read the rest with value(forKeyPath:).)",
+                keyPath: "items.count", object: rendered(person!), observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .unknownCollectionOperator, exceptionName: "NSUnknownKeyException",
+                message: "[<Array<String>> valueForKeyPath:]: this class does not implement the foo operation. (@foo is "
+                    + "not a collection operator; they are \(operators).)",
+                keyPath: "@foo.x", object: "<Array<String>>", observer: nil, thread: "main"),
+            KVOMisuse(
+                kind: .reflectionUnavailable, exceptionName: "NSUnknownKeyException",
+                message: "[\(rendered(keyless)) valueForUndefinedKey:]: cannot read the key level: the Swift runtime "
+                    + "of this process offers no reflection, so GuardCore's key-value coding sees no stored property "
+                    + "(it needs iOS 13.4, macOS 10.15.4, tvOS 13.4 or watchOS 6.2). Override value(forKey:) to "
+                    + "answer the key.",
+                keyPath: "level", object: rendered(keyless), observer: nil, thread: "main"),
         ]
         // The person still holds the dead observer's registration: letting it go is one more misuse.
         RuntimeMonitor.withMisusePolicy(.report) {
@@ -84,16 +122,17 @@ final class MisusePolicyTests: XCTestCase {
         }
         XCTAssertTrue(reachedTheEnd)
         XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
-        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(7)), expected)
+        XCTAssertEqual(Array(RuntimeMonitor.reportedMisuses.prefix(expected.count)), expected)
         XCTAssertEqual(
             expected.map(\.exceptionName),
             [
                 "NSRangeException", "NSInternalInconsistencyException", "EXC_BAD_ACCESS",
                 "NSInternalInconsistencyException", "NSUnknownKeyException", "NSRangeException",
-                "NSInvalidArgumentException",
+                "NSInvalidArgumentException", "NSInvalidArgumentException", "NSInvalidArgumentException",
+                "NSInvalidArgumentException", "NSUnknownKeyException", "NSUnknownKeyException",
             ])
         // Plus the deallocatedWhileObserved of the person the helper let go.
-        XCTAssertEqual(RuntimeMonitor.misuseCount, 8)
+        XCTAssertEqual(RuntimeMonitor.misuseCount, 13)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .observerDeallocated), 1)
@@ -101,11 +140,13 @@ final class MisusePolicyTests: XCTestCase {
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unknownKey), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .invalidIndexes), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .keyPathTooLong), 1)
+        XCTAssertEqual(RuntimeMonitor.misuseCount(of: .reflectionUnavailable), 1)
         XCTAssertEqual(
             RuntimeMonitor.misuseCountsByKind,
             [
                 .notRegistered: 1, .unpairedDidChange: 1, .observerDeallocated: 1, .deallocatedWhileObserved: 2,
-                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1,
+                .unknownKey: 1, .invalidIndexes: 1, .keyPathTooLong: 1, .typeMismatch: 1, .nilValueForNonOptional: 1,
+                .keyPathThroughCollection: 1, .unknownCollectionOperator: 1, .reflectionUnavailable: 1,
             ])
     }
 
@@ -130,13 +171,51 @@ final class MisusePolicyTests: XCTestCase {
         XCTAssertEqual(log, expected.map { "KVOGuard runtime misuse: \($0.description)\n" }.joined())
         XCTAssertEqual(
             log.components(separatedBy: "\n").first,
-            "KVOGuard runtime misuse: *** Terminating app due to uncaught exception 'NSRangeException', reason: "
-                + "'Cannot remove an observer \(rendered(recorder)) for the key path \"age\" from \(rendered(person)) "
-                + "because it is not registered as an observer.'")
+            "KVOGuard runtime misuse: NSRangeException, reason: 'Cannot remove an observer \(rendered(recorder)) "
+                + "for the key path \"age\" from \(rendered(person)) because it is not registered as an observer.' "
+                + "(continuing under the misuse policy)")
+        XCTAssertFalse(log.contains("Terminating"), "the log policy continues, so its line never says it terminates")
         XCTAssertEqual(RuntimeMonitor.misuseCount, 2)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .notRegistered), 1)
         XCTAssertEqual(RuntimeMonitor.misuseCount(of: .unpairedDidChange), 1)
         XCTAssertEqual(RuntimeMonitor.reportedMisuses, expected)
+    }
+
+    /// Only `.trap` stops the process, so only its words may say the app terminates: under `.log` and `.report` every
+    /// kind of misuse is told with Foundation's exception name and reason, and as continuing.
+    func testLogAndReportNeverSayTheAppTerminatesButKeepFoundationsReason() {
+        var expected: [KVOMisuse] = []
+        let log = capturingStandardError {
+            RuntimeMonitor.withMisusePolicy(.log) { expected = causeOneMisuseOfEachKind() }
+        }
+        XCTAssertEqual(expected.map(\.kind), KVOMisuse.Kind.allCases)
+        // One entry per misuse (deallocatedWhileObserved's reason spans lines, as Foundation's does); the
+        // reflection-unavailable misuse's went to the capture inside the helper.
+        let entries = log.components(separatedBy: "KVOGuard runtime misuse: ")
+        XCTAssertEqual(entries.first, "", log)
+        XCTAssertEqual(entries.count - 1, KVOMisuse.Kind.allCases.count - 1, log)
+        for entry in entries.dropFirst() {
+            XCTAssertTrue(entry.hasSuffix("' (continuing under the misuse policy)\n"), entry)
+            XCTAssertFalse(entry.lowercased().contains("terminat"), entry)
+        }
+        for misuse in RuntimeMonitor.reportedMisuses {
+            XCTAssertEqual(
+                misuse.description,
+                "\(misuse.exceptionName), reason: '\(misuse.message)' (continuing under the misuse policy)")
+            XCTAssertEqual(
+                misuse.terminationMessage,
+                "*** Terminating app due to uncaught exception '\(misuse.exceptionName)', reason: '\(misuse.message)'")
+        }
+        for misuse in expected where misuse.kind != .reflectionUnavailable {
+            XCTAssertTrue(log.contains("KVOGuard runtime misuse: \(misuse.description)\n"), misuse.description)
+        }
+        RuntimeMonitor.resetMisuseRecords()
+        RuntimeMonitor.withMisusePolicy(.report) { expected = causeOneMisuseOfEachKind() }
+        XCTAssertEqual(RuntimeMonitor.reportedMisuses.count, KVOMisuse.Kind.allCases.count + 1)
+        for misuse in RuntimeMonitor.reportedMisuses {
+            XCTAssertFalse(misuse.description.lowercased().contains("terminat"), misuse.description)
+            XCTAssertTrue(misuse.description.contains("reason: '\(misuse.message)'"), misuse.description)
+        }
     }
 
     func testReportWritesNothingToStandardError() {
@@ -215,4 +294,9 @@ final class MisusePolicyTests: XCTestCase {
         XCTAssertEqual(kept.last?.keyPath, "k\(total - 1)")
         XCTAssertEqual(kept.last, Expected.unpairedDidChange(object: model, key: "k\(total - 1)"))
     }
+}
+
+/// A class only the reflection-unavailable case above uses (its key table is built without reflection).
+private final class KeylessInThisTest: KVOObject {
+    var level = 1
 }

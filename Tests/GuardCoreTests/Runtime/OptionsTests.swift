@@ -230,7 +230,8 @@ final class OptionsTests: XCTestCase {
             person.removeObserver(without, forKeyPath: "age")
             person.removeObserver(withPrior, forKeyPath: "age")
         }
-        XCTAssertEqual(order.get(), ["prior", "without", "with"])
+        // Changes go newest registration first.
+        XCTAssertEqual(order.get(), ["prior", "with", "without"])
     }
 
     // MARK: All four

@@ -43,7 +43,7 @@ final class RegistrationTests: XCTestCase {
             "Cannot remove an observer \(rendered(recorder)) for the key path \"age\" from \(rendered(person)) "
                 + "because it is not registered as an observer.")
         XCTAssertEqual(
-            misuse.description,
+            misuse.terminationMessage,
             "*** Terminating app due to uncaught exception 'NSRangeException', reason: '\(misuse.message)'")
     }
 
@@ -92,8 +92,9 @@ final class RegistrationTests: XCTestCase {
 
             person.removeObserver(recorder, forKeyPath: "age")
             person.age = 1
+            // Newest registration first.
             XCTAssertEqual(
-                recorder.notes, [Note("age", context: Contexts.first), Note("age", context: Contexts.second)])
+                recorder.notes, [Note("age", context: Contexts.second), Note("age", context: Contexts.first)])
 
             recorder.reset()
             person.removeObserver(recorder, forKeyPath: "age")
@@ -129,7 +130,7 @@ final class RegistrationTests: XCTestCase {
             person.removeObserver(recorder, forKeyPath: "age", context: Contexts.second)
             person.age = 1
             XCTAssertEqual(
-                recorder.notes, [Note("age", context: Contexts.first), Note("age", context: Contexts.third)])
+                recorder.notes, [Note("age", context: Contexts.third), Note("age", context: Contexts.first)])
 
             recorder.reset()
             person.removeObserver(recorder, forKeyPath: "age", context: Contexts.first)
@@ -162,7 +163,7 @@ final class RegistrationTests: XCTestCase {
         }
         XCTAssertEqual(
             recorder.notes,
-            [Note("age", old: shown(0), context: Contexts.first), Note("age", new: shown(5), context: Contexts.second)])
+            [Note("age", new: shown(5), context: Contexts.second), Note("age", old: shown(0), context: Contexts.first)])
     }
 
     func testRemoveWithANilContextMatchesOnlyRegistrationsWithoutContext() {
@@ -181,11 +182,12 @@ final class RegistrationTests: XCTestCase {
         }
         XCTAssertEqual(misuses, [Expected.notRegistered(observer: recorder, object: person, keyPath: "age")])
         XCTAssertEqual(
-            recorder.notes, [Note("age", context: Contexts.first), Note("age", context: Contexts.second)])
+            recorder.notes, [Note("age", context: Contexts.second), Note("age", context: Contexts.first)])
         XCTAssertEqual(person.observationCount, 0)
     }
 
-    func testObserversAreNotifiedInRegistrationOrderWithTheirOwnOptionsAndContexts() {
+    /// Change notifications go newest registration first (Foundation's order).
+    func testObserversAreNotifiedNewestFirstWithTheirOwnOptionsAndContexts() {
         let person = Person()
         let first = Recorder()
         let second = Recorder()
@@ -200,7 +202,7 @@ final class RegistrationTests: XCTestCase {
             person.name = "Bo"
             person.removeObserver(second, forKeyPath: "name")
         }
-        XCTAssertEqual(order.get(), ["second", "first", "second"])
+        XCTAssertEqual(order.get(), ["first", "second", "second"])
         XCTAssertEqual(first.notes, [Note("name", new: shown("Ann"), context: Contexts.first)])
         XCTAssertEqual(
             second.notes,
@@ -251,9 +253,10 @@ final class RegistrationTests: XCTestCase {
             object.removeObserver(victim, forKeyPath: "age")
         }
         assertNoMisuse {
-            person.addObserver(remover, forKeyPath: "age", options: [.new])
             person.addObserver(victim, forKeyPath: "age", options: [.new])
-            // The change's snapshot holds both registrations, but the victim's is gone before its turn comes.
+            person.addObserver(remover, forKeyPath: "age", options: [.new])
+            // The change's snapshot holds both registrations, but the victim's is gone before its turn comes (the
+            // newer remover hears the change first).
             person.age = 1
             person.removeObserver(remover, forKeyPath: "age")
         }

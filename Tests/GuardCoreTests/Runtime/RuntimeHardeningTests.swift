@@ -9,30 +9,33 @@ final class RuntimeHardeningTests: XCTestCase {
     // MARK: Weak and unowned stored properties (defect 2)
 
     /// Reflection reports `weak var delegate: Person?` as a plain optional; reading its storage as a strong reference
-    /// kills the process. Such properties are not key-value coding keys: reading one is the `unknownKey` misuse with
-    /// a message that says why, never a crash.
-    func testWeakAndUnownedStoredPropertiesAreRefusedNotReadAsStrongReferences() {
+    /// kills the process. Weak and unowned properties are read through the runtime's weak and unowned loads
+    /// (WeakAndUnownedPropertyTests); an `unowned(unsafe)` one, which cannot be read safely, is refused: the
+    /// `unknownKey` misuse with a message that says why, never a crash.
+    func testWeakAndUnownedStoredPropertiesAreNeverReadAsStrongReferences() {
         let owner = Person()
         let delegate = Person()
         let holder = DelegateHolder(delegate: delegate, owner: owner)
-        for key in ["delegate", "owner", "unsafeOwner"] {
-            let misuses = recordingMisuse { XCTAssertNil(holder.value(forKey: key)) }
-            XCTAssertEqual(misuses.map(\.kind), [.unknownKey], key)
-            XCTAssertTrue(misuses.first?.message.contains("weak or unowned") ?? false, misuses.first?.message ?? "")
-            let observer = Recorder()
-            let added = recordingMisuse {
-                holder.addObserver(observer, forKeyPath: key, options: [.initial, .new])
-            }
-            XCTAssertEqual(added.map(\.kind), [.unknownKey], "observing \(key) is refused at addObserver")
-            XCTAssertEqual(observer.count, 0)
-            XCTAssertEqual(holder.observationCount, 0)
+        assertNoMisuse {
+            XCTAssertTrue(holder.value(forKey: "delegate") as AnyObject? === delegate)
+            XCTAssertTrue(holder.value(forKey: "owner") as AnyObject? === owner)
         }
+        let misuses = recordingMisuse { XCTAssertNil(holder.value(forKey: "unsafeOwner")) }
+        XCTAssertEqual(misuses.map(\.kind), [.unknownKey])
+        XCTAssertTrue(misuses.first?.message.contains("unowned(unsafe)") ?? false, misuses.first?.message ?? "")
+        let observer = Recorder()
+        let added = recordingMisuse {
+            holder.addObserver(observer, forKeyPath: "unsafeOwner", options: [.initial, .new])
+        }
+        XCTAssertEqual(added.map(\.kind), [.unknownKey], "observing unsafeOwner is refused at addObserver")
+        XCTAssertEqual(observer.count, 0)
+        XCTAssertEqual(holder.observationCount, 0)
         holder.strongFriend = delegate
-        XCTAssertTrue(holder.value(forKey: "strongFriend") as AnyObject === delegate, "strong ones still read")
+        XCTAssertTrue(holder.value(forKey: "strongFriend") as AnyObject? === delegate, "strong ones still read")
     }
 
-    /// The guard's key path check follows `delegate.x` without reading the weak property.
-    func testTheGuardRefusesAChainThroughAWeakProperty() {
+    /// The guard's key path check follows `unsafeOwner.age` without reading the `unowned(unsafe)` property.
+    func testTheGuardRefusesAChainThroughAnUnownedUnsafeProperty() {
         let owner = Person()
         let holder = DelegateHolder(delegate: owner, owner: owner)
         let observer = NSObjectLikeObserver()
@@ -40,9 +43,9 @@ final class RuntimeHardeningTests: XCTestCase {
         let controller = ObservationController(observer: observer, diagnosticSink: sink)
         assertNoMisuse {
             XCTAssertEqual(
-                controller.observe(holder, keyPath: "delegate.age") { _, _, _ in }, .invalid(.unobservableKeyPath))
+                controller.observe(holder, keyPath: "unsafeOwner.age") { _, _, _ in }, .invalid(.unobservableKeyPath))
             XCTAssertEqual(
-                controller.observe(holder, keyPath: "owner", options: [.initial, .new]) { _, _, _ in },
+                controller.observe(holder, keyPath: "unsafeOwner", options: [.initial, .new]) { _, _, _ in },
                 .invalid(.unobservableKeyPath))
         }
         XCTAssertEqual(sink.count(of: .invalidArgument), 2)
@@ -93,13 +96,19 @@ final class RuntimeHardeningTests: XCTestCase {
 
     // MARK: Naming typed key paths never evaluates one that can trap (defect 4)
 
-    func testTypedKeyPathsThroughOptionalsHaveNoNameAndAreNeverEvaluated() {
+    /// Named as Foundation names them (`node.next.value`) without evaluating them: `node` is nil, and evaluating
+    /// `\.node!.next!.value` would trap.
+    func testTypedKeyPathsThroughOptionalsAreNamedWithoutBeingEvaluated() {
         let root = ChainRoot()
-        XCTAssertNil(root.keyPathString(for: \.node!.next!.value))
-        XCTAssertNil(root.keyPathString(for: \.node?.next?.value))
+        XCTAssertEqual(root.keyPathString(for: \.node!.next!.value), "node.next.value")
+        XCTAssertEqual(root.keyPathString(for: \.node?.next?.value), "node.next.value")
         let observer = Recorder()
-        let misuses = recordingMisuse { root.addObserver(observer, forKeyPath: \.node!.next!.value) }
-        XCTAssertEqual(misuses.map(\.kind), [.unknownKey])
+        assertNoMisuse {
+            root.addObserver(observer, forKeyPath: \.node!.next!.value, options: [.initial, .new])
+            XCTAssertEqual(root.observationCount, 1)
+            root.removeObserver(observer, forKeyPath: \.node?.next?.value)
+        }
+        XCTAssertEqual(observer.notes, [Note("node.next.value", new: boxedNil)])
         XCTAssertEqual(root.observationCount, 0)
         root.node = ChainNode()
         XCTAssertEqual(root.keyPathString(for: \.node), "node")

@@ -50,24 +50,25 @@ final class StoppedRelayPriorTests: XCTestCase {
         let account = Account()
         account.balance = 1
         portfolio.account = account
-        let first = Recorder()  // hears account.balance before the relay's forwarder does
+        let first = Recorder()  // registered before the relay's forwarder
         let leaving = Recorder()
-        let last = Recorder()  // hears account.balance after the relay's forwarder
+        // Registered after the relay's forwarder: hears account.balance's prior after it, and its change before it
+        // (changes go newest registration first).
+        let last = Recorder()
         var relayRegistrationsAtOuterChange: [Int] = []
         assertNoMisuse {
             account.addObserver(first, forKeyPath: "balance", options: [.prior, .new])
             portfolio.addObserver(leaving, forKeyPath: "summary", options: [.prior])
-            account.addObserver(last, forKeyPath: "balance", options: [.prior])
+            account.addObserver(last, forKeyPath: "balance", options: [.prior, .new])
             var nested = false
             last.onNotify = { _, _, _, change in
+                if !change.isPrior, (change.newValue as? Int) == 3 {
+                    relayRegistrationsAtOuterChange.append(portfolio.observationCount(forKeyPath: "account.balance"))
+                }
                 guard change.isPrior, !nested else { return }
                 nested = true
                 portfolio.removeObserver(leaving, forKeyPath: "summary")  // stops the relay; its change is open
                 account.balance = 2  // a change of account.balance nested in the open one
-            }
-            first.onNotify = { _, _, _, change in
-                guard !change.isPrior, (change.newValue as? Int) == 3 else { return }
-                relayRegistrationsAtOuterChange.append(portfolio.observationCount(forKeyPath: "account.balance"))
             }
             account.balance = 3
             account.removeObserver(first, forKeyPath: "balance")

@@ -222,6 +222,18 @@ enum Expected {
             observer: firstObserver, thread: thread)
     }
 
+    /// A Swift key path without a key-value name, shown as `description`.
+    static func unnamedKeyPath(object: AnyObject, description: String, thread: String = "main") -> KVOMisuse {
+        KVOMisuse(
+            kind: .unknownKey, exceptionName: "NSUnknownKeyException",
+            message: "[\(rendered(object)) valueForUndefinedKey:]: this class is not key value coding-compliant for "
+                + "the key \(description). (A Swift key path has a key-value name when each component is an "
+                + "@Observed property or a stored property of a final class, optional chains and force unwraps "
+                + "included; a computed property, a subscript, a tuple element or \\.self has none. Observe the string "
+                + "key path of what it reads, or make the property @Observed.)",
+            keyPath: description, object: rendered(object), observer: nil, thread: thread)
+    }
+
     static func unknownKey(object: AnyObject, key: String, thread: String = "main") -> KVOMisuse {
         KVOMisuse(
             kind: .unknownKey, exceptionName: "NSUnknownKeyException",

@@ -14,7 +14,7 @@ import GuardCore
 /// the cache locks again, and the same run after it would not. So the warm-up is done again before a run whenever
 /// they started over since (``RuntimeCacheEvictions``), and repeated if they started over during it.
 ///
-/// Refused keys (`delegate`, `owner`), typed key paths that cannot be named and adopting handlers are left out: the
+/// Refused keys (`owner`), typed key paths that cannot be named and adopting handlers are left out: the
 /// runtime needs no cache for them, and (run against a GuardCore from before issue 7's fixes, to show a seed file
 /// fails there) they would crash or hang the warm-up instead of the run that exercises them.
 enum RuntimeWarmUp {

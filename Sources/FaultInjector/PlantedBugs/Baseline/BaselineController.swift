@@ -104,6 +104,11 @@ class BaselineController: StressController, @unchecked Sendable {
     /// What an unobserve of a key path nothing is registered for does besides answering: nothing.
     func unobserveNothing(_ object: StressObject, keyPath: String) {}
 
+    /// Whether a registration whose `.initial` notification it delivers itself holds back the changes that reach it
+    /// before that notification, and delivers them on the observing thread right after it (as the guard does). In the
+    /// baseline it does, so the handler hears the initial notification first and ends on the current value.
+    var holdsChangesUntilInitialDelivered: Bool { true }
+
     // MARK: StressController
 
     func observe(
@@ -122,6 +127,7 @@ class BaselineController: StressController, @unchecked Sendable {
         let readsEarly = deliversInitial && readsInitialValueBeforeRegistering
         // Only a planted bug reads it here, before anything is registered.
         let valueReadEarly = readsEarly ? initialValue(of: object, keyPath: keyPath, options: options) : nil
+        registration.bridge.holdsChanges = deliversInitial && holdsChangesUntilInitialDelivered
         guard reserve(registration) else { return .duplicate }
         if registersJoiningChangesUnderWay(options) {
             // The target observes only keys the runtime knows, so the backend never refuses.
@@ -139,13 +145,39 @@ class BaselineController: StressController, @unchecked Sendable {
             unregister(registration)
         }
         if deliversInitial, !cancelled || deliversInitialAfterCancellation {
+            // A chaos round's injected pause where the guard gets one too (at its schedule point after the add): the
+            // window between the add and the initial notification. No schedule point, so controlled schedules stay
+            // as they were; a controlled run injects no faults.
+            WorkerContext.current?.faults.maybePause()
             // Read now, the registration exists: a change that completes from now on is in this value or delivered
             // as a change. A value read before the add misses the changes that completed in between.
             let value = readsEarly ? valueReadEarly : initialValue(of: object, keyPath: keyPath, options: options)
             registration.bridge.forward(
                 KeyValueChange(kind: .setting, keyPath: keyPath, newValue: value), of: object, to: observer)
+            deliverHeldChanges(of: registration)
         }
         return .registered
+    }
+
+    /// Right after `registration`'s initial notification, on the observing thread: delivers the changes it held back
+    /// meanwhile, in arrival order (each through the controller class's delivery, which drops it if the registration
+    /// was removed), until none is left; then it stops holding.
+    private func deliverHeldChanges(of registration: PlantedRegistration) {
+        guard registration.bridge.holdsChanges else { return }
+        while true {
+            let batch = table.lock.withLock { () -> [(change: KeyValueChange, object: StressObject, origin: ChangeOrigin)] in
+                let batch = registration.held
+                registration.held = []
+                if batch.isEmpty || !registration.delivers { registration.bridge.holdsChanges = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            for held in batch {
+                held.origin.deliver {
+                    type(of: self).deliver(held.change, of: held.object, through: registration.bridge, in: table)
+                }
+            }
+        }
     }
 
     /// Whether an observe with these `options` adds its registration so that it joins a change under way: one whose

@@ -33,6 +33,9 @@ final class PlantedRegistration: @unchecked Sendable {
     /// The runtime context this registration is added and removed with (see ``PlantedContext``).
     let context = PlantedContext.next()
     private let stateWord = AtomicCell()
+    /// The changes its bridge held back (see ``PlantedBridge/holdsChanges``), in arrival order, each with the change
+    /// it came from. Guarded by the table's lock.
+    var held: [(change: KeyValueChange, object: StressObject, origin: ChangeOrigin)] = []
     private let strongObject: StressObject?
     private weak var weakObject: StressObject?
 
@@ -79,6 +82,11 @@ final class PlantedRegistration: @unchecked Sendable {
 final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sendable {
     private let delivery: BaselineController.Type
     private weak var table: PlantedTable?
+    /// 1 while a change that reaches the registration waits for its `.initial` notification (an observe with
+    /// `.initial` whose controller holds changes back, as the guard does): set before the registration is filed,
+    /// cleared under the table's lock once the initial notification and every change held meanwhile were delivered.
+    /// Atomic, so a delivery to a registration that holds nothing takes no lock (and no schedule step) for it.
+    private let holding = AtomicCell()
     private weak var observer: StressObserver?
     /// `observer`'s identity, as an explorer names its life.
     private let observerIdentity: ObjectIdentifier
@@ -96,13 +104,29 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
         forKeyPath keyPath: String, of object: KVOObject, change: KeyValueChange, context: UnsafeMutableRawPointer?
     ) {
         guard let object = object as? StressObject, let table else { return }
+        guard !table.holdBack(change, of: object, for: self) else { return }
         delivery.deliver(change, of: object, through: self, in: table)
     }
 
     /// A notification of a registration added through ``KVORuntimeBackend``: delivered as one of the application API.
     func receive(_ change: KeyValueChange, of object: AnyObject) {
         guard let object = object as? StressObject, let table else { return }
+        guard !table.holdBack(change, of: object, for: self) else { return }
         delivery.deliver(change, of: object, through: self, in: table)
+    }
+
+    /// Whether changes that reach the registration wait for its `.initial` notification.
+    /// Its accesses are announced as the registration state's (``SharedWord/registrationState``): the flag is part of
+    /// the registration's lock-free state, as the guard's holding bit is.
+    var holdsChanges: Bool {
+        get {
+            SchedulePoints.access(self, .registrationState, .read)
+            return holding.word.load(ordering: .acquiring) != 0
+        }
+        set {
+            SchedulePoints.access(self, .registrationState, .write)
+            holding.word.store(newValue ? 1 : 0, ordering: .releasing)
+        }
     }
 
     /// Never called: the baseline never asks the runtime to drop a registration with its object.

@@ -1,3 +1,5 @@
+import GuardCore
+
 /// The registrations of one baseline controller (or, for a singleton, of all of them) under one lock: a lookup by
 /// key, and every live registration in one array, newest first (what notifications look through).
 final class PlantedTable: @unchecked Sendable {
@@ -15,6 +17,21 @@ final class PlantedTable: @unchecked Sendable {
     func insert(_ registration: PlantedRegistration) {
         byKey[registration.key] = registration
         live.insert(registration, at: 0)
+    }
+
+    /// Keeps `change` of `object` for the observing thread if the registration of `bridge` holds changes (its
+    /// `.initial` notification is pending) and returns `true`; returns `false` otherwise (the caller delivers it).
+    /// Takes the lock only while it holds changes.
+    func holdBack(_ change: KeyValueChange, of object: StressObject, for bridge: PlantedBridge) -> Bool {
+        guard bridge.holdsChanges else { return false }
+        let origin = ChangeOrigin.current
+        return lock.withLock {
+            guard bridge.holdsChanges, let registration = live.first(where: { $0.bridge === bridge }) else {
+                return false
+            }
+            if registration.delivers { registration.held.append((change, object, origin)) }
+            return true
+        }
     }
 
     /// Takes `registration` out (the caller holds the lock).

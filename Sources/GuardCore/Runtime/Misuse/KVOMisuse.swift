@@ -26,6 +26,30 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         /// Following it could overflow the thread's stack (Foundation follows it until it does): nothing is registered,
         /// or the chain reads as broken where the limit is reached.
         case keyPathTooLong
+        /// ``KVOObject/setValue(_:forKey:)`` got a value its property cannot hold, or a collection operator in a
+        /// key-value coding read met a value it cannot work with (`@sum` of text, `@max` of values that cannot be
+        /// compared) (Foundation: `NSInvalidArgumentException`). The message names the type expected. Nothing is
+        /// stored; the read gives `nil`.
+        case typeMismatch
+        /// ``KVOObject/setValue(_:forKey:)`` got `nil` for a property that is not optional (Foundation:
+        /// `NSInvalidArgumentException` from `setNilValueForKey:`). Nothing is stored.
+        case nilValueForNonOptional
+        /// A key path to observe (or one declared to affect it) goes through an array or a set (`items.name`), or
+        /// uses a collection operator (`items.@count`). Foundation's collections cannot be observed
+        /// (`NSInvalidArgumentException`: `[<__NSArrayM 0x…> addObserver:forKeyPath:options:context:] is not
+        /// supported. Key path: name`). Nothing is registered. Read such a key path with
+        /// ``KVOObject/value(forKeyPath:)`` and observe the collection's own key (`items`) instead.
+        case keyPathThroughCollection
+        /// A key-value coding read names a collection operator Foundation does not have (`items.@average.price`),
+        /// or one that needs a right key path without one (`items.@sum`) (Foundation: `NSUnknownKeyException`). The
+        /// read gives `nil`.
+        case unknownCollectionOperator
+        /// A ``KVOObject`` was asked for a key it does not answer in a process whose Swift runtime offers no
+        /// reflection (Apple systems older than iOS 13.4 / macOS 10.15.4 / tvOS 13.4 / watchOS 6.2), where no stored
+        /// property can be read (Foundation: `NSUnknownKeyException`). Reported in place of ``unknownKey``, which
+        /// would blame the key; the process also writes one line to standard error the first time it looks for
+        /// stored properties. Override ``KVOObject/value(forKey:)`` to answer keys there.
+        case reflectionUnavailable
     }
 
     /// What went wrong.
@@ -57,8 +81,16 @@ public struct KVOMisuse: Sendable, Hashable, CustomStringConvertible {
         self.thread = thread
     }
 
-    /// `*** Terminating app due to uncaught exception 'NAME', reason: 'MESSAGE'`, as Foundation prints it.
+    /// What happened, for a misuse the process survived (a recorded or logged one, see ``MisusePolicy``):
+    /// `NAME, reason: 'MESSAGE' (continuing under the misuse policy)`, with Foundation's exception name and wording.
+    /// It never claims the app terminates; only ``terminationMessage`` does.
     public var description: String {
+        "\(exceptionName), reason: '\(message)' (continuing under the misuse policy)"
+    }
+
+    /// `*** Terminating app due to uncaught exception 'NAME', reason: 'MESSAGE'`, as Foundation prints it: the
+    /// message ``MisusePolicy/trap`` stops the process with.
+    public var terminationMessage: String {
         "*** Terminating app due to uncaught exception '\(exceptionName)', reason: '\(message)'"
     }
 }

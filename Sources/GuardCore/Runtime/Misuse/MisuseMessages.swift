@@ -89,55 +89,11 @@ enum MisuseMessages {
     }
 
     /// The first keys of a long key path, then `…` and how many components it has.
-    private static func abbreviated(_ keyPath: String) -> String {
+    static func abbreviated(_ keyPath: String) -> String {
         let shown = 8
         guard KeyPathSyntax.hasMoreComponents(than: shown, keyPath) else { return keyPath }
         let components = keyPath.utf8.split(separator: 0x2E, omittingEmptySubsequences: false)
         let head = components.prefix(shown).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
         return "\(head).… (\(components.count) components)"
-    }
-
-    /// An unknown key of `object` (Foundation: `NSUnknownKeyException` from `valueForUndefinedKey:`).
-    static func unknownKey(object: AnyObject, key: String) -> KVOMisuse {
-        unknownKey(objectText: ObjectDescription.of(object), object: object, key: key)
-    }
-
-    /// An unknown key of a value along a key path that is not a ``KVOObject`` (an object is shown with its address,
-    /// any other value as `<Type>`).
-    static func unknownKey(in value: Any, key: String) -> KVOMisuse {
-        if type(of: value) is AnyClass {
-            let object = value as AnyObject
-            return unknownKey(objectText: ObjectDescription.of(object), object: object, key: key)
-        }
-        return unknownKey(objectText: "<\(ObjectDescription.typeName(type(of: value)))>", object: nil, key: key)
-    }
-
-    private static func unknownKey(objectText: String, object: AnyObject?, key: String) -> KVOMisuse {
-        let firstKey = KeyPathSyntax.firstKey(of: key)
-        let kvoObject = object as? KVOObject
-        let table = kvoObject.map { StoredPropertyTable.for(type(of: $0)) }
-        let isUninitializedLazy =
-            kvoObject.flatMap { object in table?.property(named: firstKey)?.isUninitialized(in: object) } ?? false
-        let note: String
-        switch table?.refusal(of: firstKey) {
-        case .notAStrongReference:
-            note = " (\(firstKey) is a weak or unowned stored property, which GuardCore's key-value coding cannot read "
-                + "safely; override value(forKey:) to expose it.)"
-        case .reflectedAsEmptyTuple:
-            note = " (\(firstKey) is a stored property that reflection reports as `()`, such as one of a noncopyable "
-                + "type, which GuardCore's key-value coding cannot copy; override value(forKey:) to expose it.)"
-        case nil where isUninitializedLazy:
-            note =
-                " (\(firstKey) is a lazy property that has not been read yet: GuardCore's key-value coding reads its "
-                + "storage and cannot run its initializer; read it once first, or override value(forKey:) to expose "
-                + "it.)"
-        case nil:
-            note = ""
-        }
-        return KVOMisuse(
-            kind: .unknownKey, exceptionName: "NSUnknownKeyException",
-            message: "[\(objectText) valueForUndefinedKey:]: this class is not key value coding-compliant for the "
-                + "key \(key).\(note)",
-            keyPath: key, object: objectText, observer: nil, thread: CurrentThread.description)
     }
 }

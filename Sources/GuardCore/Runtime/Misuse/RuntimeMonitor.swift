@@ -99,6 +99,15 @@ public enum RuntimeMonitor {
         }
     }
 
+    /// Whether GuardCore's key-value coding can read stored properties in this process: `true` wherever the Swift
+    /// runtime has its reflection entry points (every non-Apple platform, however the runtime is linked; iOS 13.4,
+    /// macOS 10.15.4, tvOS 13.4, watchOS 6.2 and later). Where it is `false`, no stored or ``Observed`` property is a
+    /// key: the process says so once on standard error, and a key a ``KVOObject`` cannot answer is the misuse
+    /// ``KVOMisuse/Kind/reflectionUnavailable``.
+    public static var canReadStoredProperties: Bool {
+        ReflectionUnavailableNotice.isReflectionAvailable
+    }
+
     /// How many registrations (observances) exist on live objects right now, across the process. Zero means every
     /// runtime table is empty.
     public static var liveObservanceCount: Int {
@@ -127,7 +136,7 @@ public enum RuntimeMonitor {
         }
         switch policy {
         case .trap:
-            fatalError(misuse.description)
+            fatalError(misuse.terminationMessage)
         case .report:
             break
         case .log:

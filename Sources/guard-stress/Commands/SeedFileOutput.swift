@@ -1,23 +1,28 @@
 import FaultInjector
 import Foundation
 
-/// Where `shrink` writes the shrunk seed file: `--out FILE`, or the first free name of the series `NAME.shrunk.json`,
-/// `NAME.shrunk-2.json`, … beside the input. Checked to be writable before any work; an existing `--out` file is
-/// replaced only with `--force`, the input never, and a default name that another process took while the shrink ran
+/// Where a command writes the seed file it makes from its input (`shrink`'s shrunk file, `replay --record`'s recorded
+/// failure): `--out FILE`, or the first free name of the series `NAME.SUFFIX.json`, `NAME.SUFFIX-2.json`, … beside
+/// the input (`NAME` without `.json` or `.scenario`). Checked to be writable before any work; an existing `--out`
+/// file is replaced only with `--force`, the input never, and a default name that another process took meanwhile
 /// moves the file to the next free name of the series instead of failing.
-struct ShrinkOutput {
+struct SeedFileOutput {
     /// The file the shrunk seed file goes to (for the default series, the name that was free when the shrink began).
     let path: String
     /// Whether `--force` allows replacing the `--out` file.
     private let replacing: Bool
     /// For the default series: the input's name without `.json`, and the number of ``path`` in the series.
     private let series: (base: String, number: Int)?
+    /// `shrunk`, `recorded`.
+    private let suffix: String
 
-    init(for input: String, _ arguments: ParsedArguments) throws {
+    /// The output of `command` (`shrink`) for `input`, named `NAME.SUFFIX.json` by default.
+    init(for input: String, suffix: String, command: String, _ arguments: ParsedArguments) throws {
+        self.suffix = suffix
         if let out = arguments.string("--out") {
             guard !out.isEmpty else { throw UsageError("--out needs a file name") }
             if OutputPath.sameFile(out, input) {
-                throw UsageError("--out names the input file \(input); shrink never overwrites its input")
+                throw UsageError("--out names the input file \(input); \(command) never overwrites its input")
             }
             try OutputPath.checkFile(out, option: "--out")
             replacing = arguments.has("--force")
@@ -28,15 +33,16 @@ struct ShrinkOutput {
             series = nil
             return
         }
-        let base = input.hasSuffix(".json") ? String(input.dropLast(5)) : input
+        var base = input
+        for ext in [".json", "." + ScenarioFile.textExtension] where base.hasSuffix(ext) { base = String(base.dropLast(ext.count)) }
         var number = 1
-        while FileManager.default.fileExists(atPath: Self.name(base, number)) { number += 1 }
-        path = Self.name(base, number)
+        while FileManager.default.fileExists(atPath: Self.name(base, suffix, number)) { number += 1 }
+        path = Self.name(base, suffix, number)
         replacing = false
         series = (base, number)
         // Checked now, not after a shrink that may take minutes.
         if let problem = OutputPath.writeProblem(path, createsDirectory: false) {
-            throw UsageError("shrink cannot write its output \(path): \(problem); name another file with --out")
+            throw UsageError("\(command) cannot write its output \(path): \(problem); name another file with --out")
         }
     }
 
@@ -51,12 +57,12 @@ struct ShrinkOutput {
             return path
         }
         return try NumberedFileName.write(data, numbers: series.number..<(series.number + 10_000)) {
-            Self.name(series.base, $0)
+            Self.name(series.base, suffix, $0)
         }
     }
 
-    /// `NAME.shrunk.json` for 1, `NAME.shrunk-N.json` for a larger `number`.
-    private static func name(_ base: String, _ number: Int) -> String {
-        number == 1 ? base + ".shrunk.json" : base + ".shrunk-\(number).json"
+    /// `NAME.SUFFIX.json` for 1, `NAME.SUFFIX-N.json` for a larger `number`.
+    private static func name(_ base: String, _ suffix: String, _ number: Int) -> String {
+        number == 1 ? "\(base).\(suffix).json" : "\(base).\(suffix)-\(number).json"
     }
 }
