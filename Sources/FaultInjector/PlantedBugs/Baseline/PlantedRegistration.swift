@@ -47,6 +47,8 @@ final class PlantedRegistration: @unchecked Sendable {
         self.bridge = bridge
         strongObject = keepsObjectAlive ? object : nil
         weakObject = object
+        // Named by who made it, for an explorer (its state is announced).
+        SchedulePoints.created(self)
     }
 
     /// The state now.
@@ -98,6 +100,8 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
         self.observer = observer
         self.observerIdentity = ObjectIdentifier(observer)
         self.sink = sink
+        // Named by who made it, for an explorer (its holding flag is announced; see ``holdsChanges``).
+        SchedulePoints.created(self)
     }
 
     func observeValue(
