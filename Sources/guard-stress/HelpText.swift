@@ -411,8 +411,9 @@ enum HelpText {
         Runs every interleaving of a scenario's workers, each class of equivalent interleavings once, and answers:
           explored 20 classes in 20 executions: complete, 0 violations
         (a proof for this scenario and target), or the first failing interleaving, written as a seed file that
-        replays exactly (guard-stress replay) and, shrunk, ready for guard-stress explain. SCENARIO is a seed file:
-        its operations are the scenario (every file guard-stress writes is one).
+        replays exactly (guard-stress replay) and, shrunk, ready for guard-stress explain. SCENARIO is a text
+        scenario (guard-stress help scenario) or a seed file: its operations are the scenario (every file
+        guard-stress writes is one).
 
         Each execution is a controlled run that follows a prefix of scheduling decisions, then continues the
         running worker. The scheduler records what every step touched: the locks it took, the lock-free state

@@ -22,7 +22,7 @@ public struct ExplorationSettings: Sendable, Hashable, Codable {
     public var blockedTimeout = 2.0
     /// Words left out of every footprint (``SharedWord`` raw values, or ``ObjectWord/lock``): only tests leave any
     /// out, to show what the dependency relation needs.
-    var omittedWords: Set<UInt8> = []
+    package var omittedWords: Set<UInt8> = []
 
 
     /// Reduction, no bound, no limit, one job.

@@ -50,6 +50,10 @@ package enum SharedWord: UInt8, Sendable, CaseIterable {
     /// An object's life: taking a strong reference (a read), dropping one (see ``SharedAccess/drop``), its owner
     /// letting go of it and its deinit (writes): which drop is the last decides which thread runs the deinit.
     case lifetime
+    /// The calls of one registration's handler, in the order the handler hears them: a fault injector whose handler
+    /// records its notifications announces each call as a write, so two calls on two threads count as dependent and
+    /// their order is part of what an explorer tells apart.
+    case handlerCalls
 }
 
 /// How a step touches a ``SharedWord``.

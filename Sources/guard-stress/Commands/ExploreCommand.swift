@@ -22,7 +22,7 @@ enum ExploreCommand {
         guard arguments.positionals.count == 1 else {
             throw UsageError(
                 arguments.positionals.isEmpty
-                    ? "explore needs a scenario (a seed file), or --proof pairs|triples"
+                    ? "explore needs a scenario (a text scenario or a seed file), or --proof pairs|triples"
                     : "explore takes one scenario, not \(arguments.positionals.count)")
         }
         DeterministicHashing.ensure()

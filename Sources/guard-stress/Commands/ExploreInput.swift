@@ -11,25 +11,22 @@ struct ExploreInput {
 
     let scenario: Scenario
     let target: any SystemUnderTest
+    /// The scenario's own description (a text scenario's `description` line), carried into the seed files written.
+    let description: String?
 
     /// Where the seed files of failing interleavings go by default.
     static let defaultDirectory = "explore-seeds"
 
-    /// Reads `path` (a seed file: its operations are the scenario) and makes the target it names, or `target`.
-    static func load(_ path: String, target name: String?) throws -> ExploreInput {
-        let file: SeedFile
-        let scenario: Scenario
-        do {
-            file = try SeedFileStore.read(path)
-            scenario = try file.makeScenario()
-        } catch {
-            throw Failure(message: "\(error)")
-        }
-        let targetName = name ?? file.target
+    /// Reads `path` (a text scenario, or a seed file: its operations are the scenario) and makes the target it
+    /// names, or `target`. `nil` after printing why the file cannot be used (for a mistake in a text scenario, its
+    /// line with a caret under the column).
+    static func load(_ path: String, target name: String?) throws -> ExploreInput? {
+        guard let loaded = ScenarioInput.load(path) else { return nil }
+        let targetName = name ?? loaded.target
         guard let target = TargetCatalog.make(targetName, diagnostics: CountingSink(keepsEvents: false)) else {
             throw Failure(message: TargetOption.refused(targetName).message)
         }
-        return ExploreInput(scenario: scenario, target: target)
+        return ExploreInput(scenario: loaded.scenario, target: target, description: loaded.description)
     }
 
     /// `partial-order reduction (source sets, sleep sets), no preemption bound, 2 jobs`.

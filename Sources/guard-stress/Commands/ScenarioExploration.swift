@@ -20,7 +20,8 @@ struct ScenarioExploration {
     func run() throws -> ExitCode {
         let input: ExploreInput
         do {
-            input = try ExploreInput.load(path, target: arguments.string("--target"))
+            guard let loaded = try ExploreInput.load(path, target: arguments.string("--target")) else { return .badInput }
+            input = loaded
         } catch let error as ExploreInput.Failure {
             Terminal.printError("guard-stress: \(error.message)")
             return .badInput
@@ -48,7 +49,7 @@ struct ScenarioExploration {
         var failureReport: ExplorationReport.Failure?
         var code = ExploreCommand.exitCode(outcome.answer)
         if let failure = outcome.failure {
-            failureReport = write(failure, explorer: explorer, directory: directory)
+            failureReport = write(failure, explorer: explorer, description: input.description, directory: directory)
             if failureReport?.seedFile == nil { code = .notAProof }
         }
         if case .notAProof(let reason) = outcome.answer { say("  not a proof: \(reason)") }
@@ -61,15 +62,18 @@ struct ScenarioExploration {
 
     /// Writes the seed file of `failure` into `directory` and, unless `--no-shrink`, its shrunk version; says what
     /// it wrote.
-    private func write(_ failure: ExploredFailure, explorer: Explorer, directory: String) -> ExplorationReport.Failure {
+    private func write(
+        _ failure: ExploredFailure, explorer: Explorer, description: String?, directory: String
+    ) -> ExplorationReport.Failure {
         say("  failing interleaving: \(failure.signature)")
         for example in failure.examples.prefix(3) { say("    \(example)") }
         var report = ExplorationReport.Failure(
             signature: failure.signature, examples: failure.examples, seedFile: nil, shrunkSeedFile: nil)
-        guard let file = explorer.seedFile(for: failure) else {
+        guard var file = explorer.seedFile(for: failure) else {
             say("  the failing interleaving did not fail again as an ordinary controlled run: no seed file written")
             return report
         }
+        if let description { file.description = description + " " + (file.description ?? "") }
         do {
             report.seedFile = try SeedFileStore.write(file, into: directory)
         } catch {
@@ -90,6 +94,10 @@ struct ScenarioExploration {
         var shrinkSettings = ShrinkSettings()
         shrinkSettings.maximumSeconds = 120
         shrinkSettings.verificationRuns = 10
+        // Candidates run in child processes, as `guard-stress shrink` runs them: a candidate that crashes, or leaves a
+        // lock held that the world's teardown then waits for, costs a child, not this exploration.
+        shrinkSettings.isolation = .childProcesses(
+            ChildProcessSettings(executable: IsolationOptions.executablePath, arguments: [RoundServerCommand.name]))
         guard let shrinker = try? Shrinker(file: file, fileName: name, settings: shrinkSettings),
             case .shrunk(let outcome) = shrinker.shrink(), outcome.verified
         else {
