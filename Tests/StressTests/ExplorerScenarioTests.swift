@@ -85,4 +85,36 @@ final class ExplorerScenarioTests: XCTestCase {
             print("\(name): \(outcome.summary); its seed file replays exactly \(replay.exactRuns ?? 0)/10")
         }
     }
+
+    /// A race explored: some class of interleavings fails with the signature and another passes, counted over every
+    /// class; a sequential misuse explored: every class fails. Shrinking the race keeps it one, checked by exploring
+    /// the shrunk scenario.
+    func testExploringTellsARaceFromASequentialMisuseAndShrinkingKeepsTheRace() throws {
+        let race = try scenario("bug-delivery-check-removed.scenario")
+        let raceTarget = try target(race.target)
+        let (explorer, outcome) = explore(race.scenario, against: raceTarget)
+        let failure = try XCTUnwrap(outcome.failure)
+        let explored = ExploredRace.explore(race.scenario, failingWith: failure.signature, against: raceTarget)
+        XCTAssertTrue(explored.isRace, explored.summary)
+        XCTAssertTrue(explored.complete, explored.summary)
+        XCTAssertEqual(explored.failingClasses + explored.passingClasses, explored.classes, explored.summary)
+
+        let misuse = try scenario("bug-handler-under-lock.scenario")
+        let misuseTarget = try target(misuse.target)
+        let misuseFailure = try XCTUnwrap(explore(misuse.scenario, against: misuseTarget).1.failure)
+        let sequential = ExploredRace.explore(misuse.scenario, failingWith: misuseFailure.signature, against: misuseTarget)
+        XCTAssertFalse(sequential.isRace, sequential.summary)
+        XCTAssertEqual(sequential.passingClasses, 0, sequential.summary)
+
+        let file = try XCTUnwrap(explorer.seedFile(for: failure))
+        var settings = ShrinkSettings()
+        settings.verificationRuns = 2
+        guard case .shrunk(let shrunk) = try Shrinker(file: file, fileName: "race.json", settings: settings).shrink()
+        else { return XCTFail("the explored failure did not reproduce") }
+        XCTAssertTrue(shrunk.race.needsConcurrency, shrunk.race.summary)
+        let check = try XCTUnwrap(shrunk.explored, "the shrunk race was not explored")
+        XCTAssertTrue(check.isRace && check.complete, check.summary)
+        XCTAssertEqual(shrunk.scenario.operations.filter { !$0.isEmpty }.count, 2)
+        print("race: \(explored.summary); misuse: \(sequential.summary); shrunk: \(check.summary)")
+    }
 }
