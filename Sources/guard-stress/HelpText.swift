@@ -405,7 +405,8 @@ enum HelpText {
 
     static let explore = """
         guard-stress explore SCENARIO [--target NAME] [--preemptions K] [--jobs N] [--out DIR] [--json FILE|-]
-                                      [--max-executions N] [--no-reduction] [--no-shrink] [--quiet] [--force]
+                                      [--max-executions N] [--no-reduction] [--no-shrink] [--every-failure]
+                                      [--quiet] [--force]
         guard-stress explore --proof pairs|triples [--target NAME] [--jobs N] [--json FILE|-]
 
         Runs every interleaving of a scenario's workers, each class of equivalent interleavings once, and answers:
@@ -435,6 +436,8 @@ enum HelpText {
           --jobs N               run executions in N child processes at once (default: the processors available)
           --out DIR              where the seed files of a failing interleaving go (default explore-seeds)
           --no-shrink            write the failing interleaving's seed file without shrinking it
+          --every-failure        explore on past the first failing interleaving: count the failing and passing
+                                 classes, and write a seed file for the first class of each distinct failure
           --max-executions N     stop after N executions (the answer is then not a proof)
           --json FILE            also write the answer as a JSON report (format kvoguard-exploration-report);
                                  - writes it to standard output (the text then goes to standard error)

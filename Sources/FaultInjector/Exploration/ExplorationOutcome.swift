@@ -43,6 +43,9 @@ public struct ExplorationOutcome: Sendable, Codable {
     public var passingClasses: Int { classes - failingClasses }
     /// The first failing interleaving, for ``ExplorationAnswer/violation``.
     public let failure: ExploredFailure?
+    /// The first failing class of each distinct signature, in the order found (with
+    /// ``ExplorationSettings/stopsAtFirstViolation`` on, at most ``failure``).
+    public let failures: [ExploredFailure]
 
     /// Executions per second.
     public var executionsPerSecond: Double {

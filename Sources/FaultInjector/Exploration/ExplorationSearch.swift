@@ -20,6 +20,8 @@ struct ExplorationSearch {
     /// Set once the answer is known before the tree is exhausted.
     private(set) var stop: ExplorationAnswer?
     private var failure: ExploredFailure?
+    /// The first failing class of each signature, in the order found.
+    private var failures: [ExploredFailure] = []
 
     init(explorer: Explorer, progress: @escaping @Sendable (ExplorationProgress) -> Void) {
         self.explorer = explorer
@@ -58,10 +60,12 @@ struct ExplorationSearch {
         } else {
             verdicts[report.classHash] = ClassVerdict(digest: report.canonicalDigest, signature: report.signature)
         }
-        if !report.signature.isEmpty, failure == nil {
-            failure = ExploredFailure(
+        if !report.signature.isEmpty, !failures.contains(where: { $0.signature == report.signature }) {
+            let found = ExploredFailure(
                 signature: report.signature, examples: report.examples, canonicalSchedule: report.canonicalWorkers,
                 execution: executions)
+            failure = failure ?? found
+            failures.append(found)
             if explorer.settings.stopsAtFirstViolation { stop = .violation }
         }
         tree.merge(report, for: request)
@@ -89,7 +93,8 @@ struct ExplorationSearch {
         }
         return ExplorationOutcome(
             answer: answer, classes: classes, executions: executions, sleepBlocked: sleepBlocked, seconds: seconds,
-            failingClasses: verdicts.values.filter { !$0.signature.isEmpty }.count, failure: failure)
+            failingClasses: verdicts.values.filter { !$0.signature.isEmpty }.count, failure: failure,
+            failures: failures)
     }
 }
 

@@ -111,7 +111,7 @@ public struct ProofOutcome: Sendable {
         ExplorationOutcome(
             answer: answer, classes: classes, executions: executions, sleepBlocked: sleepBlocked, seconds: seconds,
             failingClasses: outcomes.reduce(0) { $0 + $1.failingClasses },
-            failure: outcomes.lazy.compactMap(\.failure).first)
+            failure: outcomes.lazy.compactMap(\.failure).first, failures: outcomes.flatMap(\.failures))
     }
 
     /// The first scenario (index) whose answer is not complete, with its outcome.

@@ -54,6 +54,9 @@ package enum SharedWord: UInt8, Sendable, CaseIterable {
     /// records its notifications announces each call as a write, so two calls on two threads count as dependent and
     /// their order is part of what an explorer tells apart.
     case handlerCalls
+    /// A table of registrations read or written without the lock that guards it (a fault injector's planted bug
+    /// does): each access announced, so an explorer sees the race the missing lock leaves.
+    case unlockedTable
 }
 
 /// How a step touches a ``SharedWord``.

@@ -6,7 +6,9 @@ import GuardCore
 /// reduction) and answers with a proof, a failing interleaving written as a seed file (shrunk), or "not a proof".
 enum ExploreCommand {
     static let options: Set<String> = ["--target", "--preemptions", "--jobs", "--json", "--out", "--max-executions", "--proof"]
-    static let flags: Set<String> = ["--no-reduction", "--no-shrink", "--quiet", "--force", "--help", "-h"]
+    static let flags: Set<String> = [
+        "--no-reduction", "--no-shrink", "--every-failure", "--quiet", "--force", "--help", "-h",
+    ]
 
     static func run(_ words: [String]) throws -> ExitCode {
         let arguments = try ParsedArguments(words, options: options, flags: flags)
@@ -33,6 +35,7 @@ enum ExploreCommand {
     static func exploreSettings(_ arguments: ParsedArguments) throws -> ExplorationSettings {
         var settings = ExplorationSettings()
         settings.reduction = !arguments.has("--no-reduction")
+        settings.stopsAtFirstViolation = !arguments.has("--every-failure")
         settings.preemptionBound = try arguments.integer("--preemptions", in: ExplorationSettings.preemptionBounds)
         settings.maxExecutions = try arguments.integer("--max-executions", in: 1...1_000_000_000)
         settings.jobs = try arguments.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount

@@ -44,13 +44,20 @@ struct ScenarioExploration {
         }
         say("  " + outcome.summary)
         say(
-            "  \(Format.count(outcome.executions)) executions (\(Format.count(outcome.sleepBlocked)) sleep-set blocked) in "
+            "  \(Format.count(outcome.executions)) execution\(outcome.executions == 1 ? "" : "s") (\(Format.count(outcome.sleepBlocked)) sleep-set blocked) in "
                 + "\(Format.seconds(outcome.seconds)), \(Format.count(Int(outcome.executionsPerSecond))) executions/s")
         var failureReport: ExplorationReport.Failure?
         var code = ExploreCommand.exitCode(outcome.answer)
-        if let failure = outcome.failure {
-            failureReport = write(failure, explorer: explorer, description: input.description, directory: directory)
-            if failureReport?.seedFile == nil { code = .notAProof }
+        if !settings.stopsAtFirstViolation, outcome.failingClasses > 0 {
+            say(
+                "  \(Format.count(outcome.failingClasses)) of \(Format.count(outcome.classes)) classes fail, "
+                    + "\(Format.count(outcome.passingClasses)) pass; \(outcome.failures.count) distinct failure"
+                    + (outcome.failures.count == 1 ? "" : "s"))
+        }
+        for failure in outcome.failures {
+            let written = write(failure, explorer: explorer, description: input.description, directory: directory)
+            failureReport = failureReport ?? written
+            if written.seedFile == nil { code = .notAProof }
         }
         if case .notAProof(let reason) = outcome.answer { say("  not a proof: \(reason)") }
         say(ExploreCommand.resultLine(code == .notAProof ? .notAProof("") : outcome.answer))
@@ -66,13 +73,16 @@ struct ScenarioExploration {
         _ failure: ExploredFailure, explorer: Explorer, description: String?, directory: String
     ) -> ExplorationReport.Failure {
         say("  failing interleaving: \(failure.signature)")
-        for example in failure.examples.prefix(3) { say("    \(example)") }
         var report = ExplorationReport.Failure(
             signature: failure.signature, examples: failure.examples, seedFile: nil, shrunkSeedFile: nil)
         guard var file = explorer.seedFile(for: failure) else {
+            for example in failure.examples.prefix(3) { say("    \(example)") }
             say("  the failing interleaving did not fail again as an ordinary controlled run: no seed file written")
             return report
         }
+        // The examples of the run the seed file records, whose names (c0, o0, #1) are the ones replay and explain use.
+        report.examples = file.failure.examples
+        for example in file.failure.examples.prefix(3) { say("    \(example)") }
         if let description { file.description = description + " " + (file.description ?? "") }
         do {
             report.seedFile = try SeedFileStore.write(file, into: directory)
