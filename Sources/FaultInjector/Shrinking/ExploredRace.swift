@@ -21,7 +21,9 @@ public struct ExploredRace: Sendable, Equatable, Codable {
 
     /// One sentence for a person.
     public var summary: String {
+        let others = classes - failingClasses - passingClasses
         let counts = "\(failingClasses) of \(classes) classes of interleavings fail with it, \(passingClasses) pass"
+            + (others > 0 ? ", \(others) fail otherwise" : "")
         let verdict = isRace ? "a race" : failingClasses == 0 ? "not found by exploring" : "not a race"
         let extent = complete ? "complete" : "partial: \(note ?? "not every class explored")"
         return "by exploring: \(verdict) (\(counts); \(extent), \(executions) executions)"
