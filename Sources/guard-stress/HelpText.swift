@@ -337,6 +337,7 @@ enum HelpText {
                                   per second, each queue reading its own object
           7 memory.*              heap bytes per registration; resident growth over 10^7 observe/unobserve cycles
           8 harness.*             chaos-runner operations per second with the full oracle
+          9 explore.*             explore's executions per second against the guard, 1 job and 2 jobs
 
         Exits 0 after measuring, 1 if the harness group's oracle was violated, 2 for bad usage.
         """
