@@ -82,10 +82,15 @@ class BaselineController: StressController, @unchecked Sendable {
     }
 
     /// Makes a registration the runtime now has active, unless an unobserve cancelled it meanwhile (then `false`).
-    /// Lock-free, as the guard's: the compare-and-exchange races with ``withdraw(_:)``'s under the lock.
+    /// Called under the table's lock; the state stays an announced atomic word, as the guard's is.
     func activate(_ registration: PlantedRegistration) -> Bool {
         registration.transition(from: .pending, to: .active)
     }
+
+    /// Whether the observing thread activates its registration under the table's lock, as a removal withdraws it
+    /// (the baseline does: a schedule point between the add and the activation, where another thread's unobserve can
+    /// come), or lock-free, by the compare-and-exchange alone, as the guard does.
+    var activatesUnderLock: Bool { true }
 
     /// Whether a registration an unobserve cancelled while it was being added still gets its `.initial`
     /// notification: yes in the baseline (as in the guard: this `observe` took effect before that removal).
@@ -139,7 +144,8 @@ class BaselineController: StressController, @unchecked Sendable {
                 registration.bridge, forKeyPath: keyPath,
                 options: initialFromRuntime ? options : options.subtracting(.initial), context: registration.context)
         }
-        let cancelled = !activate(registration) && registration.transition(from: .cancelled, to: .removed)
+        let settle = { !self.activate(registration) && registration.transition(from: .cancelled, to: .removed) }
+        let cancelled = activatesUnderLock ? table.lock.withLock(settle) : settle()
         if cancelled {
             // An unobserve cancelled it while the runtime was adding it: take it out of the runtime now.
             unregister(registration)
