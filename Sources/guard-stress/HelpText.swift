@@ -43,7 +43,10 @@ enum HelpText {
         Rounds (and replay runs) run in child processes, so a crash, a trap or a hang of the system under test is a
         verdict of its round (crash(SIGSEGV), trap, deadlock) with its seed file, and the campaign goes on;
         --in-process runs them in guard-stress itself. --json FILE and --junit FILE write the summary for machines
-        (a versioned JSON schema; JUnit XML, one test case per round or run).
+        (a versioned JSON schema; JUnit XML, one test case per round or run); - for FILE is standard output (the
+        text then goes to standard error). They are marked "incomplete" as the command starts and say "interrupted"
+        if SIGTERM or SIGINT stops it (the process then ends by that signal), so a report of an earlier run never
+        stays behind. The last line, RESULT: ..., is printed after the reports and names the exit code.
 
         No output destroys a file: a report (--json, --junit, bench --json, explain --html) replaces only an earlier
         report of the same kind or an empty file; any other file at its path (a seed file, a binary, a source file)
@@ -53,12 +56,13 @@ enum HelpText {
         EXIT CODES
           run, replay, explain
             0  the oracle held
-            1  the oracle was violated (a replay that reproduces its failure exits 1)
+            1  the oracle was violated (a replay exits 1 whenever a run violated it: RESULT: REPRODUCED when the
+               recorded failure came back, FAILED DIFFERENTLY when only other failures did)
             2  bad usage or a bad input file (run and replay: or no child process could be started for the rounds)
           shrink
             0  the shrunk file was written, and replaying it reproduces the same failure
             1  the file's failure did not reproduce (nothing to shrink, no file written), or the shrunk file did not
-               reproduce it on every verification replay
+               reproduce it on every verification replay (written as NAME.unverified-shrunk.json)
             2  bad usage or a bad input file
           mutants
             0  every planted bug was caught by at least one runner, and the unmodified guard showed no violation
@@ -107,6 +111,16 @@ enum HelpText {
         of the system under test ends guard-stress, as it would end an app; controlled runs then restart
         guard-stress with SWIFT_DETERMINISTIC_HASHING=1 so their seed files replay in another process.
 
+        JOBS. --jobs N rounds run at once, each in its own child process (default: one per core this process may
+        use, or fewer when that many rounds would not fit in memory: a round's process holds its record until the
+        oracle has judged it, about 2.4 KB per operation, so a 4096-queue round needs about 10 GB; the first line
+        says so), so one round's oracle overlaps the next rounds' workers. The campaign is the same whatever N is: the
+        same rounds with the same seeds and sizes (a controlled round: the same schedule and verdict), listed,
+        reported and written as seed files in round order. No round starts after --duration (running ones finish);
+        --stop-at-first-failure stops at the first failing round in round order, as one job would (rounds after it
+        that were running are stopped and left out). SIGTERM or Ctrl-C ends every child process. With --in-process
+        rounds run one at a time.
+
         OPTIONS
           --seed N             campaign seed (decimal or 0x hex); default: random, printed
           --profile NAME       the scenario shape (default mixed; the sizes below are the mixed profile's):
@@ -126,13 +140,16 @@ enum HelpText {
           --depth D            pct: the bug depth to aim for, 1 to 100 (default 3)
           --max-steps N        controlled runner: schedule steps a round may take, at least its operations (default
                                1000000, or 100 per operation for rounds of more than 10000 operations)
-          --queues N           worker queues per round (default 64; controlled: 4)
-          --ops N              stop after N operations in all (default: no limit, time decides); the last round is
-                               cut to fit (fewer operations per queue, then fewer queues), so it draws fewer than
-                               --ops-per-queue more than N; operations that observation handlers perform (then
-                               unobserve-self, then adopt, ...) count too, so the total can pass N by a few
+          --queues N           worker queues per round, 1 to 4096 (default 64; controlled: 4); Dispatch runs at most
+                               about 255 at once on Linux, and the rest start as threads come free
+          --ops N              stop after rounds that draw N operations in all (default: no limit, time decides);
+                               the last round is cut to fit (fewer operations per queue, then fewer queues), so
+                               the rounds draw fewer than --ops-per-queue more than N; operations that observation
+                               handlers perform (then unobserve-self, then adopt, ...) come on top
           --ops-per-queue N    operations per queue per round (default 1000; controlled: 25)
           --duration SECONDS   stop starting rounds after this long (default 50)
+          --progress SECONDS   when standard error is not a terminal (a CI log): a progress line this often
+                               (default 30; a terminal gets one line rewritten in place)
           --target NAME        system under test (default guard): guard, raw (GuardCore's runtime without the
                                guard), token (the ObservationToken API), nsobject (the guard in front of
                                Foundation's own KVO; Apple platforms only)
@@ -142,15 +159,18 @@ enum HelpText {
           --max-seed-files N   write at most N seed files (default 10), plus one for each failure signature not
                                seen before; the other failing rounds are counted
           --no-faults          do not inject yields, spins or sleeps (the controlled runner injects none)
-          --no-compare         skip the raw-runtime comparison after a guard campaign
+          --no-compare         skip the raw-runtime comparison of a guard campaign (round 1's operations against
+                               the raw runtime, in a job beside the first rounds, or after the last with one job)
           --stop-at-first-failure
                                end the campaign at the first failing round
           --json FILE          write the summary as JSON (schema "kvoguard-stress-report" version 1: target, runner,
                                seeds, rounds, operations, violations by kind, crash signals, failing rounds with
-                               their signatures and seed files)
+                               their signatures and seed files); - is standard output
           --junit FILE         write JUnit XML: one test case per round, a <failure> per failing round
                                (neither report may be inside --out named seed-..., where the seed files go)
           --force              let --json and --junit replace a file that is not an earlier report of theirs
+          --jobs N             rounds at once, each in its own child process, 1 to 1024 (default: the cores this
+                               process may use, fewer if memory holds fewer rounds; 1 with --in-process)
           --in-process         run rounds in guard-stress itself (a crash of the target ends the campaign)
           --stall-timeout SECONDS
                                chaos rounds: no finished operation for this long is a deadlock (default 3,
@@ -190,7 +210,8 @@ enum HelpText {
                                NAME.recorded.json (NAME without .json or .scenario), or to --out
           --out FILE           with --record: where the seed file goes (an existing file only with --force)
           --target NAME        replay against another system (guard, raw, token, or nsobject on Apple platforms)
-          --json FILE          write the outcome as JSON (schema "kvoguard-stress-report" version 1, command replay)
+          --json FILE          write the outcome as JSON (schema "kvoguard-stress-report" version 1, command replay;
+                               result reproduced, other-failure or not-reproduced); - is standard output
           --junit FILE         write JUnit XML: one test case per run, a <failure> per run that violated the oracle
           --force              let --json and --junit replace a file that is not an earlier report of theirs, and
                                --out an existing file (never FILE itself)
@@ -198,8 +219,9 @@ enum HelpText {
           --stall-timeout SECONDS
                                chaos runs: no finished operation for this long is a deadlock (default 3)
 
-        Exits 1 if any run violated the oracle (the failure reproduced), 0 if none did, 2 if FILE is missing,
-        truncated, of another version, or makes no sense.
+        Exits 1 if any run violated the oracle, 0 if none did, 2 if FILE is missing, a directory, unreadable,
+        truncated, of another version, lacks its operations, or makes no sense. The result says REPRODUCED only when
+        a run failed with the file's recorded signature, FAILED DIFFERENTLY when runs failed otherwise.
         """
 
     static let shrink = """
@@ -228,13 +250,16 @@ enum HelpText {
         file must reproduce the signature exactly every time. Explain it with guard-stress explain.
 
         OPTIONS
-          --out FILE           where to write the shrunk file (default: beside FILE, NAME.shrunk.json)
+          --out FILE           where to write the shrunk file (default: beside FILE, NAME.shrunk.json); a file
+                               whose verification failed goes to NAME.unverified-shrunk.json (OUT.unverified.json)
+                               instead, with "verified": false, and shrink exits 1
           --runs K             chaos files: runs per candidate, 1 to 1000 (default 10)
           --max-candidates N   stop after trying N candidates (default 5000); the smallest failing file found is kept
           --max-seconds S      stop after S seconds (default 300)
           --verify N           replays of the shrunk file to confirm it (default 20; 0 skips)
           --force              overwrite an existing --out file
-          --quiet              no progress lines
+          --quiet              print only the sizes, the verification and where the file went (no progress lines,
+                               no candidate policy, no operations)
           --in-process         run candidates in guard-stress itself (a crash of the target ends the shrinker)
           --stall-timeout SECONDS, --rounds-per-process N
                                as for run (child processes only)

@@ -27,7 +27,7 @@ final class BenchCommandLineTests: XCTestCase {
         }
     }
 
-    /// One figure from every group of issue 9, and the baselines the issue's ratios are read against.
+    /// One figure from every group, and the baselines its ratios are read against.
     private static let representativeFigures: [String: String?] = [
         "unobserved-set.observed-property": "unobserved-set.plain-setter",
         "notify.raw.1-observer": "notify.floor",

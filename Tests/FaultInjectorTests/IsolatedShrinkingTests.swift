@@ -119,7 +119,7 @@ final class IsolatedShrinkingTests: XCTestCase {
         let input = try SeedFileStore.write(file, into: directory.path)
         let output = directory.file("crash.shrunk.json")
         let shrink = try GuardStressProcess.run(
-            ["shrink", input, "--out", output, "--verify", "2", "--quiet"], in: directory, timeout: 120)
+            ["shrink", input, "--out", output, "--verify", "2"], in: directory, timeout: 120)
         XCTAssertEqual(shrink.status, 0, shrink.stdout + shrink.stderr)
         XCTAssertTrue(shrink.stdout.contains("each candidate runs in a child process"), shrink.stdout)
         XCTAssertTrue(shrink.stdout.contains("the signature came back in 2/2"), shrink.stdout)

@@ -128,7 +128,10 @@ final class IsolationCommandLineTests: XCTestCase {
             replay.stdout.contains("reproduced in \(runs)/\(runs) runs; with the recorded signature in \(runs)/\(runs)"),
             replay.stdout, file: file, line: line)
         XCTAssertTrue(replay.stdout.contains("run 1: violated: \(signature)"), replay.stdout, file: file, line: line)
-        XCTAssertTrue(replay.stdout.contains("RESULT: REPRODUCED (exit 1)"), replay.stdout, file: file, line: line)
+        XCTAssertTrue(
+            replay.stdout.hasSuffix(
+                "RESULT: REPRODUCED (the recorded failure came back in \(runs) of \(runs) run\(runs == 1 ? "" : "s")) (exit 1)\n"),
+            replay.stdout, file: file, line: line)
         let report = try jsonReport("replay.json")
         XCTAssertEqual(report["command"] as? String, "replay", file: file, line: line)
         XCTAssertEqual(report["result"] as? String, "reproduced", file: file, line: line)

@@ -74,6 +74,29 @@ final class LinkLeafTests: XCTestCase {
             mentioning: "without the prior notification it asked for")
     }
 
+    /// A set of 301's `gauge` heard through `link.gauge` without the old value asked for: fine when the link to 301
+    /// overlapped the set (the new forwarder joined the change after its old value was read), a value mismatch when
+    /// the link was made before the set began.
+    func testAChangeWithoutItsOldValueIsAcceptedOnlyWhenTheLinkOverlappedIt() {
+        func history(linkingAt call: UInt64, returning ret: UInt64) -> HistoryBuilder {
+            var builder = HistoryBuilder()
+            let observe = builder.observe(.linkGauge, options: [.old], at: 10, returning: 20)
+            let set = builder.mutate(.gauge, from: 0, to: 9, at: 30, returning: 50, object: 301)
+            let link = builder.link(300, to: 301, gauge: nil, gaugeTo: 0, at: call, returning: ret)
+            builder.deliver(link, to: observe, at: ret - 1)
+            builder.add(
+                DeliveryRecord(
+                    registration: observe.id, cause: set.id, worker: set.worker, sequence: 0, time: 48, kind: 1,
+                    isPrior: false, hasOld: false, hasNew: false, oldValue: .min, newValue: .min,
+                    observer: observe.observer, keyPathMatches: true, indexMask: 0))
+            return builder
+        }
+        assertPassed(guardOracle.evaluate(history(linkingAt: 35, returning: 45).history, facts: RunFacts()))
+        assertOnly(
+            .valueMismatch, in: guardOracle.evaluate(history(linkingAt: 22, returning: 26).history, facts: RunFacts()),
+            mentioning: "with no old value")
+    }
+
     /// An observe of `link.gauge` with `.initial` + `.new` at 10...32 whose read raced (initial notification at 30):
     /// meanwhile 300's link moved from 301 (`gauge` 5, set to 9 at 12...14) to 302 (`gauge` 0, set to 7 at 25...27).
     /// Any of 5, 9, 0 and 7 is a value read through the link; 11 (set on 303, never linked) and 13 (304's, linked only
@@ -133,7 +156,7 @@ final class LinkLeafTests: XCTestCase {
                 XCTAssertEqual(linkGauges, 0, "\(profile)")
             }
         }
-        XCTAssertEqual(ScenarioConfiguration().keys, StressKey.widened)
+        XCTAssertEqual(ScenarioConfiguration().keys, StressKey.widened + StressKey.spelledApart)
         XCTAssertFalse(StressKey.widened.contains(.gauge))
         XCTAssertFalse(StressKey.widened.contains(.linkGauge))
     }

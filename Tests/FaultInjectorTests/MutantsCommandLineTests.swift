@@ -35,7 +35,8 @@ final class MutantsCommandLineTests: XCTestCase {
         XCTAssertTrue(rows.contains { Array($0.prefix(4)) == ["bug-early-return-keeps-lock", "controlled", "yes", "1/1"] }, outcome.stdout)
         XCTAssertTrue(rows.contains { Array($0.prefix(4)) == ["bug-early-return-keeps-lock", "chaos", "yes", "1/1"] }, outcome.stdout)
         XCTAssertTrue(outcome.stdout.contains("guard (unmodified)"), outcome.stdout)
-        XCTAssertTrue(outcome.stdout.contains("RESULT: PASS (exit 0)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("RESULT: PASS in "), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.hasSuffix("(exit 0)\n"), outcome.stdout)
 
         let report = try JSONDecoder().decode(StressReport.self, from: Data(contentsOf: URL(fileURLWithPath: directory.file("m.json"))))
         XCTAssertEqual(report.command, "mutants")

@@ -109,9 +109,10 @@ final class OutputFileCommandLineTests: XCTestCase {
 
     // MARK: Existing reports survive an interrupted run
 
-    /// The report of an earlier run stays whole until the new one is written: a run killed before its end leaves it
-    /// as it was (it used to be emptied when the run started).
-    func testAnInterruptedRunLeavesAnExistingReportAsItWas() throws {
+    /// The report of an earlier run never outlives the run asked for: it is replaced whole (never emptied) by an
+    /// `incomplete` report when the run starts, and by an `interrupted` one when SIGTERM stops it; no temporary file
+    /// is left.
+    func testAnInterruptedRunReplacesAnEarlierReportWithAnInterruptedOne() throws {
         let earlier = "{\"earlier\": true, \"format\": \"kvoguard-stress-report\"}\n"
         let report = try directory.write(earlier, to: "report.json")
         let process = Process()
@@ -123,9 +124,13 @@ final class OutputFileCommandLineTests: XCTestCase {
         try process.run()
         usleep(1_500_000)
         XCTAssertTrue(process.isRunning, "the campaign should still be running")
+        let running = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
+        XCTAssertEqual(running?["result"] as? String, "incomplete")
         process.terminate()
         process.waitUntilExit()
-        XCTAssertEqual(try String(contentsOfFile: report, encoding: .utf8), earlier)
+        let stopped = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
+        XCTAssertEqual(stopped?["result"] as? String, "interrupted")
+        XCTAssertNil(stopped?["earlier"])
         XCTAssertEqual(try directory.contents().filter { $0.hasSuffix(".tmp") }, [], "no temporary file is left")
     }
 

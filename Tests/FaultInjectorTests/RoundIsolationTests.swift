@@ -117,11 +117,36 @@ final class RoundIsolationTests: XCTestCase {
         XCTAssertEqual(summary.rounds, 1)
         XCTAssertEqual(summary.roundRecords.first?.signature, "deadlock")
         XCTAssertTrue(
-            summary.failures.first?.messages.first?.contains("gave no answer for") ?? false, "\(summary.failures)")
+            summary.failures.first?.messages.first?.contains("gave no answer, and reported no progress, for") ?? false, "\(summary.failures)")
         XCTAssertEqual(summary.deadlockedRounds, 1)
         XCTAssertEqual(summary.isolation?.processesLost, 1)
         let seedFile = try SeedFileStore.read(try XCTUnwrap(summary.seedFiles.first))
         XCTAssertEqual(seedFile.failure.signature, "deadlock")
+    }
+
+    /// A round that runs longer than the parent's answer timeout but keeps making progress (a correct system that
+    /// takes 2 ms per observe) is waited for, whatever the machine's load: the child's heartbeats move the deadline.
+    func testALongRoundThatKeepsMovingIsNotKilledAsADeadlock() throws {
+        var children = try childProcesses()
+        children.stallTimeout = 0.2
+        children.answerAllowance = 2
+        var settings = Campaign.Settings()
+        settings.target = "fixture-slow"
+        settings.scenario.workers = 2
+        settings.scenario.operationsPerWorker = 2_000
+        settings.scenario.mix = try OperationMix(parsing: "observe=1")
+        settings.scenario.faults = .none
+        settings.operationBudget = 4_000
+        settings.outputDirectory = directory.file("slow")
+        settings.isolation = .childProcesses(children)
+        let start = Date()
+        let summary = try Campaign(settings: settings).run()
+        let timeout = children.answerTimeout(operations: 4_000)
+        XCTAssertGreaterThan(Date().timeIntervalSince(start), timeout, "the round must outlast the answer timeout")
+        XCTAssertNil(summary.harnessError)
+        XCTAssertEqual(summary.rounds, 1)
+        XCTAssertTrue(summary.passed, "\(summary.failures)")
+        XCTAssertEqual(summary.isolation?.processesLost, 0)
     }
 
     func testAnIsolatedReplayOfAControlledFileIsExact() throws {

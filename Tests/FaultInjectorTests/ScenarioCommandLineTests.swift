@@ -95,7 +95,8 @@ final class ScenarioCommandLineTests: XCTestCase {
         XCTAssertEqual(replay.status, 1, replay.stdout + replay.stderr)
         XCTAssertTrue(replay.stdout.contains("violated in 2/2 runs (the file records no failure to compare with)"), replay.stdout)
         XCTAssertTrue(replay.stdout.contains("recorded run 1's failure runtime-misuse(notRegistered) in race.recorded.json with the schedule it took"), replay.stdout)
-        XCTAssertTrue(replay.stdout.contains("RESULT: VIOLATED (exit 1)"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("RESULT: VIOLATED ("), replay.stdout)
+        XCTAssertTrue(replay.stdout.hasSuffix("(exit 1)\n"), replay.stdout)
         XCTAssertFalse(replay.stdout.contains("REPRODUCED"), "nothing was recorded to reproduce")
         let recorded = try SeedFileStore.read(directory.file("race.recorded.json"))
         XCTAssertEqual(recorded.target, "raw")
@@ -104,7 +105,8 @@ final class ScenarioCommandLineTests: XCTestCase {
 
         let exact = try run(["replay", "race.recorded.json", "--runs", "2"])
         XCTAssertTrue(exact.stdout.contains("exact replay: every run followed the schedule"), exact.stdout)
-        XCTAssertTrue(exact.stdout.contains("RESULT: REPRODUCED (exit 1)"), exact.stdout)
+        XCTAssertTrue(exact.stdout.contains("RESULT: REPRODUCED ("), exact.stdout)
+        XCTAssertTrue(exact.stdout.hasSuffix("(exit 1)\n"), exact.stdout)
 
         let shrink = try run(["shrink", "race.recorded.json", "--verify", "3"])
         XCTAssertEqual(shrink.status, 0, shrink.stdout + shrink.stderr)
@@ -130,7 +132,7 @@ final class ScenarioCommandLineTests: XCTestCase {
         let replay = try run(["replay", "race.scenario", "--record", "--runs", "2"])
         XCTAssertEqual(replay.status, 0, replay.stdout + replay.stderr)
         XCTAssertTrue(replay.stdout.contains("nothing to record: the oracle held in every run (no file written)"), replay.stdout)
-        XCTAssertTrue(replay.stdout.contains("RESULT: PASSED (the oracle held in every run)"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("RESULT: PASSED (the oracle held in every run) (exit 0)"), replay.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("race.recorded.json")))
     }
 

@@ -133,7 +133,12 @@ final class ScenarioFileTests: XCTestCase {
             "race.scenario:2:19: expected the observing options in brackets, like [new], [initial,new] or []; found the end of the line")
         XCTAssertEqual(
             error("worker 0:\n\tmutate o0 sum\n"),
-            "race.scenario:2:12: mutate sets k0, k1, k2, gauge, not sum (sum is computed from other keys)")
+            "race.scenario:2:12: mutate sets " + StressKey.mutated.map(\.listedName).joined(separator: ", ")
+                + ", not sum (sum is computed from other keys)")
+        // Keys whose names look alike read as the two keys they are.
+        XCTAssertEqual(StressKey.composedCafe.listedName, "caf\u{E9} (caf\\u{E9})")
+        XCTAssertEqual(StressKey.decomposedCafe.listedName, "cafe\u{301} (cafe\\u{301})")
+        XCTAssertEqual(StressKey.k0.listedName, "k0")
         XCTAssertEqual(
             error("worker 0:\n  observe c0 o0 k0 [] then unobserve-slf\n"),
             "race.scenario:2:28: unknown handler action \"unobserve-slf\" (did you mean \"unobserve-self\"?) (expected one of: "

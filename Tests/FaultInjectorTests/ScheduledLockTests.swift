@@ -20,15 +20,14 @@ final class ScheduledLockTests: XCTestCase {
         return ControlledRunner(settings: settings).runAndEvaluate(scenario, against: target)
     }
 
-    /// Seeds of the controlled `mixed` profile on which the wrapper built with `NSLock` has a worker paused while it
-    /// holds the lock and another blocked on it: of seeds 1-40, exactly these two (the same two as in the outside
-    /// tester's report, for their wrapper of the same shape).
-    private static let seedsThatBlockOnAnUnannouncedLock: [UInt64] = [3, 22]
+    /// The seeds the tests run: on some of them the wrapper built with `NSLock` has a worker paused while it holds
+    /// the lock and another blocked on it.
+    private static let seeds: [UInt64] = Array(1...40)
 
     func testAWrapperSerializingWithAScheduledLockIsCleanOnTheControlledRunner() {
         let target = SerializingWrapperTarget(lockKind: .scheduled)
-        for seed in Set([3, 22] + Self.seedsThatBlockOnAnUnannouncedLock + Array(1...40)).sorted() {
-            let result = runControlled(target, seed: UInt64(seed))
+        for seed in Self.seeds {
+            let result = runControlled(target, seed: seed)
             XCTAssertTrue(
                 result.passed,
                 "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(2).map(\.message))")
@@ -59,16 +58,24 @@ final class ScheduledLockTests: XCTestCase {
         XCTAssertGreaterThan(waitsForTheWrappersLock, 0, "no worker ever waited for the wrapper's ScheduledLock")
     }
 
+    /// Every run of the `NSLock` wrapper either passes or, blocked on the lock the scheduler cannot see, is reported
+    /// with the likely cause and the fix; some seeds block.
     func testAWorkerBlockedOnAnUnannouncedLockIsReportedWithItsLikelyCauseAndTheFix() throws {
-        for seed in Self.seedsThatBlockOnAnUnannouncedLock {
+        var blocked = 0
+        for seed in Self.seeds {
             let result = runControlled(SerializingWrapperTarget(lockKind: .unannounced), seed: seed, blockedTimeout: 0.5)
-            XCTAssertTrue(result.abandoned, "seed \(seed) should have blocked on the NSLock: \(result.report.signature)")
+            guard result.abandoned else {
+                XCTAssertTrue(result.passed, "seed \(seed): \(result.report.signature)")
+                continue
+            }
+            blocked += 1
             let message = try XCTUnwrap(result.report.violations.first { $0.kind == .deadlock }?.message, "seed \(seed)")
             XCTAssertTrue(message.contains("blocked outside the scheduler's control"), message)
             XCTAssertTrue(message.contains("need not be a deadlock of the system under test"), message)
             XCTAssertTrue(message.contains("the scheduler paused worker "), "it names the paused holder: \(message)")
             XCTAssertTrue(message.contains("ScheduledLock"), "it says what to do: \(message)")
         }
+        XCTAssertGreaterThan(blocked, 0, "no seed blocked on the NSLock")
     }
 
     func testAHandlerCalledUnderAScheduledLockIsCalledUnderLock() {

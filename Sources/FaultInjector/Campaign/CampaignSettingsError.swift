@@ -3,6 +3,11 @@ public struct CampaignSettingsError: Error, Sendable, Equatable, CustomStringCon
     /// What is wrong, and what to do about it.
     public let description: String
 
+    /// Settings refused for the reason `description` gives.
+    init(description: String) {
+        self.description = description
+    }
+
     /// The settings name a target their factory does not make.
     init(unknownTarget name: String) {
         if let reason = TargetCatalog.unavailableReason(for: name) {

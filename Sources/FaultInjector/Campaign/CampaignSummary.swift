@@ -85,6 +85,16 @@ public struct CampaignSummary: Sendable {
     /// Set when the campaign stopped because rounds could not be run at all (no child process could be
     /// started): why.
     public internal(set) var harnessError: String?
+    /// Set when the campaign did not finish: stopped by a signal, or still running when a report of it was written
+    /// (see ``interrupted(_:)``). Such a campaign never passed.
+    public internal(set) var interruption: String?
+    /// Rounds the campaign ran at once (``Campaign/Settings/jobs``).
+    public internal(set) var jobs = 1
+    /// Round 0's scenario run against ``Campaign/Settings/comparisonTarget``, if one was set and it ran: not
+    /// counted in any other figure of the summary.
+    public internal(set) var comparison: RoundVerdict?
+    /// Why the comparison run has no verdict, if it could not be run.
+    public internal(set) var comparisonError: String?
 
     /// True if a round deadlocked.
     public var deadlocked: Bool { deadlockedRounds > 0 }
@@ -97,7 +107,19 @@ public struct CampaignSummary: Sendable {
     }
 
     /// Whether every round's oracle held (and every planned round ran).
-    public var passed: Bool { failures.isEmpty && report.passed && harnessError == nil }
+    public var passed: Bool { failures.isEmpty && report.passed && harnessError == nil && interruption == nil }
+
+    /// The summary of a campaign with `settings` that has not run a round yet, for a report written before it starts.
+    public init(notStarted settings: Campaign.Settings) {
+        self.init(target: settings.target, seed: settings.seed, scenario: settings.scenario, runner: settings.runner)
+    }
+
+    /// This summary, for a campaign that did not finish, saying why (`stopped by SIGTERM after 12 rounds`).
+    public func interrupted(_ reason: String) -> CampaignSummary {
+        var copy = self
+        copy.interruption = reason
+        return copy
+    }
 
     /// Operations per second over the whole campaign.
     public var throughput: Double { seconds > 0 ? Double(operations) / seconds : 0 }

@@ -46,8 +46,11 @@ public struct Replayer: Sendable {
         /// description. `nil` when no run violated the oracle, or recording was not asked for.
         public let recordedFailure: SeedFile?
 
-        /// Whether the oracle was violated at least once.
-        public var reproduced: Bool { violatedRuns > 0 }
+        /// Whether the recorded failure came back: at least one run failed with the seed file's signature.
+        public var reproduced: Bool { sameSignatureRuns > 0 }
+
+        /// Whether the oracle was violated at least once (with the recorded signature or another).
+        public var violated: Bool { violatedRuns > 0 }
 
         /// Runs whose process answered (all but ``crashedRuns``): the runs whose histories could be compared with
         /// the recording.
@@ -153,6 +156,8 @@ public struct Replayer: Sendable {
                 tally.add(verdict, mismatch: nil, crashed: true)
             case .failed(let error):
                 throw error
+            case .interrupted:
+                throw IsolationError(description: "the replay's run was stopped before it finished")
             }
         }
         return tally.outcome(lastResult: nil, isolation: host.statistics)

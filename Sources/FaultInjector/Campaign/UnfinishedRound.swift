@@ -10,13 +10,23 @@ extension SeedFile {
     /// runner with its settings (for PCT, the expected step count the round uses), and the failure
     /// ``unfinishedSignature``.
     public init(roundAboutToRun scenario: Scenario, target: String, runner: RunnerChoice, toolVersion: String, createdAt: Date = Date()) {
+        self.init(
+            roundAboutToRun: scenario.seed, configuration: scenario.configuration, operationCount: scenario.operationCount,
+            target: target, runner: runner, toolVersion: toolVersion, createdAt: createdAt)
+    }
+
+    /// The same, from the scenario's seed, configuration and size, without drawing its operations.
+    init(
+        roundAboutToRun seed: UInt64, configuration: ScenarioConfiguration, operationCount: Int, target: String,
+        runner: RunnerChoice, toolVersion: String, createdAt: Date = Date()
+    ) {
         format = Self.formatName
         version = Self.currentVersion
         self.toolVersion = toolVersion
         self.createdAt = Self.timestamp(createdAt)
         self.target = target
-        seed = String(scenario.seed)
-        self.scenario = scenario.configuration
+        self.seed = String(seed)
+        scenario = configuration
         failure = Failure(
             signature: Self.unfinishedSignature, violationCounts: [:], runtimeMisuses: [:],
             examples: ["written before the round ran; the round never finished (its process crashed, was killed or hung)"])
@@ -27,12 +37,12 @@ extension SeedFile {
             strategy = controlled.strategy.name
             depth = controlled.strategy.depth
             expectedSteps = controlled.strategy.depth == nil
-                ? nil : controlled.expectedSteps ?? ControlledRunner.Settings.estimatedSteps(for: scenario)
+                ? nil : controlled.expectedSteps ?? ControlledRunner.Settings.estimatedSteps(operations: operationCount)
             stepLimit = controlled.stepLimit
         }
     }
 
-    /// `2026-11-22T16:53:10Z`: what ``ISO8601DateFormatter`` writes, without making one per round (on Linux each
+    /// `1970-01-01T00:00:00Z`: what ``ISO8601DateFormatter`` writes, without making one per round (on Linux each
     /// one reads the time zone database).
     static func timestamp(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
@@ -64,7 +74,7 @@ extension SeedFile {
 /// It is written with plain `write(2)`, not `Data.write`, which syncs every file to the disk: the file must
 /// survive the crash of a process, not of the machine, and a sync per round would halve a controlled campaign's
 /// rounds per second.
-struct UnfinishedSeedFile {
+struct UnfinishedSeedFile: Sendable {
     /// Where it is.
     let path: String
 

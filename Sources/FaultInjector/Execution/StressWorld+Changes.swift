@@ -12,10 +12,11 @@ extension StressWorld {
     func mutate(objectSlot o: Int, key: StressKey, index: Int, worker: WorkerContext) {
         if key == .gauge { return setGauge(objectSlot: o, index: index, worker: worker) }
         var record = begin(.mutate, index: index, worker: worker)
-        // A handler may change the object it is hearing about only through `k2`: a nested change of `k0` or `k1`
-        // during a prior notification would move `sum` (and `link.k0` of objects linking here) between the outer
-        // change's old and new reads.
-        if worker.heldObjectSlots.last == o, key != .k2 { return skip(&record, worker: worker) }
+        // A handler may change the object it is hearing about only through a key nothing else depends on (`k2`, the
+        // keys spelled apart): a nested change of `k0` or `k1` during a prior notification would move `sum` (and
+        // `link.k0` of objects linking here) between the outer change's old and new reads.
+        let movesOthers = key == .k0 || key == .k1
+        if worker.heldObjectSlots.last == o, movesOthers { return skip(&record, worker: worker) }
         guard lockObjectSlot(o, worker: worker) else { return skip(&record, worker: worker) }
         defer { unlockObjectSlot(o, worker: worker) }
         guard let object = objectSlots[o].object else { return skip(&record, worker: worker) }
@@ -25,7 +26,7 @@ extension StressWorld {
         record.oldSum = object.sum
         record.newValue = makeValue()
         // The sum right after the store; handlers may change the object again before `set` returns.
-        record.newSum = key == .k2 ? record.oldSum : record.oldSum &- record.oldValue &+ record.newValue
+        record.newSum = movesOthers ? record.oldSum &- record.oldValue &+ record.newValue : record.oldSum
         enter(&record, worker: worker)
         object.set(key, to: record.newValue)
         leave(&record, worker: worker)

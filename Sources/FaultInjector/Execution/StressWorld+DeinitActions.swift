@@ -101,7 +101,7 @@ extension StressWorld {
         record.options = .initial
         record.action = HandlerAction.none
         let registration = HarnessRegistration(
-            id: record.id, controllerSlot: c, handle: handle, objectSlot: -1, keyPath: key.name, key: key,
+            id: record.id, controllerSlot: c, handle: handle, objectSlot: -1, objectID: object.id, keyPath: key.name, key: key,
             form: .handler, action: .none, world: self)
         enter(&record, worker: worker)
         let call = call(record)

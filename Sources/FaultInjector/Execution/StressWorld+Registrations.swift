@@ -19,8 +19,8 @@ extension StressWorld {
         if case .forwarding(let context) = form { record.context = context }
         if case .typed(let typed) = form { record.typedKey = typed }
         let registration = HarnessRegistration(
-            id: record.id, controllerSlot: c, handle: handle, objectSlot: o, keyPath: keyPath, key: key, form: form,
-            action: action, world: self)
+            id: record.id, controllerSlot: c, handle: handle, objectSlot: o, objectID: object.id, keyPath: keyPath,
+            key: key, form: form, action: action, world: self)
         // The value `.initial` + `.new` reads: `link`'s, kept behind a lock, may race its changes (the oracle
         // judges it against them), and so does `gauge`'s or `link.gauge`'s, whose sets take no lock the world could
         // hold here; any other key's is a plain stored property (or made of several), read with the object locked,
@@ -117,8 +117,12 @@ extension StressWorld {
         identify(&record, handle: handle, object: object)
         enter(&record, worker: worker)
         let call = call(record)
-        let outcome = handle.perform { $0.unobserve(object, call: call) }
-        record.outcome = outcome.map(OperationRecord.Outcome.init) ?? .skipped
+        var outcome: UnobserveOutcome??
+        worker.bulkReleases.append(
+            BulkRelease.during(operation: record.id, controller: handle.id, object: object.id) {
+                outcome = handle.perform { $0.unobserve(object, call: call) }
+            })
+        record.outcome = (outcome ?? nil).map(OperationRecord.Outcome.init) ?? .skipped
         leave(&record, worker: worker)
     }
 
@@ -129,7 +133,11 @@ extension StressWorld {
         record.observer = handle.observerID
         enter(&record, worker: worker)
         let call = call(record)
-        let removed = handle.perform { $0.unobserveAll(call: call) }
+        var removed: Int??
+        worker.bulkReleases.append(
+            BulkRelease.during(operation: record.id, controller: handle.id) {
+                removed = handle.perform { $0.unobserveAll(call: call) }
+            })
         if let removed {
             record.answer = removed ?? -1
         } else {
@@ -192,7 +200,10 @@ extension StressWorld {
         for keyPath in keyPaths {
             mask |= StressKey(name: keyPath)?.bit ?? unknownKeyPathBit
         }
-        if zip(keyPaths, keyPaths.dropFirst()).contains(where: { !($0 < $1) }) { mask |= unsortedKeyPathsBit }
+        // Sorted by UTF-8 bytes, as key paths are told apart (`<` on `String` calls two spellings of one word equal).
+        if zip(keyPaths, keyPaths.dropFirst()).contains(where: { !$0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            mask |= unsortedKeyPathsBit
+        }
         return Int(bitPattern: UInt(mask))
     }
 

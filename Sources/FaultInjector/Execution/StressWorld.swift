@@ -1,3 +1,4 @@
+import Foundation
 import GuardCore
 
 /// The instances one run works on: object and controller slots, the system under test, unique ids and values,
@@ -17,6 +18,7 @@ final class StressWorld: @unchecked Sendable {
     private let tracked = Protected([TrackedInstance]())
     private let strayDeliveries = Protected([DeliveryRecord]())
     private let unrouted = AtomicCell()
+    private let offWorkerBulkReleases = Protected([BulkReleaseRecord]())
     /// Where the controllers' diagnostics are recorded.
     let diagnostics: DiagnosticRecorder
     /// The keys the system under test can observe (operations on others are skipped).
@@ -120,7 +122,8 @@ final class StressWorld: @unchecked Sendable {
         let controller = target.makeController(for: observer, retainsObjects: !holdsWeakly, diagnostics: diagnostics)
         let handle = ControllerHandle(
             id: makeID(), observerID: observer.id, holdsWeakly: holdsWeakly, controller: controller,
-            now: { [clock] in clock.now }
+            now: { [clock] in clock.now },
+            onReleases: { [weak self] releases in self?.keep(releases) }
         ) { [weak self] id, started, finished in
             self?.facts.withValue { $0.controllerEndTimes[id] = (started, finished) }
         }
@@ -131,6 +134,22 @@ final class StressWorld: @unchecked Sendable {
         track("controller handle", handle)
         track("controller", controller)
         return handle
+    }
+
+    /// Keeps a bulk removal's list of released handlers: a worker's with the worker (no lock, so a controlled run
+    /// takes no extra step), any other thread's (the teardown's) with the world.
+    private func keep(_ releases: BulkReleaseRecord) {
+        guard !releases.released.isEmpty else { return }
+        if let worker = WorkerContext.current {
+            worker.bulkReleases.append(releases)
+        } else {
+            offWorkerBulkReleases.withValue { $0.append(releases) }
+        }
+    }
+
+    /// Bulk removals made off the workers' threads (the teardown's releases of controllers), with their handlers.
+    var bulkReleasesOffWorkers: [BulkReleaseRecord] {
+        offWorkerBulkReleases.current
     }
 
     private func track(_ kind: String, _ instance: AnyObject) {
@@ -164,6 +183,25 @@ final class StressWorld: @unchecked Sendable {
         return Set(alive).subtracting(inSlots)
     }
 
+    /// The objects out of their slots that stay alive over a few milliseconds: a value-sequence consumer running
+    /// beside a chaos round holds an object for an instant while it makes its iterator, so an object alive at one
+    /// look may be on its way out; one that something still holds stays alive at every look.
+    private func releasedObjectsStillHeld() -> Set<Int> {
+        var alive = releasedObjectsAlive()
+        var looks = 0
+        while !alive.isEmpty, looks < 20 {
+            usleep(1_000)
+            alive.formIntersection(releasedObjectsAlive())
+            looks += 1
+        }
+        return alive
+    }
+
+    /// Whether the stress object with id `id` is still alive.
+    func isAlive(object id: Int) -> Bool {
+        tracked.withValue { tracked in tracked.contains { ($0.reference.object as? StressObject)?.id == id } }
+    }
+
     /// Instances still alive, by kind (call after ``releaseEverything()``).
     func survivors() -> [String: Int] {
         tracked.withValue { tracked in
@@ -195,7 +233,7 @@ final class StressWorld: @unchecked Sendable {
             guard let end = returns[deinitRecord.operation] else { continue }
             history.objectDeinitTimes[deinitRecord.object] = end
         }
-        history.releasedObjectsAliveAtEnd = releasedObjectsAlive()
+        history.releasedObjectsAliveAtEnd = releasedObjectsStillHeld()
         facts.withValue { facts in
             history.observerDeinitTimes = facts.observerDeinitTimes
             history.controllerEndStartTimes = facts.controllerEndTimes.mapValues(\.started)
@@ -218,7 +256,7 @@ final class StressWorld: @unchecked Sendable {
             sequence: worker?.makeSequence() ?? 0, time: now, kind: UInt8(change.kind.rawValue),
             isPrior: change.isPrior, hasOld: change.oldValue != nil, hasNew: change.newValue != nil,
             oldValue: StressValue.encode(change.oldValue), newValue: StressValue.encode(change.newValue),
-            observer: observer?.id ?? -1, keyPathMatches: change.keyPath == registration.keyPath,
+            observer: observer?.id ?? -1, keyPathMatches: change.keyPath.utf8.elementsEqual(registration.keyPath.utf8),
             indexMask: StressValue.mask(change.indexes), object: object.id)
         if let worker {
             worker.deliveries.append(record)

@@ -17,6 +17,8 @@ final class WorkerContext: @unchecked Sendable {
     var heldCauses: [(cause: Int, depth: Int)] = []
     /// Stress objects that began to deinitialize on this thread inside an operation, in order.
     var objectDeinits: [ObjectDeinitRecord] = []
+    /// Bulk removals this thread made, with the handlers each released (``BulkRelease``).
+    var bulkReleases: [BulkReleaseRecord] = []
     /// Object slots whose mutation lock this thread holds, in acquisition order.
     var heldObjectSlots: [Int] = []
     /// For each frame, the locks the thread held as it called the system (controlled runs only): the locks held

@@ -23,6 +23,11 @@ public struct History: Sendable {
     public var controllerObservers: [Int: Int]
     /// Controller ids that held objects weakly.
     public var weakControllers: Set<Int>
+    /// Every bulk removal the harness made (during the run and in the teardown), with the handlers each released in
+    /// order (``BulkRelease``). Not part of the history's digest: it follows from the operations and the schedule.
+    public var bulkReleases: [BulkReleaseRecord]
+    /// What each value-sequence consumer of the round saw (chaos runs; ``StreamPlan``). Not part of the digest.
+    public var streams: [StreamRecord]
 
     /// An empty history.
     public init() {
@@ -36,5 +41,7 @@ public struct History: Sendable {
         controllerEndTimes = [:]
         controllerObservers = [:]
         weakControllers = []
+        bulkReleases = []
+        streams = []
     }
 }

@@ -12,6 +12,9 @@ public struct RunRecording: Sendable {
     /// Whether the system under test drops weakly held registrations inside their object's deinit (the oracle then
     /// ends them surely when the deinit finished).
     public var dropsWeakRegistrationsInObjectDeinit = false
+    /// Whether the system under test releases the registrations a bulk removal takes out in the order they were made
+    /// (the oracle then checks ``History/bulkReleases``).
+    public var releasesInRegistrationOrder = false
     /// The recorded history (empty if the run was abandoned).
     public var history: History
     /// What the history does not show.

@@ -80,14 +80,27 @@ final class ChildProcess {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // Its own process group: a terminal's Ctrl-C (or a signal a CI runner sends the job's process group) reaches
+        // this process, which reports the interruption, not the children, whose deaths would read as crashes of the
+        // system under test. A child whose parent is gone ends by itself.
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t?
+        #else
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         var child = pid_t()
-        let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             close(toChild.write)
             close(fromChild.read)
             throw StartError(description: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
+        ChildProcessRegistry.shared.add(child)
         input = toChild.write
         output = fromChild.read
         self.logPath = logPath
@@ -97,6 +110,7 @@ final class ChildProcess {
     }
 
     deinit {
+        if ended == nil { ChildProcessRegistry.shared.remove(pid) }
         if input >= 0 { close(input) }
         close(output)
     }
@@ -158,13 +172,12 @@ final class ChildProcess {
         if let ended { return ended }
         let deadline = Self.deadline(after: timeout)
         while true {
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
+            let (result, status, error) = ChildProcessRegistry.shared.reap(pid)
             if result == pid {
                 ended = ProcessEnd(waitStatus: status)
                 return ended
             }
-            if result < 0, errno != EINTR {
+            if result < 0, error != EINTR {
                 // Not our child any more (already reaped); nothing left to wait for.
                 ended = .exited(-1)
                 return ended
@@ -178,7 +191,7 @@ final class ChildProcess {
     @discardableResult
     func kill() -> ProcessEnd {
         if let ended { return ended }
-        _ = sendSignal(pid, SIGKILL)
+        ChildProcessRegistry.shared.kill(pid)
         return waitForEnd(timeout: 30) ?? .signalled(SIGKILL)
     }
 
@@ -236,9 +249,4 @@ final class ChildProcess {
 /// `pipe(2)`, which `ChildProcess.pipe()` shadows.
 private func systemPipe(_ descriptors: UnsafeMutablePointer<Int32>?) -> Int32 {
     pipe(descriptors)
-}
-
-/// `kill(2)`, which `ChildProcess.kill()` shadows.
-private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
-    kill(pid, signal)
 }

@@ -17,6 +17,8 @@ final class ChildRoundHost {
         case ended(RoundVerdict, log: String)
         /// No child could run the round.
         case failed(IsolationError)
+        /// The round was stopped from outside (``interrupt()``): its process was killed, it has no verdict.
+        case interrupted
     }
 
     private struct Child {
@@ -35,6 +37,7 @@ final class ChildRoundHost {
     private var spare: Child?
     private let environment: [String]
     private var started = 0
+    private let inFlight = InFlightChild()
 
     /// A host starting children as `settings` say, each serving at most `roundsPerProcess` rounds.
     init(settings: ChildProcessSettings, roundsPerProcess: Int) {
@@ -78,7 +81,16 @@ final class ChildRoundHost {
         let logStart = child.process.logSize
         let sent = MonotonicClock.now
         let timeout = settings.answerTimeout(operations: operations)
-        let read = child.process.send(request) ? child.process.readLine(timeout: timeout) : .endOfFile
+        inFlight.begin(child.process.pid)
+        var read = child.process.send(request) ? child.process.readLine(timeout: timeout) : .endOfFile
+        // Heartbeats: the round is still moving, so the deadline counts again from now.
+        while case .line(let bytes) = read, bytes.starts(with: Array(RoundProgress.heartbeatPrefix.utf8)) {
+            read = child.process.readLine(timeout: timeout)
+        }
+        if inFlight.end() {
+            retire(child)
+            return .interrupted
+        }
         let elapsed = Double(MonotonicClock.now - sent) / 1e9
         let note =
             earlierRounds > 0
@@ -117,8 +129,19 @@ final class ChildRoundHost {
             child.process.kill()
             let log = child.process.log(from: logStart)
             lose(child)
-            return .ended(RoundVerdict(unresponsiveFor: elapsed, log: log, note: note), log: log)
+            return .ended(RoundVerdict(unresponsiveFor: elapsed, silentFor: timeout, log: log, note: note), log: log)
         }
+    }
+
+    /// Stops the round running now, if one is, from any thread: kills its process, and the host's
+    /// ``run(encoded:operations:)`` answers ``Result/interrupted``. Later rounds run as usual.
+    func interrupt() {
+        inFlight.interrupt()
+    }
+
+    /// A function that does what ``interrupt()`` does, for another thread to call.
+    var interrupter: @Sendable () -> Void {
+        { [inFlight] in inFlight.interrupt() }
     }
 
     /// The verdict on a child that abandoned its round as blocked while dying: a worker that crashed stops reaching
@@ -209,5 +232,37 @@ final class ChildRoundHost {
     private func lose(_ child: Child) {
         statistics.processesLost += 1
         retire(child)
+    }
+}
+
+/// The child running a round now, for stopping it from another thread.
+private final class InFlightChild: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pid: pid_t?
+    private var interrupted = false
+
+    /// A round is about to go to `pid`.
+    func begin(_ pid: pid_t) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.pid = pid
+        interrupted = false
+    }
+
+    /// The round's read is over; `true` if it was interrupted meanwhile.
+    func end() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        pid = nil
+        return interrupted
+    }
+
+    /// Kills the round's process, if a round is running.
+    func interrupt() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let pid else { return }
+        interrupted = true
+        ChildProcessRegistry.shared.kill(pid)
     }
 }

@@ -22,6 +22,20 @@ public struct IsolationStatistics: Sendable, Codable, Equatable {
     /// An empty tally.
     public init() {}
 
+    /// This tally and `other` added up (the lanes of a campaign running rounds at once each keep their own).
+    func adding(_ other: IsolationStatistics) -> IsolationStatistics {
+        var sum = self
+        sum.processesStarted += other.processesStarted
+        sum.processesReady += other.processesReady
+        sum.startupSeconds += other.startupSeconds
+        sum.startupWaitSeconds += other.startupWaitSeconds
+        sum.rounds += other.rounds
+        sum.roundTripSeconds += other.roundTripSeconds
+        sum.busySeconds += other.busySeconds
+        sum.processesLost += other.processesLost
+        return sum
+    }
+
     /// Mean seconds from starting a process to its being ready.
     public var meanStartupSeconds: Double {
         processesReady > 0 ? startupSeconds / Double(processesReady) : 0

@@ -58,8 +58,9 @@ public struct ChildProcessSettings: Sendable {
 
     /// How long the parent waits for a round's answer before it kills the process: the safety net behind the
     /// child's own watchdogs, for a hang they cannot see (in the teardown, or in the oracle). The stall timeout,
-    /// plus ``answerAllowance`` (30 seconds), plus 0.2 ms per operation (rounds run at 50,000 or more operations a
-    /// second, the oracle included, so a round is never near it).
+    /// plus ``answerAllowance`` (30 seconds), plus 0.2 ms per operation, counted from the round's last progress: the
+    /// child sends a heartbeat whenever its workers moved, so a long round on a busy machine is waited for as long
+    /// as it moves, and the verdict does not depend on the machine's load.
     public func answerTimeout(operations: Int) -> Double {
         stallTimeout + answerAllowance + Double(operations) * 0.000_2
     }

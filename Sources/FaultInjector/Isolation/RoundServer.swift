@@ -30,14 +30,63 @@ public enum RoundServer {
         let hello = RoundServerHello(pid: getpid(), readyAt: MonotonicClock.now)
         guard let helloLine = try? encoder.encode(hello), ServerOutput.write(line: helloLine, to: answers) else { return 1 }
         var input = LineInput(descriptor: 0)
+        let heartbeat = Heartbeat(descriptor: answers)
         while let line = input.next() {
             let start = MonotonicClock.now
+            heartbeat.begin()
             var answer = self.answer(Data(line), makeTarget: makeTarget)
             answer.busySeconds = Double(MonotonicClock.now - start) / 1e9
             let encoded = (try? encoder.encode(answer)) ?? Data(#"{"error":"the answer could not be encoded"}"#.utf8)
-            guard ServerOutput.write(line: encoded, to: answers) else { return 1 }
+            guard heartbeat.end(answering: encoded) else { return 1 }
         }
         return 0
+    }
+
+    /// While a round runs, writes a heartbeat line (``RoundProgress/heartbeat(_:)``) about twice a second whenever
+    /// the round's progress moved, so the parent waits as long as the round moves; the answer is written under the
+    /// same lock, so lines never mix.
+    private final class Heartbeat: @unchecked Sendable {
+        private let descriptor: Int32
+        private let lock = NSLock()
+        private var running = false
+        private var last = 0
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            let thread = Thread { [self] in
+                while true {
+                    usleep(500_000)
+                    beat()
+                }
+            }
+            thread.stackSize = 64 * 1024
+            thread.start()
+        }
+
+        /// A round begins.
+        func begin() {
+            lock.lock()
+            running = true
+            last = RoundProgress.current
+            lock.unlock()
+        }
+
+        /// The round ended: writes its answer; `false` if the parent could not be written to.
+        func end(answering answer: Data) -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            running = false
+            return ServerOutput.write(line: answer, to: descriptor)
+        }
+
+        private func beat() {
+            lock.lock()
+            defer { lock.unlock() }
+            let progress = RoundProgress.current
+            guard running, progress != last else { return }
+            last = progress
+            _ = ServerOutput.write(line: Data(RoundProgress.heartbeat(progress).utf8), to: descriptor)
+        }
     }
 
     /// Runs one request and answers it.

@@ -43,9 +43,10 @@ extension RoundVerdict {
         self.seconds = seconds
     }
 
-    /// The verdict on a round whose process gave no answer for `seconds` and was killed: a deadlock outside the
-    /// workers' watched run (in the teardown or the oracle), or a watchdog that could not fire.
-    public init(unresponsiveFor seconds: Double, log: String, note: String = "") {
+    /// The verdict on a round whose process gave no answer for `seconds`, the last `silentFor` of them (all of
+    /// them when `nil`) without progress, and was killed: a deadlock outside the workers' watched run (in the
+    /// teardown or the oracle), or a watchdog that could not fire.
+    public init(unresponsiveFor seconds: Double, silentFor: Double? = nil, log: String, note: String = "") {
         var report = OracleReport()
         report.count(Self.survivalCheck)
         report.count("no deadlock")
@@ -53,7 +54,8 @@ extension RoundVerdict {
         report.add(
             .init(
                 .deadlock,
-                "the round's process gave no answer for \(Self.format(seconds)) (its own stall watchdog did not fire: "
+                "the round's process gave no answer, and reported no progress, for \(Self.format(silentFor ?? seconds)) "
+                    + "(its own stall watchdog did not fire: "
                     + "a hang outside the workers' run, in the teardown or the oracle) and was killed\(detail)\(note)"))
         self.init(report: report)
         self.seconds = seconds

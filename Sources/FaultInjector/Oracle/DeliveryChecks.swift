@@ -144,8 +144,11 @@ struct DeliveryChecks {
             problems.append("new \(show(delivery.newValue)) instead of \(show(expected.new))")
         }
         // A change already under way when the registration was made reaches it without the old value if that was
-        // never read (a dependent or dotted key path nobody observed with `.old` then, or a change nobody observed).
-        let joinedWithoutOld = wantsOld && !delivery.hasOld && change.call < observe.ret
+        // never read (a dependent or dotted key path nobody observed with `.old` then, or a change nobody observed);
+        // so does a change of the leaf on a middle object that began before the link to that object was surely made
+        // (the forwarder wired to it joined the change under way).
+        let joinedWithoutOld = wantsOld && !delivery.hasOld
+            && (change.call < observe.ret || isLateJoiner(observe, of: change, window: index.windows[observe.id]))
         if delivery.hasOld != wantsOld {
             if !joinedWithoutOld { problems.append(wantsOld ? "no old value" : "an old value it should not have") }
         } else if wantsOld, expected.isCertain, delivery.oldValue != expected.old {
@@ -175,34 +178,48 @@ struct DeliveryChecks {
             if count.changes > 1 || count.priors > 1 {
                 report.add(.init(.duplicateDelivery, "\(describe(observe)) heard about \(describe(change)) \(count.changes) times (\(count.priors) prior)"))
             }
-            // A change that began while the registration was still being made may be heard without its prior
-            // notification, or with it after the change (the registration, or a dotted one's forwarder, joined between
-            // the two): the pair is checked for changes that began once the registration surely existed, and, for a
-            // change of the leaf on a middle object, once the link to that object had surely been made (a forwarder
-            // wired to it by a link overlapping the change joins the change under way).
-            let window = index.windows[observe.id]
-            let surelyRegistered =
-                change.call > (window?.sureStart ?? .max)
-                && (change.object == observe.object
-                    || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
-            // A prior notification announces its change: the change must follow unless the registration may have
-            // ended before the change was due, when it returned or, for one the guard may have held back until an
-            // `.initial` notification, when the observe returned (a removal drops what is still held then).
-            let heldUntil = index.guardSemantics && observe.options.contains(.initial) && change.call < observe.ret
-                ? observe.ret : 0
-            if count.priors > 0, count.changes == 0, max(change.ret, heldUntil) < (window?.mayEnd ?? 0) {
-                report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
-            }
-            if observe.options.contains(.prior), count.changes > 0, surelyRegistered {
-                if count.priors == 0 {
-                    report.add(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
-                } else if let prior = count.firstPrior, let first = count.firstChange,
-                    InitialFirstChecks.precedes(first, prior)
-                {
-                    report.add(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change"))
-                }
-            }
+            report.count("prior before its change, late joiners included")
+            for violation in checkPriorOrder(of: observe, change: change, count) { report.add(violation) }
         }
+    }
+
+    /// Prior before its change. A registration that joined a change already under way (a *late joiner*: the change
+    /// began before the registration surely existed, or, for a change of the leaf on a middle object, before the link
+    /// to that object was surely made) may hear the change without its prior notification: it joined after the prior
+    /// notifications went out. Whoever hears both, late joiners included, hears the prior first, and whoever hears a
+    /// prior hears its change, unless the registration may have ended before the change returned.
+    private func checkPriorOrder(of observe: OperationRecord, change: OperationRecord, _ count: PairCount) -> [Violation] {
+        let window = index.windows[observe.id]
+        var violations: [Violation] = []
+        // A prior notification announces its change: the change must follow unless the registration may have ended
+        // before the change was due, when it returned or, for one the guard may have held back until an `.initial`
+        // notification, when the observe returned (a removal drops what is still held then).
+        let heldUntil = index.guardSemantics && observe.options.contains(.initial) && change.call < observe.ret
+            ? observe.ret : 0
+        if count.priors > 0, count.changes == 0, max(change.ret, heldUntil) < (window?.mayEnd ?? 0) {
+            violations.append(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) but never the change"))
+        }
+        guard count.priors > 0 || observe.options.contains(.prior), count.changes > 0 else { return violations }
+        if count.priors > 0 {
+            if let prior = count.firstPrior, let first = count.firstChange, InitialFirstChecks.precedes(first, prior) {
+                let late = isLateJoiner(observe, of: change, window: window) ? " (it joined the change under way)" : ""
+                violations.append(.init(.priorOrder, "\(describe(observe)) heard the prior notification of \(describe(change)) after the change\(late)"))
+            }
+        } else if !isLateJoiner(observe, of: change, window: window) {
+            violations.append(.init(.priorOrder, "\(describe(observe)) heard about \(describe(change)) without the prior notification it asked for"))
+        }
+        return violations
+    }
+
+    /// Whether `observe`'s registration may have joined `change` while it was under way: the change began before the
+    /// registration surely existed, or (a change of the leaf on a middle object) before the link to that object was
+    /// surely made (a forwarder wired to it by a link overlapping the change joins the change under way).
+    private func isLateJoiner(_ observe: OperationRecord, of change: OperationRecord, window: RegistrationWindow?) -> Bool {
+        let surelyRegistered =
+            change.call > (window?.sureStart ?? .max)
+            && (change.object == observe.object
+                || index.surelyLinks(observe.object, change.object, from: change.call, to: change.call))
+        return !surelyRegistered
     }
 
     /// Every change that began after the registration had to hear it (``RegistrationWindow/hearsFrom``) and ended

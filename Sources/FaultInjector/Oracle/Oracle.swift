@@ -1,6 +1,6 @@
 import GuardCore
 
-/// Checks a recorded run against the rules of DESIGN.md section 4: no misuse reaches the runtime; observe /
+/// Checks a recorded run against the guard's promises: no misuse reaches the runtime; observe /
 /// unobserve results and the answers of `isObserving` and `observedKeyPaths` are linearizable per (controller, object)
 /// (every key path, and the object as a whole); `unobserveAll()`'s count and `registrationCount` lie between the
 /// registrations surely and possibly live during the call; each change reaches each live registration exactly once
@@ -8,8 +8,10 @@ import GuardCore
 /// delivered to the removed registration (a removal nested in the observe, or one ordered after it, ends it too);
 /// a change that began after the `.initial` notification is delivered; never a gone observer; `.initial` exactly
 /// once, before any change, and once the observe and the changes overlapping it returned, the last value heard is the
-/// key's (``InitialFirstChecks``); prior before its change, and every prior followed by its change; refused arguments
-/// are `.invalid`; every diagnostic matches its call's result; no
+/// key's (``InitialFirstChecks``); prior before its change (late joiners included), and every prior followed by its
+/// change; a bulk removal releases its registrations in the order they were made; every value sequence keeps its
+/// promises (order, the newest values kept within its limit, its end); refused arguments are `.invalid`; every
+/// diagnostic matches its call's result; no
 /// deadlock; a controlled run ends within its step limit; no handler, diagnostic sink or observer deinit runs under a
 /// lock of the system (controlled runs); nothing leaked, neither after the teardown nor (for objects nothing could
 /// still hold, ``ReleasedObjectChecks``) while the controllers lived.
@@ -29,23 +31,29 @@ public struct Oracle: Sendable {
     /// Whether (with guard semantics) a weakly held registration surely ended when its object finished
     /// deinitializing (``History/objectDeinitTimes``).
     public let endsWeakRegistrationsAtObjectDeinit: Bool
+    /// Whether a bulk removal must release its registrations in the order they were made (``ReleaseOrderChecks``).
+    public let checksReleaseOrder: Bool
 
     /// Creates an oracle.
     public init(
-        checksGuardSemantics: Bool, checksDiagnostics: Bool = false, endsWeakRegistrationsAtObjectDeinit: Bool = false
+        checksGuardSemantics: Bool, checksDiagnostics: Bool = false, endsWeakRegistrationsAtObjectDeinit: Bool = false,
+        checksReleaseOrder: Bool = false
     ) {
         self.checksGuardSemantics = checksGuardSemantics
         self.checksDiagnostics = checksDiagnostics
         self.endsWeakRegistrationsAtObjectDeinit = endsWeakRegistrationsAtObjectDeinit
+        self.checksReleaseOrder = checksReleaseOrder
     }
 
     /// The oracle for `recording`'s system under test (guard semantics checked if it promises them, diagnostics if
-    /// it reports them, weak registrations ended by their object's deinit if it drops them there).
+    /// it reports them, weak registrations ended by their object's deinit if it drops them there, the order of a
+    /// bulk removal's releases if it promises it).
     public init(for recording: RunRecording) {
         self.init(
             checksGuardSemantics: recording.promisesGuardSemantics,
             checksDiagnostics: recording.promisesGuardSemantics && recording.reportsDiagnostics,
-            endsWeakRegistrationsAtObjectDeinit: recording.dropsWeakRegistrationsInObjectDeinit)
+            endsWeakRegistrationsAtObjectDeinit: recording.dropsWeakRegistrationsInObjectDeinit,
+            checksReleaseOrder: recording.releasesInRegistrationOrder)
     }
 
     /// The verdict on a run's history and facts.
@@ -108,6 +116,10 @@ public struct Oracle: Sendable {
         if checksDiagnostics {
             DiagnosticChecks(index: index, history: history).run(into: &report)
         }
+        if checksReleaseOrder {
+            ReleaseOrderChecks(index: index, history: history).run(into: &report)
+        }
+        StreamChecks(index: index, history: history).run(into: &report)
         return report
     }
 }

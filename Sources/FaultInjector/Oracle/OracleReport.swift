@@ -53,6 +53,8 @@ public struct OracleReport: Sendable, Codable {
 
     mutating func count(_ check: String, _ times: Int = 1) {
         checks[check, default: 0] += times
+        // The oracle moving is the round's progress too (a round server's heartbeat).
+        RoundProgress.advance()
     }
 
     mutating func add(_ violation: Violation) {

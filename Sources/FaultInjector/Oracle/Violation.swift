@@ -32,6 +32,10 @@ public struct Violation: Sendable, Hashable, Codable {
         case unexpectedResult = "unexpected-result"
         /// A diagnostic was missing, extra, of the wrong kind, or named the wrong key path or call site.
         case diagnosticMismatch = "diagnostic-mismatch"
+        /// A bulk removal released a registration before one made earlier than it (``ReleaseOrderChecks``).
+        case releaseOrder = "release-order"
+        /// A value sequence (`values(of:bufferingNewest:)`) broke one of its promises (``StreamChecks``).
+        case valueStream = "value-stream"
         /// User code (a handler, a diagnostic sink, an observer's deinit) ran while the system held one of its locks.
         case calledUnderLock = "called-under-lock"
         /// Workers stopped making progress (or a round's process stopped answering and was killed).

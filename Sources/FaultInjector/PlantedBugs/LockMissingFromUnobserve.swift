@@ -6,7 +6,7 @@ import GuardCore
 /// runtime after the first took the observance away. Under real concurrency the unlocked table accesses also race
 /// with every locked one (a data race on a Swift dictionary: memory corruption, a crash).
 ///
-/// Mirrors DESIGN.md section 3 ("every method may be called from any thread") and FBKVOController's
+/// Breaks "every method may be called from any thread" and FBKVOController's
 /// `pthread_mutex` around its maps. The oracle sees `runtime-misuse(notRegistered)` and `non-linearizable`; a chaos
 /// round may instead die (`crash(SIGSEGV)` / `trap`, with rounds in child processes).
 final class LockMissingController: BaselineController, @unchecked Sendable {

@@ -80,6 +80,9 @@ public struct JUnitReport: Sendable {
             testCase.error = Failure(message: harnessError, type: "harness", text: harnessError)
             cases.append(testCase)
         }
+        if let interruption = summary.interruption {
+            cases.append(Self.unfinishedCase(className: className, reason: interruption))
+        }
         var properties: [(name: String, value: String)] = [
             ("target", summary.target), ("runner", summary.runner.name), ("seed", String(summary.seed)),
             ("operations", String(summary.operations)), ("toolVersion", ToolVersion.current),
@@ -91,6 +94,26 @@ public struct JUnitReport: Sendable {
                 timestamp: ISO8601DateFormatter().string(from: startedAt), seconds: summary.seconds,
                 properties: properties, cases: cases)
         ]
+    }
+
+    /// The report of a `command` against `target` that has not finished (written when it starts, or when a signal
+    /// stops it): one test case in error, saying why, so no earlier report of a finished run is left looking green.
+    public init(unfinished command: String, target: String, runner: RunnerChoice, reason: String, startedAt: Date) {
+        let className = "guard-stress.\(command).\(target).\(runner.name)"
+        suites = [
+            Suite(
+                name: "guard-stress \(command) \(target) \(runner.name)",
+                timestamp: ISO8601DateFormatter().string(from: startedAt), seconds: 0,
+                properties: [("target", target), ("runner", runner.name), ("toolVersion", ToolVersion.current)],
+                cases: [Self.unfinishedCase(className: className, reason: reason)])
+        ]
+    }
+
+    /// The test case in error of a command that did not finish.
+    private static func unfinishedCase(className: String, reason: String) -> TestCase {
+        var testCase = TestCase(name: "the run finished", className: className, seconds: 0)
+        testCase.error = Failure(message: reason, type: "interrupted", text: reason)
+        return testCase
     }
 
     /// One test case per run of a replay of `path`.

@@ -31,6 +31,8 @@ public struct StressReport: Codable, Sendable {
         public var mode: String
         /// Rounds one child process served at most.
         public var roundsPerProcess: Int?
+        /// `run` only: rounds run at once, each in its own child process (1 in process).
+        public var jobs: Int?
         /// Seconds without progress after which a chaos round was a deadlock.
         public var stallTimeoutSeconds: Double?
         /// Child processes started.
@@ -173,11 +175,18 @@ public struct StressReport: Codable, Sendable {
     public var createdAt: String
     /// `run`, `replay` or `mutants`.
     public var command: String
-    /// `pass` or `fail` for run and mutants; `reproduced` or `not-reproduced` for replay.
+    /// `pass` or `fail` for run and mutants; `reproduced` (the recorded failure came back), `other-failure` (the
+    /// oracle was violated, but never with the recorded signature) or `not-reproduced` for replay; for any command,
+    /// `incomplete` (written when the command started, and not yet replaced by its final report: it is still
+    /// running, or was killed before it could write one) or `interrupted` (stopped by a signal; see
+    /// ``interruption``).
     public var result: String
     /// The process's exit code: 0 the oracle held (mutants: every planted bug caught, the guard clean), 1 it was
-    /// violated (a replay reproduced; a planted bug survived), 2 bad input.
+    /// violated (a replay reproduced, or failed otherwise; a planted bug survived), 2 bad input; 128 + the signal's
+    /// number for an `interrupted` report (143 for SIGTERM); -1 for an `incomplete` one.
     public var exitCode: Int
+    /// For an `incomplete` or `interrupted` report: why the command did not finish. Absent otherwise.
+    public var interruption: String?
     /// The system under test.
     public var target: String
     /// The runner.
@@ -199,11 +208,13 @@ public struct StressReport: Codable, Sendable {
     public init(campaign summary: CampaignSummary, isolation: RoundIsolation, exitCode: Int, createdAt: Date = Date()) {
         self.createdAt = ISO8601DateFormatter().string(from: createdAt)
         command = "run"
-        result = summary.passed ? "pass" : "fail"
+        result = summary.interruption != nil ? "interrupted" : summary.passed ? "pass" : "fail"
         self.exitCode = exitCode
+        interruption = summary.interruption
         target = summary.target
         runner = Runner(summary.runner)
         self.isolation = Isolation(isolation, runner: summary.runner, statistics: summary.isolation)
+        self.isolation.jobs = summary.jobs
         totals = Totals(
             rounds: summary.rounds, operations: summary.operations, deliveries: summary.deliveries,
             steps: summary.steps, seconds: summary.seconds, operationsPerSecond: summary.throughput)
@@ -229,7 +240,7 @@ public struct StressReport: Codable, Sendable {
     ) {
         self.createdAt = ISO8601DateFormatter().string(from: createdAt)
         command = "replay"
-        result = outcome.reproduced ? "reproduced" : "not-reproduced"
+        result = outcome.reproduced ? "reproduced" : outcome.violated ? "other-failure" : "not-reproduced"
         self.exitCode = exitCode
         self.target = target
         self.runner = Runner(runner)
@@ -252,6 +263,26 @@ public struct StressReport: Codable, Sendable {
                     run: index + 1, signature: verdict.signature, seconds: verdict.seconds,
                     messages: verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" })
             })
+    }
+
+    /// The report of a `command` (`run`, `replay`, `mutants`) against `target` with `runner` that has not finished:
+    /// ``result`` `incomplete` (written when it starts, replaced by its final report) or, given a `signal`,
+    /// `interrupted` with exit code 128 + the signal's number. Totals and violations are zero: nothing of the
+    /// command's work is in it.
+    public init(
+        unfinished command: String, target: String, runner: RunnerChoice, isolation: RoundIsolation, reason: String,
+        signal: Int32? = nil, createdAt: Date = Date()
+    ) {
+        self.createdAt = ISO8601DateFormatter().string(from: createdAt)
+        self.command = command
+        result = signal == nil ? "incomplete" : "interrupted"
+        exitCode = signal.map { 128 + Int($0) } ?? -1
+        interruption = reason
+        self.target = target
+        self.runner = Runner(runner)
+        self.isolation = Isolation(isolation, runner: runner, statistics: nil)
+        totals = Totals(rounds: 0, operations: 0, deliveries: 0, steps: 0, seconds: 0, operationsPerSecond: 0)
+        violations = Violations(OracleReport())
     }
 
     /// The report as pretty-printed JSON with sorted keys, ending in a newline.

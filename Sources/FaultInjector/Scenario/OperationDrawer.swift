@@ -8,11 +8,13 @@ struct OperationDrawer {
     let configuration: ScenarioConfiguration
     private let kindWeights: [Int]
     private let actionWeights: [Int]
+    private let storedKeys: [StressKey]
 
     init(configuration: ScenarioConfiguration) {
         self.configuration = configuration
         kindWeights = configuration.mix.weights
         actionWeights = configuration.actions.weights
+        storedKeys = StressKey.stored + configuration.keys.filter(\.isSpelledApart)
     }
 
     func draw(count: Int, using generator: inout Xoshiro256StarStar) -> [Operation] {
@@ -86,8 +88,10 @@ struct OperationDrawer {
         }
     }
 
+    /// `k0`, `k1`, `k2`, or one of the configuration's keys spelled apart (a configuration without them draws
+    /// exactly as before they existed).
     private func storedKey(_ g: inout Xoshiro256StarStar) -> StressKey {
-        StressKey.stored[g.next(below: StressKey.stored.count)]
+        storedKeys[g.next(below: storedKeys.count)]
     }
 
     private func typedKey(_ g: inout Xoshiro256StarStar) -> StressTypedKey {

@@ -198,7 +198,7 @@ struct OperationParser {
         case "release-controller": return .releaseController
         case "mutate":
             let o = try slot("o")
-            return .mutate(object: o, key: try key(in: StressKey.stored, role: "a handler mutates"))
+            return .mutate(object: o, key: try key(in: StressKey.storedIntegers, role: "a handler mutates"))
         case "observe":
             let o = try slot("o")
             return .observe(object: o, key: try key(named: true))
@@ -261,7 +261,7 @@ struct OperationParser {
         case typed(StressTypedKey)
     }
 
-    private static var keyList: String { StressKey.allCases.map(\.name).joined(separator: ", ") }
+    private static var keyList: String { StressKey.allCases.map(\.listedName).joined(separator: ", ") }
     private static var typedList: String { StressTypedKey.allCases.map(\.text).joined(separator: ", ") }
 
     /// A key by name, or a Swift key path (`\.k0`).
@@ -294,11 +294,11 @@ struct OperationParser {
     /// A key by name that must be one of `allowed` (`role`: "mutate sets").
     private mutating func key(in allowed: [StressKey], role: String) throws(OperationSyntaxError) -> StressKey {
         guard let column = peek()?.column else {
-            throw error(at: endColumn, "\(role) \(allowed.map(\.name).joined(separator: ", ")): the key is missing at the end of the line")
+            throw error(at: endColumn, "\(role) \(allowed.map(\.listedName).joined(separator: ", ")): the key is missing at the end of the line")
         }
         let key = try key(named: true)
         guard allowed.contains(key) else {
-            var message = "\(role) \(allowed.map(\.name).joined(separator: ", ")), not \(key.name)"
+            var message = "\(role) \(allowed.map(\.listedName).joined(separator: ", ")), not \(key.listedName)"
             switch key {
             case .level: message += " (announce oN level changes level)"
             case .items: message += " (insert, remove and replace change items)"

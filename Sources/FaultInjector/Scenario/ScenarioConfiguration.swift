@@ -7,10 +7,12 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     public var operationsPerWorker = 1_000
     /// Object slots shared by all workers.
     public var objects = 6
-    /// The keys observe, unobserve and query operations draw from (in ``StressKey``'s order). ``StressKey/widened``
-    /// by default (every key but `gauge` and `link.gauge`, which profiles that want them name); a configuration
-    /// written before the widened keys existed has none listed and draws from ``StressKey/classic``.
-    public var keys: [StressKey] = StressKey.widened
+    /// The keys observe, unobserve and query operations draw from (in ``StressKey``'s order); mutations set those of
+    /// ``StressKey/spelledApart`` listed here besides `k0`, `k1` and `k2`. ``StressKey/widened`` and
+    /// ``StressKey/spelledApart`` by default (every key but `gauge` and `link.gauge`, which profiles that want them
+    /// name); a configuration written before the widened keys existed has none listed and draws from
+    /// ``StressKey/classic``.
+    public var keys: [StressKey] = StressKey.widened + StressKey.spelledApart
     /// Controller slots (each an observer with its controller) shared by all workers.
     public var controllers = 8
     /// Every `weakHoldingEvery`-th controller slot holds its objects weakly (0: none do), unless ``weakControllers``
@@ -46,6 +48,11 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
     /// object would keep it past its deinit. New configurations do; a file written before this existed did not (read
     /// as `false`, so it replays as it ran).
     public var observesInDeinit = true
+    /// Consumers of value sequences (`values(of:bufferingNewest:)`) that a chaos round runs beside its workers
+    /// (``StreamPlan``), each judged by the oracle's value-stream checks. New configurations run 6; the controlled
+    /// runner none (a consumer is a task its scheduler does not run); a file written before this existed none (read as
+    /// 0, so it replays as it ran).
+    public var streams = 6
 
     /// The default configuration: 64 workers of 1,000 operations on 6 objects and 8 controllers.
     public init() {}
@@ -61,22 +68,26 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         configuration.controllers = 3
         configuration.weakHoldingEvery = 3
         configuration.faults = .none
+        configuration.streams = 0
         return configuration
     }()
 
     /// The most operations one scenario may hold (they are all drawn up front).
     public static let operationLimit = 50_000_000
 
+    /// How many value-sequence consumers a round may run.
+    public static let streamLimit = 256
+
     /// How many object slots a configuration may have.
     public static let objectLimit = 16_384
 
     private enum CodingKeys: String, CodingKey {
         case workers, operationsPerWorker, objects, keys, controllers, weakHoldingEvery, weakControllers, mix, actions
-        case optionProbability, faults, racesInitialValue, unobservesInDeinit, observesInDeinit
+        case optionProbability, faults, racesInitialValue, unobservesInDeinit, observesInDeinit, streams
     }
 
     /// Reads a configuration; `keys`, which older files lack, defaults to ``StressKey/classic`` (what they drew from),
-    /// and `racesInitialValue`, `unobservesInDeinit` and `observesInDeinit` to `false` (how they ran).
+    /// `racesInitialValue`, `unobservesInDeinit` and `observesInDeinit` to `false` and `streams` to 0 (how they ran).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         workers = try container.decode(Int.self, forKey: .workers)
@@ -93,6 +104,7 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
         racesInitialValue = try container.decodeIfPresent(Bool.self, forKey: .racesInitialValue) ?? false
         unobservesInDeinit = try container.decodeIfPresent(Bool.self, forKey: .unobservesInDeinit) ?? false
         observesInDeinit = try container.decodeIfPresent(Bool.self, forKey: .observesInDeinit) ?? false
+        streams = try container.decodeIfPresent(Int.self, forKey: .streams) ?? 0
     }
 
     /// Whether controller slot `index` holds its objects weakly.
@@ -119,6 +131,9 @@ public struct ScenarioConfiguration: Codable, Hashable, Sendable {
             problems.append("objects must be between 1 and \(Self.objectLimit) (is \(objects))")
         }
         if keys.isEmpty { problems.append("keys must name at least one key") }
+        if !(0...Self.streamLimit).contains(streams) {
+            problems.append("streams must be between 0 and \(Self.streamLimit) (is \(streams))")
+        }
         if Set(keys).count != keys.count { problems.append("keys must not repeat a key") }
         if !(1...1_024).contains(controllers) {
             problems.append("controllers must be between 1 and 1024 (is \(controllers))")

@@ -17,6 +17,9 @@
 /// - `link.gauge`: a dotted key path through the middle object to its `gauge`.
 /// - `peer.k0`: a dotted key path through `peer`, which is always nil: its value is always nil and nothing announces
 ///   it. The typed key paths `\.peer!.k0` and `\.peer?.k0` are named by it (naming them never evaluates them).
+/// - `caf\u{E9}` and `cafe\u{301}`: two stored integers whose names are canonically equivalent spellings of one word
+///   (Swift's `==` calls them equal), and two stored integers whose long names share their first 70 bytes: keys are
+///   told apart by their UTF-8 bytes (``spelledApart``), so each is a key of its own.
 ///
 /// The raw values fix the order operations are drawn in: new keys are appended, so older configurations (which list
 /// their keys) draw exactly what they drew before.
@@ -44,6 +47,15 @@ public enum StressKey: Int, CaseIterable, Sendable {
     case linkGauge
     /// The key path `peer.k0` through the always-nil `peer`.
     case peerK0
+    /// `caf\u{E9}` (é as one scalar), a stored integer.
+    case composedCafe
+    /// `cafe\u{301}` (e and a combining accent), a stored integer: canonically equivalent to ``composedCafe``'s name,
+    /// and another key.
+    case decomposedCafe
+    /// A stored integer with a long name that shares its first 70 bytes with ``longKeyTwo``'s.
+    case longKeyOne
+    /// A stored integer with a long name that shares its first 70 bytes with ``longKeyOne``'s.
+    case longKeyTwo
 
     /// The string key path.
     public var name: String {
@@ -62,21 +74,55 @@ public enum StressKey: Int, CaseIterable, Sendable {
         case .gauge: return "gauge"
         case .linkGauge: return "link.gauge"
         case .peerK0: return "peer.k0"
+        case .composedCafe: return "caf\u{E9}"
+        case .decomposedCafe: return "cafe\u{301}"
+        case .longKeyOne: return Self.longKeyPrefix + "One"
+        case .longKeyTwo: return Self.longKeyPrefix + "Two"
         }
     }
 
-    /// The key named `name`, if any.
+    /// What the names of ``longKeyOne`` and ``longKeyTwo`` begin with (70 bytes).
+    static let longKeyPrefix = "aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObject"
+
+    /// The name as a message lists it: beside a name with scalars beyond ASCII, its scalars spelled out
+    /// (`café (caf\u{E9})`, `café (cafe\u{301})`), so two spellings that look alike read as the two keys they are.
+    public var listedName: String {
+        guard !name.unicodeScalars.allSatisfy(\.isASCII) else { return name }
+        let spelled = name.unicodeScalars.map { $0.isASCII ? String($0) : "\\u{" + String($0.value, radix: 16, uppercase: true) + "}" }
+        return "\(name) (\(spelled.joined()))"
+    }
+
+    /// The key named `name`, if any: the one whose name has the same UTF-8 bytes (`caf\u{E9}` and `cafe\u{301}`
+    /// are two keys, although Swift's `==` calls the strings equal).
     public init?(name: String) {
-        guard let key = StressKey.allCases.first(where: { $0.name == name }) else { return nil }
+        guard let key = StressKey.allCases.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) else { return nil }
         self = key
+    }
+
+    /// The keys told apart only by their UTF-8 bytes or late in their names: two canonically equivalent spellings of
+    /// one word and two long names with a common beginning, all stored integers set by mutations. New configurations
+    /// draw them; a system that compared keys as Swift strings, or by a prefix, would mix them up.
+    public static let spelledApart: [StressKey] = [.composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo]
+
+    /// Whether the key is one of ``spelledApart``.
+    public var isSpelledApart: Bool {
+        Self.spelledApart.contains(self)
+    }
+
+    /// The stored integers a mutation sets through their `@Observed` setters: ``stored`` and ``spelledApart``.
+    public static let storedIntegers: [StressKey] = stored + spelledApart
+
+    /// Whether the key is one of ``storedIntegers``.
+    public var isStoredInteger: Bool {
+        Self.storedIntegers.contains(self)
     }
 
     /// Keys a mutation sets directly (through their `@Observed` setters).
     public static let stored: [StressKey] = [.k0, .k1, .k2]
 
-    /// Keys a mutate operation of a worker's list sets: the stored keys and `gauge` (handler actions set only the
-    /// stored keys).
-    public static let mutated: [StressKey] = stored + [.gauge]
+    /// Keys a mutate operation of a worker's list sets: the stored keys, `gauge` and the keys spelled apart (handler
+    /// actions set only the stored integers).
+    public static let mutated: [StressKey] = stored + [.gauge] + spelledApart
 
     /// The keys observe operations draw from by default: every key up to `owner` (the keys that existed before
     /// `gauge`), so the default configuration and every profile that names no keys draw exactly what they drew before
@@ -127,7 +173,7 @@ public enum StressKey: Int, CaseIterable, Sendable {
     public var notifiedKeys: [StressKey] {
         switch self {
         case .k0, .k1: return [self, .sum]
-        case .k2, .level, .items, .gauge: return [self]
+        case .k2, .level, .items, .gauge, .composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo: return [self]
         case .link: return [.link, .linkK0, .linked, .linkGauge]
         case .sum, .linkK0, .linked, .linkGauge, .delegate, .owner, .peerK0: return []
         }
@@ -136,7 +182,8 @@ public enum StressKey: Int, CaseIterable, Sendable {
     /// The keys of the same object whose changes `self` hears about (the inverse of ``notifiedKeys``).
     public var notifyingKeys: [StressKey] {
         switch self {
-        case .k0, .k1, .k2, .level, .items, .link, .gauge: return [self]
+        case .k0, .k1, .k2, .level, .items, .link, .gauge, .composedCafe, .decomposedCafe, .longKeyOne, .longKeyTwo:
+            return [self]
         case .sum: return [.k0, .k1]
         case .linkK0, .linked, .linkGauge: return [.link]
         case .delegate, .owner, .peerK0: return []

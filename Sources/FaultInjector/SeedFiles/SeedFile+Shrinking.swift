@@ -18,6 +18,10 @@ extension SeedFile {
         /// shrinker found the schedule by guiding the scheduler: then only the recorded schedule replays the failure
         /// (which `replay` follows whenever it replays against the file's own target).
         public var scheduleFromStrategy: Bool?
+        /// Whether replaying the shrunk file confirmed its failure (every verification replay showed the signature,
+        /// exactly for a controlled file): `false` for a file `shrink` kept although it did not (written under a name
+        /// that says so, `NAME.unverified-shrunk.json`); absent when no verification was asked for.
+        public var verified: Bool?
         /// Whether the failure needs its workers to overlap (a race the shrinker kept a race: every serial order of the
         /// workers passes), or `false` for a sequential misuse; absent in files shrunk before it was checked.
         public var needsConcurrency: Bool?

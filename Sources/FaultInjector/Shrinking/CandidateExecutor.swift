@@ -150,6 +150,8 @@ final class CandidateExecutor {
             crashed = verdict
         case .failed(let error):
             return passing(scenario, error: error)
+        case .interrupted:
+            return passing(scenario, error: IsolationError(description: "the candidate's run was stopped before it finished"))
         }
         // The process died: its schedule was never reported. One from the strategy regenerates; a guided one not.
         if case .guided = schedule {

@@ -29,8 +29,11 @@ public struct ShrinkOutcome: Sendable {
     public let isolation: IsolationStatistics?
     /// Set when a budget ran out before the search was done: which one. The file is the smallest found by then.
     public let budgetExhausted: String?
-    /// The shrunk file replayed ``ShrinkSettings/verificationRuns`` times (`nil` if none were asked for).
+    /// The shrunk file replayed ``ShrinkSettings/verificationRuns`` times (`nil` if none were asked for, or if the
+    /// replays could not run).
     public let verification: Replayer.Outcome?
+    /// How many verification replays were asked for (0: none; the file is then neither verified nor not).
+    public let verificationRuns: Int
     /// Whether the failure is a race (it needs its workers to overlap, and the shrunk file keeps it so) or a
     /// sequential misuse.
     public let race: RaceVerdict
@@ -40,9 +43,16 @@ public struct ShrinkOutcome: Sendable {
 
     /// Whether the verification replays all reproduced the signature (and, for a controlled file, every replay whose
     /// process did not die matched the recording exactly: a crashed one's history never came back to compare; a
-    /// controlled file with nothing recorded to compare a finished replay with is not verified).
+    /// controlled file with nothing recorded to compare a finished replay with is not verified). `true` when none
+    /// were asked for; `false` when they were but could not run.
     public var verified: Bool {
-        guard let verification else { return true }
+        Self.isVerified(verification, asked: verificationRuns)
+    }
+
+    /// Whether `verification` (of `asked` replays) verifies a shrunk file: see ``verified``.
+    static func isVerified(_ verification: Replayer.Outcome?, asked: Int) -> Bool {
+        guard asked > 0 else { return true }
+        guard let verification else { return false }
         let finished = verification.finishedRuns
         let exact = verification.exactRuns.map { $0 == finished }
             ?? (verification.exactnessNotChecked == nil || finished == 0)

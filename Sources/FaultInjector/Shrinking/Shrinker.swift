@@ -82,6 +82,7 @@ public struct Shrinker: Sendable {
                     note: "verifying: replaying the shrunk file \(settings.verificationRuns) times",
                     size: ShrinkSize(best.run), candidates: search.candidates, seconds: seconds))
             verification = verify(shrunkFile)
+            shrunkFile.shrunk?.verified = ShrinkOutcome.isVerified(verification, asked: settings.verificationRuns)
         }
         let explored = exploreRace(best.scenario, progress: progress, seconds: seconds, size: ShrinkSize(best.run))
         return .shrunk(
@@ -90,6 +91,7 @@ public struct Shrinker: Sendable {
                 result: best.run.result, candidates: search.candidates, runs: search.runs, seconds: seconds,
                 isolation: search.isolationStatistics,
                 budgetExhausted: search.exhaustedBudget, verification: verification,
+                verificationRuns: settings.verificationRuns,
                 race: search.race ?? .sequential(firstWorker: 0, serialOrders: 0), explored: explored))
     }
 

@@ -11,9 +11,12 @@ final class ControllerHandle: @unchecked Sendable {
     /// The run's clock (monotonic nanoseconds or logical ticks).
     private let now: @Sendable () -> UInt64
     private let onEnd: @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
+    /// Gets the handlers the controller's release let go of, in order (``BulkRelease``).
+    private let onReleases: @Sendable (BulkReleaseRecord) -> Void
 
     init(
         id: Int, observerID: Int, holdsWeakly: Bool, controller: any StressController, now: @escaping @Sendable () -> UInt64,
+        onReleases: @escaping @Sendable (BulkReleaseRecord) -> Void = { _ in },
         onEnd: @escaping @Sendable (_ id: Int, _ started: UInt64, _ finished: UInt64) -> Void
     ) {
         self.id = id
@@ -21,6 +24,7 @@ final class ControllerHandle: @unchecked Sendable {
         self.holdsWeakly = holdsWeakly
         self.controller = controller
         self.now = now
+        self.onReleases = onReleases
         self.onEnd = onEnd
         SchedulePoints.created(self)
     }
@@ -35,7 +39,10 @@ final class ControllerHandle: @unchecked Sendable {
         // An explorer counts the step that runs the deinit as writing the handle's life.
         SchedulePoints.access(self, .lifetime, .write)
         let started = now()
-        controller = nil
+        let releases = BulkRelease.during(operation: WorkerContext.current?.frames.last ?? -1, controller: id) {
+            controller = nil
+        }
+        onReleases(releases)
         onEnd(id, started, now())
     }
 }

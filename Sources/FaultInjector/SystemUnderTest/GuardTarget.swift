@@ -20,6 +20,8 @@ public struct GuardTarget: SystemUnderTest {
     public let answersRemovalsInObjectDeinit = true
     /// The guard refuses to observe an object that is running its deinit (`.invalid(.objectDeinitializing)`).
     public let refusesObservationInObjectDeinit = true
+    /// A bulk removal unregisters and releases its registrations in the order they were made.
+    public let releasesInRegistrationOrder = true
 
     /// Creates the target; diagnostics of every controller also go to `diagnostics`. A `backend` (for example one
     /// that audits the guard's calls) stands behind every controller instead of the default.

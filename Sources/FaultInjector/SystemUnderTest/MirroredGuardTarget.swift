@@ -94,6 +94,8 @@ public struct MirroredGuardTarget<Model: StressTwinModel>: SystemUnderTest {
     public var name: String { model.name }
     /// The guard promises exact results, linearizability and nothing delivered after removal.
     public let promisesGuardSemantics = true
+    /// A bulk removal releases its registrations in the order they were made, whatever the backend.
+    public let releasesInRegistrationOrder = true
     /// Twins have the stored keys and `sum` only: operations on the other keys are skipped.
     public let observableKeys = Set(StressKey.classic)
     /// Where the controllers' diagnostics go.

@@ -16,6 +16,8 @@ import GuardCore
 ///   `peer.k0`).
 /// - `delegate` (weak): a stored property key-value coding reads through the runtime's weak load; it points at the
 ///   anchor and never changes. `owner` (`unowned(unsafe)`): a stored property key-value coding must refuse.
+/// - `caf\u{E9}` and `cafe\u{301}`, and two keys with long names that share their first 70 bytes: stored integers
+///   told apart by their UTF-8 bytes only, or late in their names (``StressKey/spelledApart``).
 ///
 /// A stress object remembers the slot it was made for (`home`), so the harness knows which lock serializes its
 /// changes for as long as it lives.
@@ -30,6 +32,17 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     @Observed public var level = 0
     /// An ordered to-many property; change it through `insert(_:at:into:)` and its siblings.
     @Observed public var items: [Int] = []
+    /// Stored key `caf\u{E9}` (é as one scalar). Its name and ``café``'s are canonically equivalent, two
+    /// spellings of one word to Swift's `==`, and two keys to key-value observing (``StressKey/spelledApart``). The
+    /// source spells the two names in those two forms: an editor that normalizes this file breaks the build (the
+    /// names collide) or ``StressKey/spelledApart``'s test of them.
+    @Observed public var café = 0
+    /// Stored key `cafe\u{301}` (e and a combining accent); see ``café``.
+    @Observed public var café = 0
+    /// Stored key whose long name shares its first 70 bytes with the next one's (``StressKey/longKeyOne``).
+    @Observed public var aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne = 0
+    /// Stored key whose long name shares its first 70 bytes with the one before (``StressKey/longKeyTwo``).
+    @Observed public var aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo = 0
     /// Always nil: `\.peer!.k0` and `\.peer?.k0` are typed key paths through it, named `peer.k0` without being
     /// evaluated.
     @Observed public var peer: StressObject? = nil
@@ -130,6 +143,10 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .linkGauge: return (link as? StressObject)?.gauge ?? StressValue.nilValue
         case .delegate, .owner: return StressValue.nilValue
         case .peerK0: return peer?.k0 ?? StressValue.nilValue
+        case .composedCafe: return café
+        case .decomposedCafe: return café
+        case .longKeyOne: return aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne
+        case .longKeyTwo: return aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo
         }
     }
 
@@ -141,6 +158,10 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .k1: k1 = value
         case .k2: k2 = value
         case .gauge: setGauge(value)
+        case .composedCafe: café = value
+        case .decomposedCafe: café = value
+        case .longKeyOne: aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectOne = value
+        case .longKeyTwo: aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo = value
         default: preconditionFailure("\(key.name) is not set by a mutation")
         }
     }

@@ -31,6 +31,11 @@ public protocol SystemUnderTest: Sendable {
     /// type says otherwise: a system observing stand-ins for the stress objects (twins) drops them when the stand-in
     /// goes, which may be later.
     var dropsWeakRegistrationsInObjectDeinit: Bool { get }
+    /// Whether a bulk removal (`unobserveAll()`, `unobserve(object)`, releasing a controller) releases the handlers
+    /// of the registrations it takes out in the order the registrations were made, as the guard promises. The oracle
+    /// then checks the order in which the harness saw the handlers go (``History/bulkReleases``). `false` unless a
+    /// conforming type says otherwise.
+    var releasesInRegistrationOrder: Bool { get }
     /// Whether a stress object may remove its own registrations from inside its deinit (mostly through a controller
     /// holding it weakly) and get the answers a live object gets (the guard: a ``KVOObject``'s registrations are its own until
     /// its deinit ends). The harness makes such removals (``ScenarioConfiguration/unobservesInDeinit``) only for a
@@ -57,6 +62,8 @@ extension SystemUnderTest {
     public var reportsDiagnostics: Bool { false }
     /// Systems make no promise about when weakly held registrations go unless they say so.
     public var dropsWeakRegistrationsInObjectDeinit: Bool { false }
+    /// Systems make no promise about the order of a bulk removal's releases unless they say so.
+    public var releasesInRegistrationOrder: Bool { false }
     /// Objects remove nothing in their deinit unless the system says it answers such removals.
     public var answersRemovalsInObjectDeinit: Bool { false }
     /// Objects ask to be observed in their deinit only of a system that says it refuses that.

@@ -6,9 +6,11 @@ import GuardCore
 /// Tokens have no controller to deduplicate or to tell a double removal from the removal of something never
 /// registered, so the adapter keeps the table an app would keep (one token per object and key path, and what was
 /// removed) and answers with the guard's results. What the oracle checks is then the token's own promises: `.initial`
-/// exactly once before `guardedObserve` returns, each change exactly once while the token is valid, nothing for a
-/// change made after `invalidate()` returned (also when it is called inside the handler, or from many threads at
-/// once), nothing to a gone observer, and nothing leaked or misused.
+/// exactly once before `guardedObserve` returns, each change exactly once while the token is valid, with the values
+/// and prior notifications it asked for, nothing to a gone observer, and nothing leaked or misused. Once the adapter
+/// answered a removal it passes nothing more on (as the guard's state machine does, which its answers mirror), so
+/// that a token delivers nothing for a change made after `invalidate()` returned is checked by GuardCore's own tests
+/// (`ObservationTokenTests`), not here.
 public struct TokenTarget: SystemUnderTest {
     /// `token`.
     public let name = "token"
@@ -23,16 +25,27 @@ public struct TokenTarget: SystemUnderTest {
     /// Where the tokens' diagnostics go (tokens report only invalid arguments).
     public let diagnostics: any DiagnosticSink
 
+    /// Makes each token: `guardedObserve(keyPath:options:changeHandler:)` (a test may plant a variation of it).
+    let makeToken: TokenStressController.MakeToken
+
     /// Creates the target.
     public init(diagnostics: any DiagnosticSink) {
+        self.init(diagnostics: diagnostics) { object, keyPath, options, handler in
+            object.guardedObserve(keyPath: keyPath, options: options, changeHandler: handler)
+        }
+    }
+
+    /// Creates the target making its tokens with `makeToken`.
+    init(diagnostics: any DiagnosticSink, makeToken: @escaping TokenStressController.MakeToken) {
         self.diagnostics = diagnostics
+        self.makeToken = makeToken
     }
 
     /// A table of tokens for `observer`, holding observed objects strongly or weakly as asked.
     public func makeController(
         for observer: StressObserver, retainsObjects: Bool, diagnostics runDiagnostics: any DiagnosticSink
     ) -> any StressController {
-        TokenStressController(observer: observer, retainsObjects: retainsObjects)
+        TokenStressController(observer: observer, retainsObjects: retainsObjects, makeToken: makeToken)
     }
 }
 
@@ -40,9 +53,15 @@ public struct TokenTarget: SystemUnderTest {
 /// reserved before its token exists, so an unobserve that runs while the token is being made (for example inside its
 /// `.initial` handler) cancels it.
 final class TokenStressController: StressController, @unchecked Sendable {
+    /// An (object, key path), the key path told apart by its UTF-8 bytes as the guard tells keys apart.
     private struct Key: Hashable {
         let object: ObjectIdentifier
-        let keyPath: String
+        let keyPath: [UInt8]
+
+        init(object: ObjectIdentifier, keyPath: String) {
+            self.object = object
+            self.keyPath = Array(keyPath.utf8)
+        }
     }
 
     /// One (object, key path): reserved, then active with its token, then gone.
@@ -103,13 +122,32 @@ final class TokenStressController: StressController, @unchecked Sendable {
     /// (the dictionary's order depends on object addresses, which differ from run to run).
     private var nextSequence: UInt64 = 0
 
-    init(observer: StressObserver, retainsObjects: Bool) {
+    /// Makes a token observing `keyPath` of an object, calling the handler with each change.
+    typealias MakeToken = @Sendable (
+        _ object: StressObject, _ keyPath: String, _ options: KeyValueObservingOptions,
+        _ handler: @escaping @Sendable (StressObject, KeyValueChange) -> Void
+    ) -> ObservationToken
+
+    private let makeToken: MakeToken
+
+    init(observer: StressObserver, retainsObjects: Bool, makeToken: @escaping MakeToken) {
         self.observer = observer
         self.retainsObjects = retainsObjects
+        self.makeToken = makeToken
     }
 
+    /// Ends every slot in the order they were reserved: invalidates its token, then lets the token and a strongly
+    /// held object go. Never in the dictionary's order, which depends on object addresses: a slot may hold the last
+    /// reference to its object, whose deinit (and the removals it makes) must come at the same point in every run of
+    /// a controlled schedule.
     deinit {
-        for slot in slots.values.sorted(by: { $0.sequence < $1.sequence }) { slot.token?.invalidate() }
+        let ordered = slots.values.sorted { $0.sequence < $1.sequence }
+        slots.removeAll()
+        for slot in ordered {
+            slot.token?.invalidate()
+            slot.token = nil
+            slot.strongObject = nil
+        }
     }
 
     func observe(
@@ -134,7 +172,7 @@ final class TokenStressController: StressController, @unchecked Sendable {
         guard reserved else { return .duplicate }
 
         let observer = UncheckedWeak(heldObserver)
-        let token = object.guardedObserve(keyPath: keyPath, options: options) { [weak slot] object, change in
+        let token = makeToken(object, keyPath, options) { [weak slot] object, change in
             guard let slot, slot.delivers, let observer = observer.value else { return }
             sink.deliver(observer: observer, object: object, change: change)
         }

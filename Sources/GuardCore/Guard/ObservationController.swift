@@ -121,14 +121,16 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
         core.unobserve(object, keyPath: keyPath, callSite: .init(file: file, line: line))
     }
 
-    /// Stops observing every key path of `object`. Returns ``UnobserveResult/removed`` if anything was removed.
+    /// Stops observing every key path of `object`. Returns ``UnobserveResult/removed`` if anything was removed. The
+    /// registrations are unregistered, then released, in the order they were made.
     @discardableResult
     public func unobserve(_ object: AnyObject?, file: String = #fileID, line: UInt = #line) -> UnobserveResult {
         core.unobserve(object, callSite: .init(file: file, line: line))
     }
 
     /// Stops observing everything and returns how many registrations it removed. Calling it with nothing registered
-    /// is not a mistake and emits nothing.
+    /// is not a mistake and emits nothing. The registrations are unregistered, then released, in the order they were
+    /// made (as when the controller is released).
     @discardableResult
     public func unobserveAll() -> Int {
         core.unobserveAll()

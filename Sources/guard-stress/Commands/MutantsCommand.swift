@@ -38,6 +38,27 @@ enum MutantsCommand {
                 + "\(Format.seconds(settings.budget)) each"
                 + (settings.isolation.childProcessSettings == nil ? ", in process" : ", rounds in child processes"))
         let startedAt = Date()
+        let runner = settings.runners.first ?? .chaos
+        guard
+            reports.begin(
+                unfinished: (
+                    json: StressReport(
+                        unfinished: "mutants", target: "planted bugs", runner: runner, isolation: settings.isolation,
+                        reason: ProgressLog.stillRunning),
+                    junit: JUnitReport(
+                        unfinished: "mutants", target: "planted bugs", runner: runner, reason: ProgressLog.stillRunning,
+                        startedAt: startedAt)),
+                interrupted: { [isolation = settings.isolation] signal, name in
+                    let reason = "stopped by \(name) before the kill matrix was complete"
+                    return (
+                        StressReport(
+                            unfinished: "mutants", target: "planted bugs", runner: runner, isolation: isolation,
+                            reason: reason, signal: signal),
+                        JUnitReport(
+                            unfinished: "mutants", target: "planted bugs", runner: runner, reason: reason,
+                            startedAt: startedAt))
+                })
+        else { return .badInput }
         let result = KillMatrix(settings: settings).run { cell in
             Terminal.printError("  \(cell.target) / \(cell.runner): \(cell.caught ? "caught \(cell.caughtSeeds)/\(cell.seeds)" : "not caught")")
         }
@@ -46,7 +67,9 @@ enum MutantsCommand {
         let written = reports.write(
             json: StressReport(killMatrix: result, isolation: settings.isolation, exitCode: Int(exitCode.rawValue), createdAt: startedAt),
             junit: JUnitReport(killMatrix: result, startedAt: startedAt))
-        return written ? exitCode : .badInput
+        return ResultLine.print(
+            "\(result.passed ? "PASS" : "FAIL") in \(Format.seconds(result.seconds))", exitCode: exitCode,
+            reportsWritten: written)
     }
 
     /// `--filter NAME`: the planted bugs whose name contains NAME (all without it).

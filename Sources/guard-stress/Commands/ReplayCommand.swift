@@ -29,10 +29,18 @@ enum ReplayCommand {
         let file = loaded.seedFile
         guard let replayer = try makeReplayer(file, arguments, recording: recording) else { return .badInput }
         let reports = try ReportFiles(arguments, inputs: [path])
+        let startedAt = Date()
+        guard reports.begin(
+            unfinished: unfinishedReports(replayer, file, isolation, ProgressLog.stillRunning, signal: nil, startedAt),
+            interrupted: { signal, name in
+                unfinishedReports(
+                    replayer, file, isolation, "stopped by \(name) before the replay of \(path) finished", signal: signal,
+                    startedAt)
+            })
+        else { return .badInput }
 
         printPlan(path, loaded, replayer, isolation, recording: recording)
 
-        let startedAt = Date()
         let start = DispatchTime.now().uptimeNanoseconds
         let outcome: Replayer.Outcome
         do {
@@ -55,8 +63,8 @@ enum ReplayCommand {
         }
         if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
         if let output, !record(outcome, to: output) { return .badInput }
-        printVerdict(outcome, file)
-        let exitCode: ExitCode = outcome.reproduced ? .violated : .passed
+        // 1 whenever the oracle was violated; REPRODUCED only when the recorded failure itself came back.
+        let exitCode: ExitCode = outcome.violated ? .violated : .passed
         let written = reports.write(
             json: StressReport(
                 replay: outcome, file: file, path: path, target: replayer.target.name, runner: runnerChoice(file),
@@ -64,7 +72,20 @@ enum ReplayCommand {
             junit: JUnitReport(
                 replay: outcome, file: file, path: path, target: replayer.target.name, seconds: seconds,
                 startedAt: startedAt))
-        return written ? exitCode : .badInput
+        return ResultLine.print(verdict(outcome, file), exitCode: exitCode, reportsWritten: written)
+    }
+
+    /// The reports of a replay that has not finished: `incomplete` as it starts, `interrupted` when `signal` stops it.
+    private static func unfinishedReports(
+        _ replayer: Replayer, _ file: SeedFile, _ isolation: RoundIsolation, _ reason: String, signal: Int32?,
+        _ startedAt: Date
+    ) -> (json: StressReport, junit: JUnitReport) {
+        let target = replayer.target.name
+        let runner = runnerChoice(file)
+        return (
+            StressReport(
+                unfinished: "replay", target: target, runner: runner, isolation: isolation, reason: reason, signal: signal),
+            JUnitReport(unfinished: "replay", target: target, runner: runner, reason: reason, startedAt: startedAt))
     }
 
     /// The replayer of `file`, against `--target` if given, recording if asked; `nil` after saying why not.
@@ -142,14 +163,26 @@ enum ReplayCommand {
         }
     }
 
-    /// The result line: REPRODUCED or NOT for a file that records a failure; for one that records none (nothing to
-    /// reproduce), VIOLATED or PASSED.
-    private static func printVerdict(_ outcome: Replayer.Outcome, _ file: SeedFile) {
-        if file.failure.signature.isEmpty {
-            print(outcome.reproduced ? "RESULT: VIOLATED (exit 1)" : "RESULT: PASSED (the oracle held in every run)")
-        } else {
-            print(outcome.reproduced ? "RESULT: REPRODUCED (exit 1)" : "RESULT: NOT REPRODUCED (the oracle held in every run)")
+    /// The verdict for the result line: for a file that records a failure, `REPRODUCED` only when a run failed with
+    /// its recorded signature, `FAILED DIFFERENTLY` when runs failed otherwise, `NOT REPRODUCED` when the oracle held;
+    /// for one that records none (nothing to reproduce: a scenario, or a round that never finished), `VIOLATED` or
+    /// `PASSED`.
+    private static func verdict(_ outcome: Replayer.Outcome, _ file: SeedFile) -> String {
+        let runs = "\(outcome.runs) run\(outcome.runs == 1 ? "" : "s")"
+        let seen = Set(outcome.signatures.filter { !$0.isEmpty }).sorted().joined(separator: "; ")
+        let recorded = file.failure.signature
+        if recorded.isEmpty || recorded == SeedFile.unfinishedSignature {
+            guard outcome.violated else { return "PASSED (the oracle held in every run)" }
+            let why = recorded.isEmpty
+                ? "the file records no failure" : "the file was written before its round finished, so it records no failure"
+            return "VIOLATED (\(seen) in \(outcome.violatedRuns) of \(runs); \(why) to compare with)"
         }
+        if outcome.reproduced {
+            return "REPRODUCED (the recorded failure came back in \(outcome.sameSignatureRuns) of \(runs))"
+        }
+        guard outcome.violated else { return "NOT REPRODUCED (the oracle held in every run)" }
+        return "FAILED DIFFERENTLY (the oracle was violated in \(outcome.violatedRuns) of \(runs), with \(seen), but never "
+            + "with the recorded signature \(recorded))"
     }
 
     /// `--record`: writes the first failing run to `output`; `false` after saying why it could not.

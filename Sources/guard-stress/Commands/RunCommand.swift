@@ -10,7 +10,7 @@ enum RunCommand {
             options: Set([
                 "--seed", "--queues", "--ops", "--ops-per-queue", "--duration", "--target", "--objects", "--controllers",
                 "--out", "--max-seed-files", "--runner", "--strategy", "--depth", "--max-steps", "--profile", "--mix",
-                "--scenario",
+                "--progress", "--scenario", "--jobs",
             ]).union(IsolationOptions.options).union(ReportFiles.options),
             flags: Set(["--no-faults", "--no-compare", "--stop-at-first-failure", "--help", "-h"]).union(IsolationOptions.flags)
                 .union(ReportFiles.flags))
@@ -25,8 +25,10 @@ enum RunCommand {
         settings.isolation = try IsolationOptions.isolation(arguments)
         let profile = try self.profile(arguments)
         var scenarioName: String?
+        var scenarioOperations: Int?
         if let path = arguments.string("--scenario") {
             guard let loaded = try scenario(path, arguments, into: &settings) else { return .badInput }
+            scenarioOperations = loaded.scenario.operationCount
             scenarioName = "scenario \(path) (\(loaded.scenario.operations.count) workers, "
                 + "\(Format.count(loaded.scenario.operationCount)) operations)"
         } else {
@@ -53,13 +55,19 @@ enum RunCommand {
             throw UsageError("the scenario is unusable: " + problems.joined(separator: "; "))
         }
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
+        let jobs = try IsolationOptions.jobs(
+            arguments, isolation: settings.isolation,
+            operationsPerRound: scenarioOperations ?? settings.scenario.workers * settings.scenario.operationsPerWorker)
+        settings.jobs = jobs.jobs
         settings.runner = try stepLimit(settings.runner, for: settings.configuration(), arguments)
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
+        let progressInterval = try arguments.seconds("--progress", minimum: 0.1) ?? ProgressLog.defaultInterval
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
         if let target = arguments.string("--target") { settings.target = target }
         if let out = arguments.string("--out") { settings.outputDirectory = out }
+        if settings.target == "guard", !arguments.has("--no-compare") { settings.comparisonTarget = "raw" }
         let campaign: Campaign
         do {
             // The campaign checks the target (its one reason to refuse the settings), before anything is written.
@@ -80,15 +88,37 @@ enum RunCommand {
         let runnerText = settings.runner.controlledSettings.map { "controlled runner (\($0.strategy))" } ?? "chaos runner"
         let isolationText = settings.isolation.childProcessSettings.map {
             let perProcess = $0.roundsPerProcess(for: settings.runner)
-            return perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process"
+            return (perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process")
+                + ", \(settings.jobs) at once" + (jobs.limit.map { " (\($0))" } ?? "")
         } ?? ", in process"
         Terminal.printError(
             "guard-stress: target \(settings.target), seed \(settings.seed), \(scenarioName ?? "profile \(profile.rawValue)"), \(runnerText), "
                 + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
         let startedAt = Date()
+        let latest = LatestSummary(CampaignSummary(notStarted: settings))
+        let began = reports.begin(
+            unfinished: (
+                json: StressReport(
+                    unfinished: "run", target: settings.target, runner: settings.runner, isolation: settings.isolation,
+                    reason: ProgressLog.stillRunning),
+                junit: JUnitReport(
+                    unfinished: "run", target: settings.target, runner: settings.runner, reason: ProgressLog.stillRunning,
+                    startedAt: startedAt)),
+            interrupted: { [isolation = settings.isolation] signal, name in
+                let summary = latest.value
+                let stopped = summary.interrupted(
+                    "stopped by \(name) after \(summary.rounds) round\(summary.rounds == 1 ? "" : "s") (the round "
+                        + "that was running is left in its .running.json seed file)")
+                return (
+                    StressReport(campaign: stopped, isolation: isolation, exitCode: 128 + Int(signal)),
+                    JUnitReport(campaign: stopped, startedAt: startedAt))
+            })
+        guard began else { return .badInput }
         var failuresShown = 0
+        var log = ProgressLog(interval: progressInterval)
         let summary = campaign.run { progress in
+            latest.value = progress.summary
             if let failure = progress.failure {
                 if Terminal.isInteractive { Terminal.rewriteLine("") }
                 failuresShown += 1
@@ -98,24 +128,30 @@ enum RunCommand {
                     Terminal.printError("guard-stress: further failing rounds are counted in the summary, not listed here")
                 }
             }
-            guard Terminal.isInteractive else { return }
-            Terminal.rewriteLine(
+            let line =
                 "[\(settings.target)] round \(progress.rounds)  ops \(Format.count(progress.operations))  "
-                    + "\(Format.rate(Double(progress.operations) / max(progress.elapsed, 0.001))) ops/s  "
-                    + "deliveries \(Format.count(progress.deliveries))  violations \(Format.count(progress.violations))  "
-                    + Format.seconds(progress.elapsed))
+                + "\(Format.rate(Double(progress.operations) / max(progress.elapsed, 0.001))) ops/s  "
+                + "deliveries \(Format.count(progress.deliveries))  violations \(Format.count(progress.violations))  "
+                + Format.seconds(progress.elapsed)
+            if Terminal.isInteractive {
+                Terminal.rewriteLine(line)
+            } else if log.isDue(at: progress.elapsed) {
+                // A log (CI) gets a whole line every so often instead of a line rewritten in place.
+                Terminal.printError("guard-stress: " + line + " of " + Format.seconds(settings.duration))
+            }
         }
+        latest.value = summary
         if Terminal.isInteractive { Terminal.endLine() }
         Terminal.printError(
             "guard-stress: \(summary.rounds) rounds, \(Format.count(summary.operations)) operations in "
                 + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
         print(SummaryPrinter.campaign(summary, cores: cores))
 
-        let compares = settings.target == "guard" && !arguments.has("--no-compare") && summary.harnessError == nil
-        if compares, !(summary.deadlocked && settings.isolation.childProcessSettings == nil) {
-            let raw = settings.runner.makeRunner().runAndEvaluate(settings.scenario(forRound: 0), against: RawRuntimeTarget())
+        if let raw = summary.comparison {
             print("")
-            print(SummaryPrinter.rawComparison(raw))
+            print(SummaryPrinter.rawComparison(raw, runner: settings.runner))
+        } else if let problem = summary.comparisonError {
+            Terminal.printError("guard-stress: the raw-runtime comparison could not run: \(problem)")
         }
         let exitCode: ExitCode = summary.harnessError != nil ? .badInput : summary.passed ? .passed : .violated
         if let harnessError = summary.harnessError {
@@ -124,7 +160,7 @@ enum RunCommand {
         let written = reports.write(
             json: StressReport(campaign: summary, isolation: settings.isolation, exitCode: Int(exitCode.rawValue)),
             junit: JUnitReport(campaign: summary, startedAt: startedAt))
-        return written ? exitCode : .badInput
+        return ResultLine.print(SummaryPrinter.campaignResult(summary), exitCode: exitCode, reportsWritten: written)
     }
 
     /// `--scenario FILE`: the same operations every round (a text scenario or a seed file's), each round with its own

@@ -48,10 +48,7 @@ struct SeedFileOutput {
 
     /// Writes `file` (pretty-printed JSON, whole or not at all) and returns where.
     func write(_ file: SeedFile) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(file)
-        data.append(0x0A)
+        let data = try Self.encoded(file)
         guard let series else {
             try AtomicFile.write(data, to: path, replacing: replacing)
             return path
@@ -59,6 +56,26 @@ struct SeedFileOutput {
         return try NumberedFileName.write(data, numbers: series.number..<(series.number + 10_000)) {
             Self.name(series.base, suffix, $0)
         }
+    }
+
+    /// Writes `file`, whose failure the verification replays did not confirm, under a name that says so and that
+    /// no file of the series has: `NAME.unverified-SUFFIX.json` beside the input (`NAME.unverified-SUFFIX-N.json`,
+    /// the first free one), or `OUT.unverified.json` beside `--out OUT.json`; never replacing anything. Returns where.
+    func writeUnverified(_ file: SeedFile) throws -> String {
+        let data = try Self.encoded(file)
+        let withoutExtension = series?.base ?? (path.hasSuffix(".json") ? String(path.dropLast(5)) : path)
+        let suffix = series == nil ? ".unverified" : ".unverified-" + self.suffix
+        return try NumberedFileName.write(data, numbers: 1..<10_001) {
+            withoutExtension + suffix + ($0 == 1 ? "" : "-\($0)") + ".json"
+        }
+    }
+
+    private static func encoded(_ file: SeedFile) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var data = try encoder.encode(file)
+        data.append(0x0A)
+        return data
     }
 
     /// `NAME.SUFFIX.json` for 1, `NAME.SUFFIX-N.json` for a larger `number`.

@@ -45,16 +45,19 @@ enum ShrinkCommand {
             return .badInput
         }
         let file = shrinker.file
+        // Quiet: the result and where it went, nothing about how (no progress, policy or operation list).
+        let quiet = arguments.has("--quiet")
         print("Shrinking \(path): target \(file.target), runner \(runnerText(file)), seed \(file.seed)")
         print("  recorded failure: \(file.failure.signature)")
-        print("  " + candidatePolicy(file, settings).joined(separator: "\n  "))
-        print(
-            settings.isolation.childProcessSettings == nil
-                ? "  candidates run in this process (--in-process): a crash or trap of the target ends the shrinker"
-                : "  each candidate runs in a child process: a crash, trap or hang is the candidate's verdict")
-        print("  budget: \(Format.count(settings.maximumCandidates)) candidates or \(Format.seconds(settings.maximumSeconds))")
+        if !quiet {
+            print("  " + candidatePolicy(file, settings).joined(separator: "\n  "))
+            print(
+                settings.isolation.childProcessSettings == nil
+                    ? "  candidates run in this process (--in-process): a crash or trap of the target ends the shrinker"
+                    : "  each candidate runs in a child process: a crash, trap or hang is the candidate's verdict")
+            print("  budget: \(Format.count(settings.maximumCandidates)) candidates or \(Format.seconds(settings.maximumSeconds))")
+        }
 
-        let quiet = arguments.has("--quiet")
         let result = shrinker.shrink { progress in
             guard !quiet else { return }
             Terminal.printError(
@@ -66,7 +69,7 @@ enum ShrinkCommand {
             if !file.isControlled {
                 print("  a chaos race may need more runs to show: try a larger --runs (now \(settings.runsPerCandidate))")
             }
-            print("RESULT: NOT REPRODUCED (nothing to shrink; no file written)")
+            print("RESULT: NOT REPRODUCED (nothing to shrink; no file written) (exit 1)")
             return .violated
         }
 
@@ -77,7 +80,7 @@ enum ShrinkCommand {
         print(
             "  \(Format.count(outcome.candidates)) candidates, \(Format.count(outcome.runs)) runs in "
                 + Format.seconds(outcome.seconds))
-        if let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
+        if !quiet, let statistics = outcome.isolation { print(SummaryPrinter.isolation(statistics).joined(separator: "\n")) }
         if let budget = outcome.budgetExhausted {
             print("  stopped early: \(budget) ran out; the file is the smallest failing run found by then")
         }
@@ -86,37 +89,59 @@ enum ShrinkCommand {
                 "  the schedule was found by guiding the scheduler: only the recorded schedule replays it (the strategy "
                     + "and seed do not regenerate it)")
         }
+        if let verification = outcome.verification {
+            print(verificationLine(verification))
+            for mismatch in verification.mismatches.prefix(3) { print("    \(mismatch)") }
+        } else if outcome.verificationRuns > 0 {
+            print("  verification: the replays of the shrunk file could not run")
+        }
+        // A file that did not verify is never written under the name of a shrunk file: it says so in its name and in
+        // its `shrunk.verified` field.
         let written: String
         do {
-            written = try output.write(outcome.file)
+            written = try outcome.verified ? output.write(outcome.file) : output.writeUnverified(outcome.file)
         } catch {
             Terminal.printError("guard-stress: could not write \(output.path): \(error.localizedDescription)")
             return .badInput
         }
-        print("  wrote \(written)")
-        print("  operations:")
-        for (worker, list) in outcome.scenario.operations.enumerated() {
-            print("    worker \(worker): " + (list.isEmpty ? "(none)" : list.map(\.description).joined(separator: "; ")))
-        }
-        if let verification = outcome.verification {
-            var line = "  verified: replayed \(verification.runs) times: the signature came back in "
-                + "\(verification.sameSignatureRuns)/\(verification.runs)"
-            let finished = verification.finishedRuns
-            if let exact = verification.exactRuns, finished > 0 { line += ", exactly in \(exact)/\(finished)" }
-            if let reason = verification.exactnessNotChecked, finished > 0 { line += "; exactness NOT CHECKED: \(reason)" }
-            if verification.crashedRuns > 0 {
-                line += "; \(verification.crashedRuns) \(verification.crashedRuns == 1 ? "run's process" : "runs' processes") "
-                    + "died (a crash has no history to compare with the recording)"
-            }
-            print(line)
-            for mismatch in verification.mismatches.prefix(3) { print("    \(mismatch)") }
-        }
+        print(outcome.verified ? "  wrote \(written)" : "  wrote \(written) (UNVERIFIED: not the shrunk file of a confirmed failure)")
+        if !quiet { printOperations(outcome.scenario) }
         guard outcome.verified else {
-            print("RESULT: NOT CONFIRMED (the shrunk file did not reproduce every time; see above)")
+            print("RESULT: NOT CONFIRMED (the shrunk file did not reproduce every time; kept as \(written)) (exit 1)")
             return .violated
         }
-        print("RESULT: SHRUNK (explain it with: guard-stress explain \(written))")
+        print("RESULT: SHRUNK (explain it with: guard-stress explain \(written)) (exit 0)")
         return .passed
+    }
+
+    /// The shrunk operations, one worker a line, when they are few enough to read; else how many (the file has them).
+    private static func printOperations(_ scenario: Scenario) {
+        let count = scenario.operations.reduce(0) { $0 + $1.count }
+        guard count <= operationsListed else {
+            print("  operations: \(Format.count(count)) (too many to list here; guard-stress explain tells the run)")
+            return
+        }
+        print("  operations:")
+        for (worker, list) in scenario.operations.enumerated() {
+            print("    worker \(worker): " + (list.isEmpty ? "(none)" : list.map(\.description).joined(separator: "; ")))
+        }
+    }
+
+    /// The most operations listed after a shrink.
+    static let operationsListed = 50
+
+    /// `  verified: replayed 20 times: the signature came back in 20/20, exactly in 20/20`.
+    private static func verificationLine(_ verification: Replayer.Outcome) -> String {
+        var line = "  verified: replayed \(verification.runs) times: the signature came back in "
+            + "\(verification.sameSignatureRuns)/\(verification.runs)"
+        let finished = verification.finishedRuns
+        if let exact = verification.exactRuns, finished > 0 { line += ", exactly in \(exact)/\(finished)" }
+        if let reason = verification.exactnessNotChecked, finished > 0 { line += "; exactness NOT CHECKED: \(reason)" }
+        if verification.crashedRuns > 0 {
+            line += "; \(verification.crashedRuns) \(verification.crashedRuns == 1 ? "run's process" : "runs' processes") "
+                + "died (a crash has no history to compare with the recording)"
+        }
+        return line
     }
 
     /// Why a `.running.json` file (failure `unfinished`) cannot be shrunk, and how to get one that can: no run shows

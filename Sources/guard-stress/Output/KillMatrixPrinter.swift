@@ -33,7 +33,6 @@ enum KillMatrixPrinter {
                 ? "Every planted bug was caught by at least one runner."
                 : "NOT CAUGHT by any runner: \(survivors.joined(separator: ", "))")
         if result.guardFailed { lines.append("The unmodified guard showed violations (see its rows).") }
-        lines.append("RESULT: \(result.passed ? "PASS (exit 0)" : "FAIL (exit 1)") in \(Format.seconds(result.seconds))")
         return lines.joined(separator: "\n")
     }
 

@@ -27,6 +27,9 @@ enum SummaryPrinter {
                 "  rounds            \(Format.count(summary.rounds))",
             ]
         }
+        if summary.jobs > 1 {
+            lines.append("  jobs              \(summary.jobs) rounds at once, each in its own process")
+        }
         lines += [
             "  operations        \(Format.count(summary.operations)) in \(Format.seconds(summary.seconds)) "
                 + "(\(Format.rate(summary.throughput)) ops/s, oracle included)",
@@ -60,12 +63,17 @@ enum SummaryPrinter {
                         + "their processes were killed and the campaign went on")
         }
         if let harnessError = summary.harnessError { lines.append("  ERROR: rounds could not be run: \(harnessError)") }
-        lines.append(
-            summary.passed
-                ? "RESULT: PASS (the oracle held in every round)"
-                : "RESULT: FAIL (\(summary.failures.count) of \(summary.rounds) rounds violated the oracle: "
-                    + Set(summary.failures.map(\.signature)).sorted().joined(separator: "; ") + ")")
         return lines.joined(separator: "\n")
+    }
+
+    /// The campaign's verdict for its result line: `PASS (the oracle held in every round)` or `FAIL (...)`.
+    static func campaignResult(_ summary: CampaignSummary) -> String {
+        if summary.passed { return "PASS (the oracle held in every round)" }
+        if summary.failures.isEmpty, let harnessError = summary.harnessError {
+            return "ERROR (rounds could not be run: \(harnessError))"
+        }
+        return "FAIL (\(summary.failures.count) of \(summary.rounds) rounds violated the oracle: "
+            + Set(summary.failures.map(\.signature)).sorted().joined(separator: "; ") + ")"
     }
 
     /// `guard-stress: round 4 (seed 123): crash(SIGSEGV): ...; seed file stress-seeds/seed-....json`
@@ -123,11 +131,11 @@ enum SummaryPrinter {
         return lines
     }
 
-    static func rawComparison(_ result: RunResult) -> String {
+    static func rawComparison(_ result: RoundVerdict, runner: RunnerChoice) -> String {
         var lines = [
             "What the raw runtime (no guard) would have done with round 1's operations "
-                + "(\(Format.count(result.operationsPerformed)) operations, same seed"
-                + (result.recording.controlled.map { ", \($0.strategy) schedule" } ?? "") + "):"
+                + "(\(Format.count(result.operations)) operations, same seed"
+                + (runner.controlledSettings.map { ", \($0.strategy) schedule" } ?? "") + "):"
         ]
         if result.report.runtimeMisuses.isEmpty {
             lines.append("  no misuse reached the runtime")

@@ -40,15 +40,22 @@ enum GuardStressProcess {
         return candidate
     }
 
-    /// Runs guard-stress with `arguments` in `directory`; kills it after `timeout` seconds. Unless `allowsCrash`, a
+    /// Runs guard-stress with `arguments` in `directory` (through `launcher`, a command and its arguments that run
+    /// the program named after them, if given); kills it after `timeout` seconds. Unless `allowsCrash`, a
     /// guard-stress that did not exit normally fails the test.
     static func run(
         _ arguments: [String], in directory: TemporaryDirectory, timeout: Double = 30, allowsCrash: Bool = false,
-        file: StaticString = #filePath, line: UInt = #line
+        launcher: [String] = [], file: StaticString = #filePath, line: UInt = #line
     ) throws -> Outcome {
         let process = Process()
-        process.executableURL = try executable(file: file, line: line)
-        process.arguments = arguments
+        let program = try executable(file: file, line: line)
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [program.path] + arguments
+        } else {
+            process.executableURL = program
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let stdoutPath = directory.file("stdout-\(UUID().uuidString).txt")
         let stderrPath = directory.file("stderr-\(UUID().uuidString).txt")

@@ -3,8 +3,8 @@ import Foundation
 import GuardCore
 
 /// Runs a scenario on real threads: one serial Dispatch queue per worker (more queues than cores), all released
-/// from one start gate, with injected pauses between operations and at GuardCore's schedule points; a watchdog
-/// turns a hang into a reported deadlock. Then it releases everything and returns the recording; it does not
+/// from one start gate (as many as Dispatch runs at once; the rest start as threads come free), with injected
+/// pauses between operations and at GuardCore's schedule points; a watchdog turns a hang into a reported deadlock. Then it releases everything and returns the recording; it does not
 /// judge it (``Oracle`` does).
 ///
 /// The same scenario replays the same operations but not the same interleaving; a failure found here reproduces
@@ -17,6 +17,13 @@ public struct ChaosRunner: ScenarioRunner {
 
     /// Creates a runner.
     public init() {}
+
+    /// Seconds without a new worker at the start gate after which it opens for those that arrived.
+    static let arrivalSettling = 0.2
+
+    /// Where the round's value-sequence consumers (``StreamPlan``) get their values: GuardCore's
+    /// `values(of:bufferingNewest:)` (a test may plant a variation).
+    var valueSource = ValueSource.guardCore
 
     /// Runs `scenario` against `target` and records what happened.
     public func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording {
@@ -40,6 +47,7 @@ public struct ChaosRunner: ScenarioRunner {
         }
         let gate = StartGate()
         let group = DispatchGroup()
+        let streams = ValueStreams(plans: StreamPlan.plans(for: scenario), world: world, source: valueSource)
         for worker in workers {
             let operations = scenario.operations[worker.index]
             let queue = DispatchQueue(label: "guard-stress.worker-\(worker.index)")
@@ -57,16 +65,23 @@ public struct ChaosRunner: ScenarioRunner {
                 group.leave()
             }
         }
-        let started = gate.waitForArrivals(workers.count, timeout: deadlockTimeout)
+        // More queues than Dispatch runs at once start as threads come free (see ``StartGate``).
+        let arrived = gate.waitForArrivals(workers.count, settle: Self.arrivalSettling, timeout: deadlockTimeout)
         let start = MonotonicClock.now
         gate.open()
-        let stuck = started ? watch(group, workers: workers) : "the workers never all reached the start gate"
+        streams.start()
+        let stuck =
+            arrived > 0
+            ? watch(group, workers: workers)
+            : "no worker queue started within \(String(format: "%g", deadlockTimeout)) s (Dispatch gave none of them a "
+                + "thread: a limit of this process, not of the system under test)"
         let seconds = Double(MonotonicClock.now - start) / 1e9
         SchedulePoints.uninstall()
 
         if let stuck {
             // Workers are blocked for good; keep everything they use alive and report what they were doing.
             _ = Unmanaged.passRetained(world)
+            streams.cancelAll()
             var facts = RunFacts()
             facts.deadlock = describeStuck(workers, scenario: scenario, reason: stuck)
             return RunRecording(
@@ -84,6 +99,9 @@ public struct ChaosRunner: ScenarioRunner {
             .sorted { $0.time < $1.time }
         world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
+        history.bulkReleases = workers.flatMap(\.bulkReleases) + world.bulkReleasesOffWorkers
+        // Every object is released now: each value sequence must end (after what it buffered).
+        history.streams = streams.finish(stallTimeout: deadlockTimeout)
         var facts = baseline.facts(after: world)
         facts.unroutedNotifications = world.unroutedNotifications
         // Facts recorded during the release (controller ends, observer deinits) matter for leak checks only.
@@ -94,6 +112,7 @@ public struct ChaosRunner: ScenarioRunner {
             faultsInjected: workers.reduce(0) { $0 + $1.faults.injected }, seconds: seconds, abandoned: false,
             reportsDiagnostics: target.reportsDiagnostics)
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
+        recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
         return recording
     }
 
@@ -103,6 +122,7 @@ public struct ChaosRunner: ScenarioRunner {
         var lastChange = MonotonicClock.now
         while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             let progress = workers.reduce(0) { $0 + $1.progress.completedOperations }
+            RoundProgress.note(progress)
             let now = MonotonicClock.now
             if progress != lastProgress {
                 lastProgress = progress

@@ -61,7 +61,12 @@ public struct ControlledRunner: ScenarioRunner {
         /// PCT's expected counted steps for `scenario` when none is given: a measured average of schedule points
         /// with a choice per operation, times the operations.
         public static func estimatedSteps(for scenario: Scenario) -> Int {
-            max(1, scenario.operationCount * countedStepsPerOperation)
+            estimatedSteps(operations: scenario.operationCount)
+        }
+
+        /// The estimate for a scenario of `operations` operations.
+        static func estimatedSteps(operations: Int) -> Int {
+            max(1, operations * countedStepsPerOperation)
         }
 
         /// Measured on the default controlled scenario against the guard: about this many decisions with more than
@@ -195,6 +200,7 @@ public struct ControlledRunner: ScenarioRunner {
             .sorted { $0.time < $1.time }
         world.addFacts(to: &history, objectDeinits: workers.flatMap(\.objectDeinits))
         world.releaseEverything()
+        history.bulkReleases = workers.flatMap(\.bulkReleases) + world.bulkReleasesOffWorkers
         var facts = baseline.facts(after: world)
         facts.stepLimit = settings.stepLimit
         facts.stepLimitExceeded = scheduling.stepLimitReport
@@ -206,6 +212,7 @@ public struct ControlledRunner: ScenarioRunner {
             deliveries: history.deliveries.count, faultsInjected: 0, seconds: seconds, abandoned: false,
             controlled: execution, reportsDiagnostics: target.reportsDiagnostics)
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
+        recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
         recording.explored = explored
         return recording
     }

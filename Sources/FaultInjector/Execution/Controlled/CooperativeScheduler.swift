@@ -371,15 +371,24 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     // MARK: The runner's side
 
-    /// Waits up to `timeout` seconds for every worker to arrive, then makes the first decision. Returns `false` if
-    /// they did not all arrive (the run is then abandoned).
+    /// Waits for every worker to arrive, then makes the first decision. Returns `false` if none arrived for `timeout`
+    /// seconds while some were missing (the run is then abandoned); threads that keep arriving, however slowly on a
+    /// busy machine, are waited for.
     func start(timeout: Double) -> Bool {
         monitor.lock()
         defer { monitor.unlock() }
-        let deadline = MonotonicClock.now + UInt64(timeout * 1e9)
+        var seen = arrived
+        var deadline = MonotonicClock.now + UInt64(timeout * 1e9)
         while arrived < workerCount {
+            if arrived != seen {
+                seen = arrived
+                deadline = MonotonicClock.now + UInt64(timeout * 1e9)
+                RoundProgress.note(-arrived)
+            }
             if MonotonicClock.now >= deadline {
-                abandon("only \(arrived) of \(workerCount) worker threads started within \(timeout) s")
+                abandon(
+                    "only \(arrived) of \(workerCount) worker threads started, and none more for \(timeout) s (a limit "
+                        + "of this process or machine, not of the system under test)")
                 return false
             }
             monitor.wait(runnerParty, seconds: 0.05)
@@ -400,6 +409,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
             if finished == workerCount { return .completed }
             if mode == .abandoned { return .abandoned(stopReason ?? "the run was abandoned") }
             monitor.wait(runnerParty, seconds: min(0.1, blockedTimeout))
+            RoundProgress.note(events)
             let now = MonotonicClock.now
             if events != seen {
                 seen = events

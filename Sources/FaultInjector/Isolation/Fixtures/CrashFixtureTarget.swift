@@ -1,11 +1,15 @@
 import Dispatch
+import Foundation
 import GuardCore
 
 /// **Test fixtures, not systems worth testing.** The guard, except that an observe (of any key path, in any form) kills
 /// the process:
 /// with a segmentation fault (`fixture-segv`), a Swift runtime trap (`fixture-trap`, a `fatalError`), or a hang on a
 /// semaphore nobody signals (`fixture-hang`); `fixture-hang-in-teardown` instead hangs when a controller is released
-/// (at the latest in the run's teardown, where no runner watchdog looks). They exist so the harness's round
+/// (at the latest in the run's teardown, where no runner watchdog looks); `fixture-slow` breaks nothing but takes 2 ms
+/// per observe, a correct system whose long rounds must be waited for as long as they make progress;
+/// `fixture-fails-once` answers the first observe of its process `.duplicate` without registering anything and is the
+/// guard after that, a failure that does not come back (what shrinking must not confirm). They exist so the harness's round
 /// isolation can be checked end to end (`guard-stress run --target fixture-segv` must report `crash(SIGSEGV)` with a
 /// seed file that replays it, and go on). The catalog accepts their names but does not list them
 /// (``TargetCatalog/testFixtureNames``).
@@ -23,6 +27,10 @@ public struct CrashFixtureTarget: SystemUnderTest {
         case hang
         /// Waits on a semaphore that is never signalled when a controller is released.
         case hangInTeardown = "hang-in-teardown"
+        /// Sleeps 2 ms in every observe and is otherwise the guard: nothing fails.
+        case slow
+        /// Answers the first observe of the process `.duplicate` without registering it; the guard after that.
+        case failsOnce = "fails-once"
     }
 
     /// How this fixture breaks.
@@ -70,10 +78,14 @@ private final class BreakingController: StressController, @unchecked Sendable {
         if failure == .hangInTeardown { DispatchSemaphore(value: 0).wait() }
     }
 
+    /// Set once `fixture-fails-once` failed in this process.
+    private static let failedOnce = AtomicCell()
+
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
     ) -> ObserveOutcome {
         breakDown()
+        if failure == .failsOnce, Self.failedOnce.word.exchange(1) == 0 { return .duplicate }
         return inner.observe(object, keyPath: keyPath, options: options, sink: sink, call: call)
     }
 
@@ -95,6 +107,8 @@ private final class BreakingController: StressController, @unchecked Sendable {
         case .trap: fatalError("fixture-trap: deliberate trap while observing")
         case .hang: DispatchSemaphore(value: 0).wait()
         case .hangInTeardown: break
+        case .slow: usleep(2_000)
+        case .failsOnce: break
         }
     }
 

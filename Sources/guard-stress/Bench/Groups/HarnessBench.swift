@@ -3,7 +3,8 @@ import GuardCore
 
 /// Group 8: the stress harness itself: chaos-runner operations per second against the guard, with the full
 /// oracle, beside the workers' own rate (the same runs, the oracle's time left out), and controlled-runner
-/// schedules per second (PCT, depth 3, its default scenario, oracle included).
+/// schedules per second (PCT, depth 3, its default scenario, oracle included); then whole campaigns as
+/// `guard-stress run` runs them (rounds in child processes), with one job and with one job per available core.
 struct HarnessBench: BenchGroup {
     let title = "8. The harness"
 
@@ -18,9 +19,34 @@ struct HarnessBench: BenchGroup {
         FigureSpec(
             "harness.controlled.schedules-per-second", .schedulesPerSecond,
             "controlled runner, PCT depth 3, default controlled scenario, each schedule judged by the oracle"),
+        FigureSpec(
+            CampaignRate.chaosOneJob, .operationsPerSecond,
+            "a chaos campaign against the guard as guard-stress run runs it (rounds in child processes, oracle "
+                + "included), --jobs 1"),
+        FigureSpec(
+            CampaignRate.chaosAllCores, .operationsPerSecond, baseline: CampaignRate.chaosOneJob,
+            "the same campaign with --jobs \(AvailableCores.count) (every available core)"),
+        FigureSpec(
+            CampaignRate.controlledOneJob, .schedulesPerSecond,
+            "a controlled (PCT) campaign against the guard, rounds in child processes, --jobs 1"),
+        FigureSpec(
+            CampaignRate.controlledAllCores, .schedulesPerSecond, baseline: CampaignRate.controlledOneJob,
+            "the same campaign with --jobs \(AvailableCores.count) (every available core)"),
     ]
 
     func measure(_ context: BenchContext) -> [String: Double] {
+        var values = CampaignRate.measure(context)
+        if context.wants(
+            "harness.chaos.ops-per-second-workers-only", "harness.chaos.ops-per-second",
+            "harness.controlled.schedules-per-second")
+        {
+            values.merge(runnerFigures(context)) { _, new in new }
+        }
+        return values
+    }
+
+    /// The runners' own rates, in this process.
+    private func runnerFigures(_ context: BenchContext) -> [String: Double] {
         var configuration = ScenarioConfiguration()
         configuration.workers = context.scale.pick(full: 64, quick: 16)
         configuration.operationsPerWorker = context.scale.pick(full: 1_000, quick: 250)
