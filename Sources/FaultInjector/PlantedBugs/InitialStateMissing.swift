@@ -15,7 +15,7 @@ final class InitialStateMissingController: BaselineController, @unchecked Sendab
     override func withdraw(_ registration: PlantedRegistration) -> Bool {
         // The planted bug, second half: no pending state. A pending registration is removed from the runtime at once.
         let wasLive = registration.state == .pending || registration.state == .active
-        registration.state = .removed
+        registration.set(.removed)
         return wasLive
     }
 }

@@ -12,10 +12,13 @@ import GuardCore
 final class LockMissingController: BaselineController, @unchecked Sendable {
     override func unobserve(_ object: StressObject, keyPath: String, call: StressCall) -> UnobserveOutcome {
         let key = key(for: object, keyPath: keyPath)
-        // The planted bug: check, act and update without `table.lock`.
+        // The planted bug: check, act and update without `table.lock` (each table access announced to explorers, as
+        // the lock's would have been).
+        SchedulePoints.access(table, .unlockedTable, .read)
         guard let registration = table.byKey[key] else { return .notRegistered }
         if registration.state == .active { unregister(registration) }
-        registration.state = .removed
+        registration.set(.removed)
+        SchedulePoints.access(table, .unlockedTable, .write)
         table.remove(registration)
         return .removed
     }

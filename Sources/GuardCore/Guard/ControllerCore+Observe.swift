@@ -39,6 +39,8 @@ extension ControllerCore {
         guard observerLives else {
             return invalid(.observerDeallocated, object: object, keyPath: keyPath, callSite: callSite)
         }
+        // The observer held for `.initial` goes when this call returns: an explorer counts that as a drop.
+        defer { if initialObserver != nil { droppedObserver() } }
         guard !KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath) else {
             return invalid(.keyPathTooLong, object: object, keyPath: keyPath, callSite: callSite)
         }
@@ -144,7 +146,7 @@ extension ControllerCore {
         _ registration: GuardRegistration, to object: AnyObject, runtimeObject: Unmanaged<KVOObject>?,
         keyPath: String, options: KeyValueObservingOptions, context: UnsafeMutableRawPointer?
     ) -> Bool {
-        SchedulePoints.reach(.guardBeforeRegister)
+        SchedulePoints.reach(.guardBeforeRegister, registration)
         if let runtimeObject {
             runtimeObject._withUnsafeGuaranteedRef { addToRuntime(registration, on: $0) }
             return true
@@ -168,11 +170,11 @@ extension ControllerCore {
             // A weakly held object observed for the first time: the insert made its table.
             withLock { registration.takeObjectTable(of: object) }
         }
-        SchedulePoints.reach(.guardAfterRegister)
+        SchedulePoints.reach(.guardAfterRegister, registration)
         if !registration.state.transition(from: .pending, to: .active) {
             // Another thread unobserved while the add was running and already got `.removed` (the state is
             // `cancelled`); now that the runtime knows the registration, take it out.
-            SchedulePoints.reach(.guardBeforeUnregister)
+            SchedulePoints.reach(.guardBeforeUnregister, registration)
             _ = object.removeObservance(registration)
             registration.state.set(.removed)
         }
@@ -181,7 +183,7 @@ extension ControllerCore {
     /// Activates `registration`, which another backend added with `handle`, or removes it again if an unobserve
     /// cancelled it while the backend was adding it (or the backend reported the object gone meanwhile).
     private func activate(_ registration: GuardRegistration, handle: any BackendHandle, on object: AnyObject) {
-        SchedulePoints.reach(.guardAfterRegister)
+        SchedulePoints.reach(.guardAfterRegister, registration)
         // Under the lock, like everything else that touches the handle (a removal, a backend reporting the object's
         // deinit, even one that does so while its add is still running). A registration that is its own handle keeps
         // none, so it never keeps itself alive.
@@ -191,7 +193,7 @@ extension ControllerCore {
             return true
         }
         if !activated {
-            SchedulePoints.reach(.guardBeforeUnregister)
+            SchedulePoints.reach(.guardBeforeUnregister, registration)
             backend.removeObservation(handle, from: object)
             registration.state.set(.removed)
         }
@@ -201,7 +203,7 @@ extension ControllerCore {
     /// never does: a dotted path whose chain broke meanwhile is registered and reads as nil). Returns whether another
     /// thread had already removed it: then this observe happened (and ended); otherwise it never did.
     private func abandonRefused(_ registration: GuardRegistration) -> Bool {
-        SchedulePoints.reach(.guardAfterRegister)
+        SchedulePoints.reach(.guardAfterRegister, registration)
         let (wasCancelled, dropped, heldMeanwhile) = withLock {
             () -> (Bool, GuardRegistration?, ContiguousArray<HeldChanges.Entry>) in
             let wasCancelled = !registration.state.transition(from: .pending, to: .removed)
@@ -222,7 +224,7 @@ extension ControllerCore {
         let newValue =
             registration.options.contains(.new)
             ? boxNil(backend.currentValue(of: object, forKeyPath: registration.keyPath)) : nil
-        SchedulePoints.reach(.guardBeforeHandler)
+        SchedulePoints.reach(.guardBeforeHandler, registration)
         registration.invokeHandler(
             observer: observer, object: object,
             change: KeyValueChange(kind: .setting, keyPath: registration.keyPath, newValue: newValue))

@@ -48,7 +48,7 @@ extension ControllerCore {
         }
         // Moved out of `retired`: bound as it is, it would take a reference of its own for the call.
         if let retired = consume retired, !unregistration.isNone {
-            SchedulePoints.reach(.guardBeforeUnregister)
+            SchedulePoints.reach(.guardBeforeUnregister, retired)
             unregister(
                 retired, unregistration, from: object, runtimeObject: runtimeHandlesKVOObjects ? kvoObject : nil)
         }

@@ -27,6 +27,8 @@ final class ControllerCore: @unchecked Sendable {
     private let ownedObserver: AnyObject?
     /// The observer's type, rendered only when a diagnostic names it.
     private let observerMetatype: Any.Type
+    /// The observer's identity, as loads of the weak reference announce it (``SharedWord/lifetime``).
+    private let observerIdentity: ObjectIdentifier
     /// Answers `observe` without `.initial`, which only needs to know whether the observer lives; `nil` for an owned
     /// observer, which always does.
     private let observerLiveness: ObserverLiveness?
@@ -67,6 +69,7 @@ final class ControllerCore: @unchecked Sendable {
             self.observerLiveness = ObserverLiveness(of: observer)
         }
         self.observerMetatype = type(of: observer)
+        self.observerIdentity = ObjectIdentifier(observer)
         self.retainsObservedObjects = retainsObservedObjects
         self.backend = backend
         // Both are structs, so their dynamic type says it exactly: a comparison of type metadata, where `is` would
@@ -75,6 +78,7 @@ final class ControllerCore: @unchecked Sendable {
         self.runtimeHandlesKVOObjects = backendType == KVORuntimeBackend.self || backendType == AutomaticBackend.self
         self.ownSink = sink
         LockOperations.initialize(LockOperations.primitive(of: self))
+        SchedulePoints.created(self)
     }
 
     deinit {
@@ -93,13 +97,25 @@ final class ControllerCore: @unchecked Sendable {
 
     /// The observer, while it lives.
     var observer: AnyObject? {
-        ownedObserver ?? weakObserver
+        if let ownedObserver { return ownedObserver }
+        let observer = weakObserver
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
+        return observer
+    }
+
+    /// Tells an explorer that the caller dropped the strong reference to the observer it took with ``observer`` (a
+    /// write of the observer's life: the last drop runs its deinit). Call where the reference goes.
+    @inline(__always)
+    func droppedObserver() {
+        guard ownedObserver == nil else { return }
+        SchedulePoints.access(observerIdentity, .lifetime, .drop)
     }
 
     /// Whether the observer has not begun its deinit, asked without a strong reference to it where possible.
     @inline(__always)
     var observerLives: Bool {
         guard let observerLiveness else { return true }
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
         return observerLiveness.observerLives(weakObserver: weakObserver)
     }
 

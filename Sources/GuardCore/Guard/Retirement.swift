@@ -70,11 +70,11 @@ extension ControllerCore {
         func unregister(from core: ControllerCore) {
             for index in entries.indices.reversed() where !entries[index].unregistration.isNone {
                 if let object = entries[index].loadedObject {
-                    SchedulePoints.reach(.guardBeforeUnregister)
+                    SchedulePoints.reach(.guardBeforeUnregister, entries[index].registration)
                     core.unregister(entries[index].registration, entries[index].unregistration, from: object)
                 } else if let object = entries[index].registration.retainedObjectReference {
                     // Held by the registration, which this retirement holds.
-                    SchedulePoints.reach(.guardBeforeUnregister)
+                    SchedulePoints.reach(.guardBeforeUnregister, entries[index].registration)
                     object._withUnsafeGuaranteedRef {
                         core.unregister(entries[index].registration, entries[index].unregistration, from: $0)
                     }

@@ -169,7 +169,7 @@ extension KVOObject {
     /// dependent keys, a dotted key path's forwarder).
     @inline(__always)
     func insertObservance(_ observance: Observance) {
-        SchedulePoints.reach(.runtimeBeforeInsert)
+        SchedulePoints.reach(.runtimeBeforeInsert, observance)
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()

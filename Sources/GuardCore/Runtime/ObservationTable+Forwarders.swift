@@ -9,6 +9,7 @@ extension ObservationTable {
         _ forwarder: KeyPathForwarder?, on observance: Observance, generation: UInt64
     ) -> (installed: Bool, replaced: KeyPathForwarder?) {
         locked {
+            SchedulePoints.access(observance, .rewireGeneration, .read)
             guard observance.isActive, observance.rewireGeneration.load(ordering: .acquiring) == generation else {
                 return (false, nil)
             }

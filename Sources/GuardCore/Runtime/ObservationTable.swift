@@ -47,6 +47,7 @@ final class ObservationTable: @unchecked Sendable {
 
     init() {
         LockOperations.initialize(primitive)
+        SchedulePoints.created(self)
     }
 
     deinit {
@@ -67,7 +68,8 @@ final class ObservationTable: @unchecked Sendable {
 
     /// How many observances were ever inserted; read without the lock.
     var insertionCount: UInt64 {
-        InlineAtomicWords.word(0, of: self).load(ordering: .acquiring)
+        SchedulePoints.access(self, .observationTable, .read)
+        return InlineAtomicWords.word(0, of: self).load(ordering: .acquiring)
     }
 
     // MARK: Observances and the key mask
@@ -89,6 +91,7 @@ final class ObservationTable: @unchecked Sendable {
             // Most key paths are announced only by themselves: no links, and no call.
             let relaysNeeded = info.isAnnouncedOnlyByItself ? [] : linkTriggers(of: info)
             let insertions = InlineAtomicWords.word(0, of: self)
+            SchedulePoints.access(self, .observationTable, .write)
             let epoch = insertions.load(ordering: .relaxed) &+ 1
             observance.insertionEpoch = epoch
             insertions.store(epoch, ordering: .releasing)
@@ -166,6 +169,7 @@ final class ObservationTable: @unchecked Sendable {
             observances = []
             dependencies = nil
             forwardersAwaitingChanges = []
+            SchedulePoints.access(self, .observationTable, .write)
             InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
             return Clearance(observances: all, discarded: discarded)
         }
@@ -176,7 +180,8 @@ final class ObservationTable: @unchecked Sendable {
     /// Whether the table's object deinitialized. A table belongs to one object for good, so holding it is a way to
     /// recognize that object later without a weak reference to it (see ``RemovalHistory``).
     var objectIsDeinitialized: Bool {
-        InlineAtomicWords.word(1, of: self).load(ordering: .acquiring) != 0
+        SchedulePoints.access(self, .observationTable, .read)
+        return InlineAtomicWords.word(1, of: self).load(ordering: .acquiring) != 0
     }
 
     /// How many observances are registered, in all (the runtime's own relays and forwarders on this object

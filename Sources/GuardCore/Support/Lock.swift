@@ -33,6 +33,7 @@ package final class Lock: @unchecked Sendable {
     /// Creates an unlocked lock.
     package init() {
         LockOperations.initialize(LockOperations.primitive(of: self))
+        SchedulePoints.created(self)
     }
 
     deinit {

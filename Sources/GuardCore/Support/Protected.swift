@@ -18,6 +18,7 @@ package final class Protected<Value>: @unchecked Sendable {
     package init(_ value: Value) {
         self.value = value
         LockOperations.initialize(LockOperations.primitive(of: self))
+        SchedulePoints.created(self)
     }
 
     deinit {
