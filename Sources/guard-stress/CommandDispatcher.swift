@@ -11,7 +11,7 @@ enum CommandDispatcher {
             guard let topic = HelpText.topic(arguments[1]) else {
                 throw UsageError(
                     "no help for '\(arguments[1])': there is no such command or topic (the commands are run, replay, "
-                        + "shrink, explain, scenario, mutants, bench; the topic scenario is the scenario format)")
+                        + "shrink, explain, explore, scenario, mutants, bench; the topic scenario is the scenario format)")
             }
             print(topic)
             return .passed
@@ -29,6 +29,10 @@ enum CommandDispatcher {
             return try MutantsCommand.run(Array(arguments.dropFirst()))
         case "bench":
             return try BenchCommand.run(Array(arguments.dropFirst()))
+        case "explore":
+            return try ExploreCommand.run(Array(arguments.dropFirst()))
+        case ExplorationServerCommand.name:
+            return try ExplorationServerCommand.run(Array(arguments.dropFirst()))
         case RoundServerCommand.name:
             return try RoundServerCommand.run(Array(arguments.dropFirst()))
         default:

@@ -6,4 +6,7 @@ enum ExitCode: Int32 {
     case violated = 1
     /// Bad usage, or a bad input file.
     case badInput = 2
+    /// `explore` could not give an answer: the exploration is not a proof (a re-execution diverged, a run was past its
+    /// step limit or blocked outside the scheduler's control, an execution limit was hit).
+    case notAProof = 3
 }

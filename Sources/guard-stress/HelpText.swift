@@ -17,12 +17,14 @@ enum HelpText {
                                             reduce a failing seed file to a minimal one with the same failure
           guard-stress explain FILE [--html OUT.html] [--in-process]
                                             tell a seed file's failing run as a story (and draw it as a web page)
+          guard-stress explore SCENARIO [--target NAME] [--preemptions K] [--jobs N] [--json OUT]
+                                            explore every interleaving of a scenario: a proof, or a failing one
           guard-stress scenario FILE        check a text scenario, or write a seed file as one (help scenario: the
                                             format)
           guard-stress mutants [--seeds N] [--budget S] [--filter NAME] [--runner chaos|controlled|both]
                                             run every planted bug against both runners: the kill matrix
           guard-stress bench [options]      measure KVOGuard's costs (build with -c release)
-          guard-stress help [run|replay|shrink|explain|scenario|mutants|bench]
+          guard-stress help [run|replay|shrink|explain|explore|scenario|mutants|bench]
                                             show help
 
         Every command that takes FILE takes a seed file or a text scenario (a few lines a person writes from a crash
@@ -66,6 +68,11 @@ enum HelpText {
             0  every planted bug was caught by at least one runner, and the unmodified guard showed no violation
             1  a planted bug survived both runners, or the guard showed a violation
             2  bad usage (or a report file could not be written)
+          explore
+            0  complete: no interleaving broke the oracle (or none within --preemptions K)
+            1  an interleaving broke the oracle (its seed file was written)
+            2  bad usage or a bad input file
+            3  not a proof: the exploration could not be completed
           bench: 0 after measuring, 1 if its harness figures saw an oracle violation, 2 bad usage
         """
 
@@ -355,6 +362,7 @@ enum HelpText {
                                   per second, each queue reading its own object
           7 memory.*              heap bytes per registration; resident growth over 10^7 observe/unobserve cycles
           8 harness.*             chaos-runner operations per second with the full oracle
+          9 explore.*             explore's executions per second against the guard, 1 job and 2 jobs
 
         Exits 0 after measuring, 1 if the harness group's oracle was violated, 2 for bad usage.
         """
@@ -421,6 +429,58 @@ enum HelpText {
           2  bad usage (or a report file could not be written)
         """
 
+    static let explore = """
+        guard-stress explore SCENARIO [--target NAME] [--preemptions K] [--jobs N] [--out DIR] [--json FILE|-]
+                                      [--max-executions N] [--no-reduction] [--no-shrink] [--every-failure]
+                                      [--quiet] [--force]
+        guard-stress explore --proof pairs|triples [--target NAME] [--jobs N] [--json FILE|-]
+
+        Runs every interleaving of a scenario's workers, each class of equivalent interleavings once, and answers:
+          explored 20 classes in 20 executions: complete, 0 violations
+        (a proof for this scenario and target), or the first failing interleaving, written as a seed file that
+        replays exactly (guard-stress replay) and, shrunk, ready for guard-stress explain. SCENARIO is a text
+        scenario (guard-stress help scenario) or a seed file: its operations are the scenario (every file
+        guard-stress writes is one).
+
+        Each execution is a controlled run that follows a prefix of scheduling decisions, then continues the
+        running worker. The scheduler records what every step touched: the locks it took, the lock-free state
+        GuardCore reads and writes (a registration's state, the announced-keys mask, a table's publication, weak
+        references loaded), and the objects whose last reference it may drop. Two steps that touch one object, one
+        of them writing it, are dependent; interleavings that differ only in the order of independent steps are
+        one class. After each execution the races (dependent steps of two workers with nothing between them) add
+        the other order to explore (dynamic partial-order reduction with source sets and sleep sets).
+
+        Every re-execution checks it repeats its prefix (the same decisions, workers able to run, and objects
+        touched); a divergence, a run past its step limit or a worker blocked outside the scheduler's control ends
+        the exploration with NOT A PROOF and why, never with "complete".
+
+        OPTIONS
+          --target NAME          explore against this target instead of the file's own
+          --preemptions K        only interleavings that preempt a running worker at most K times: the answer is
+                                 then "complete up to K preemptions", which is not a proof
+          --no-reduction         run every interleaving, depth first (slow; for checking the reduction)
+          --jobs N               run executions in N child processes at once (default: the processors available)
+          --out DIR              where the seed files of a failing interleaving go (default explore-seeds)
+          --no-shrink            write the failing interleaving's seed file without shrinking it
+          --every-failure        explore on past the first failing interleaving: count the failing and passing
+                                 classes, and write a seed file for the first class of each distinct failure
+          --max-executions N     stop after N executions (the answer is then not a proof)
+          --json FILE            also write the answer as a JSON report (format kvoguard-exploration-report);
+                                 - writes it to standard output (the text then goes to standard error)
+          --proof NAME           explore every scenario of a named suite against the guard (or --target):
+                                   pairs    2 workers, up to 2 operations each from observe [], observe
+                                            [initial,new], unobserve, mutate, release-observer, unobserve-all
+                                            on c0 and o0 (903 scenarios; CI runs it)
+                                   triples  2 workers, up to 3 operations each from observe [initial,new],
+                                            unobserve, mutate, release-observer (3,570 scenarios; the long run)
+
+        EXIT CODES
+          0  complete (or complete up to K preemptions): no interleaving broke the oracle
+          1  an interleaving broke the oracle (its seed file was written)
+          2  bad usage or a bad input file
+          3  not a proof: the exploration could not be completed (the reason is printed)
+        """
+
     static func topic(_ name: String) -> String? {
         switch name {
         case "run": return run
@@ -430,6 +490,7 @@ enum HelpText {
         case "scenario": return scenario
         case "bench": return bench
         case "mutants": return mutants
+        case "explore": return explore
         default: return nil
         }
     }

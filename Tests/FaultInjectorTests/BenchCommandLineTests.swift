@@ -27,7 +27,7 @@ final class BenchCommandLineTests: XCTestCase {
         }
     }
 
-    /// One figure from every group of issue 9, and the baselines the issue's ratios are read against.
+    /// One figure from every group, and the baselines its ratios are read against.
     private static let representativeFigures: [String: String?] = [
         "unobserved-set.observed-property": "unobserved-set.plain-setter",
         "notify.raw.1-observer": "notify.floor",
@@ -43,6 +43,7 @@ final class BenchCommandLineTests: XCTestCase {
         "memory.guard.bytes-per-registration": "memory.raw.bytes-per-registration",
         "memory.guard.resident-growth": nil,
         "harness.chaos.ops-per-second": "harness.chaos.ops-per-second-workers-only",
+        "explore.executions-per-second.2-jobs": "explore.executions-per-second.1-job",
     ]
 
     // MARK: Help and list
@@ -65,7 +66,7 @@ final class BenchCommandLineTests: XCTestCase {
         XCTAssertEqual(outcome.stderr, "", "--list measures nothing")
         let names = listedNames(outcome)
         XCTAssertEqual(Set(names).count, names.count, "duplicate figure names: \(names)")
-        for title in ["1. ", "2. ", "3. ", "4. ", "5. ", "6. ", "7. ", "8. "] {
+        for title in ["1. ", "2. ", "3. ", "4. ", "5. ", "6. ", "7. ", "8. ", "9. "] {
             XCTAssertTrue(outcome.stdout.split(separator: "\n").contains { $0.hasPrefix(title) }, "no group \(title)")
         }
         for (name, baseline) in Self.representativeFigures {
@@ -167,5 +168,19 @@ final class BenchCommandLineTests: XCTestCase {
         XCTAssertEqual(raw["baseline"] as? String, "notify.floor")
         let ratio = try XCTUnwrap(raw["ratio"] as? Double)
         XCTAssertEqual(ratio, values["notify.raw.1-observer"]! / values["notify.floor"]!, accuracy: 1e-9 * ratio)
+    }
+
+    /// The exploration figures: executions per second with one job and with two (child processes), the second read
+    /// against the first.
+    func testQuickRunMeasuresExplorationWithOneAndTwoJobs() throws {
+        let outcome = try run(["--quick", "--filter", "explore"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertTrue(outcome.stdout.contains("9. Exploration"), outcome.stdout)
+        let rows = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("  explore.") }
+        XCTAssertEqual(rows.count, 2, outcome.stdout)
+        XCTAssertTrue(rows.contains { $0.hasPrefix("  explore.executions-per-second.1-job ") && $0.contains("executions/s") })
+        XCTAssertTrue(
+            rows.contains { $0.hasPrefix("  explore.executions-per-second.2-jobs ") && $0.hasSuffix("explore.executions-per-second.1-job") },
+            outcome.stdout)
     }
 }

@@ -168,7 +168,7 @@ final class PlantedBugTests: XCTestCase {
         XCTAssertNil(TargetCatalog.make("bug-nonexistent", diagnostics: CountingSink(keepsEvents: false)))
     }
 
-    /// Issue 8's bar: a controlled seed file of every planted bug reproduces its failure 100 times out of 100, every
+    /// The bar: a controlled seed file of every planted bug reproduces its failure 100 times out of 100, every
     /// run following the recorded schedule. A file whose failure is a deadlock replays in a child process (a
     /// deadlocked run leaves its workers blocked for good), the others in this one.
     func testAControlledSeedFileOfEveryPlantedBugReproducesItsFailureOneHundredTimesOutOfOneHundred() throws {

@@ -3,7 +3,7 @@ import Foundation
 import GuardCore
 import XCTest
 
-/// Nothing user-owned runs under the system's locks (DESIGN.md section 3): the controlled runner knows which locks
+/// Nothing user-owned runs under the system's locks: the controlled runner knows which locks
 /// each worker holds, so the oracle names every handler, diagnostic sink and observer deinit that starts while the
 /// system holds one, even when nothing deadlocks.
 final class UserCodeUnderLockTests: XCTestCase {

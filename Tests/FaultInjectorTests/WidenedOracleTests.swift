@@ -2,7 +2,7 @@
 import GuardCore
 import XCTest
 
-/// The oracle's rules for the widened scenarios (issue 7), on hand-built histories: removals that overlap their own
+/// The oracle's rules for the widened scenarios, on hand-built histories: removals that overlap their own
 /// observe, whole-object removals, counts and queries, diagnostics, dotted and to-many notifications, changes after
 /// the `.initial` notification, refused arguments.
 final class WidenedOracleTests: XCTestCase {

@@ -42,7 +42,7 @@ extension SeedFile {
         }
     }
 
-    /// `2026-11-22T16:53:10Z`: what ``ISO8601DateFormatter`` writes, without making one per round (on Linux each
+    /// `1970-01-01T00:00:00Z`: what ``ISO8601DateFormatter`` writes, without making one per round (on Linux each
     /// one reads the time zone database).
     static func timestamp(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))

@@ -44,6 +44,8 @@ final class HarnessRegistration: DeliverySink, @unchecked Sendable {
         self.form = form
         self.action = action
         self.world = world
+        // Named by who made it, for an explorer (its handler's calls are announced).
+        SchedulePoints.created(self)
     }
 
     /// The system under test let go of the handler that held this sink: noted under the bulk removal running on
@@ -53,6 +55,9 @@ final class HarnessRegistration: DeliverySink, @unchecked Sendable {
     }
 
     func deliver(observer: StressObserver?, object: StressObject, change: KeyValueChange) {
+        // The order the handler hears its notifications in is what the oracle judges: for an explorer, each call
+        // writes it.
+        SchedulePoints.access(self, .handlerCalls, .write)
         world.recordDelivery(for: self, observer: observer, object: object, change: change)
         guard action != .none, fired.word.exchange(1) == 0 else { return }
         world.performHandlerAction(of: self, object: object)

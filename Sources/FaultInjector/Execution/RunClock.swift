@@ -18,6 +18,12 @@ final class RunClock: Sendable {
     /// Logical ticks from 1.
     static func logical() -> RunClock { RunClock(ticks: AtomicCell()) }
 
+    /// How many ticks were taken so far (logical clocks; 0 for a monotonic one), without taking one.
+    var ticksTaken: UInt64 {
+        guard let ticks else { return 0 }
+        return UInt64(ticks.word.loadInt(ordering: .relaxed))
+    }
+
     /// The current time (a tick is taken by reading it).
     @inline(__always)
     var now: UInt64 {

@@ -13,17 +13,26 @@ final class Slot<Instance: AnyObject>: @unchecked Sendable {
     /// The identity its lock announces to the schedule hook.
     var lockIdentity: ObjectIdentifier { ObjectIdentifier(lock) }
 
+    /// The instance in the slot, with a strong reference the caller takes. For an explorer, a read of the slot (reads
+    /// of one slot commute) and a read of the instance's life (taking a reference); the caller tells when it drops it
+    /// (``SharedAccess/hold`` for one it keeps to the end of its operation).
     var instance: Instance? {
-        lock.withLock { current }
+        let instance = ControlledHook.withLockMode(.shared) { lock.withLock { current } }
+        if let instance { SchedulePoints.access(instance, .lifetime, .read) }
+        return instance
     }
 
-    /// Puts `instance` in the slot and returns the previous one.
+    /// Puts `instance` in the slot and returns the previous one, whose reference the caller takes over. For an
+    /// explorer, a write of the slot and of the previous instance's life (the slot's reference to it goes); the
+    /// caller tells when it drops the previous one.
     func replace(with instance: Instance?) -> Instance? {
-        lock.withLock {
+        let previous = lock.withLock {
             let previous = current
             current = instance
             return previous
         }
+        if let previous { SchedulePoints.access(previous, .lifetime, .write) }
+        return previous
     }
 }
 
@@ -50,7 +59,12 @@ final class ObjectSlot: @unchecked Sendable {
         self.gaugeLock = locksGaugeApart ? ReentrantLock() : nil
     }
 
-    var object: StressObject? { slot.instance }
+    /// The object in the slot, kept by the caller to the end of its operation (as an explorer counts it).
+    var object: StressObject? {
+        let object = slot.instance
+        if let object { SchedulePoints.access(object, .lifetime, .hold) }
+        return object
+    }
 
     func replace(with object: StressObject?) -> StressObject? { slot.replace(with: object) }
 }
@@ -68,7 +82,23 @@ final class ControllerSlot: @unchecked Sendable {
         self.slot = Slot(observer)
     }
 
-    var observer: StressObserver? { slot.instance }
+    /// The observer in the slot, kept by the caller to the end of its operation (as an explorer counts it).
+    var observer: StressObserver? {
+        let observer = slot.instance
+        if let observer { SchedulePoints.access(observer, .lifetime, .hold) }
+        return observer
+    }
+
+    /// The controller of the observer in the slot, kept by the caller to the end of its operation; the observer is
+    /// taken for the moment it takes to read it, and dropped at once (as an explorer counts it).
+    var controller: ControllerHandle? {
+        var observer = slot.instance
+        let handle = observer?.controller
+        let identity = observer.map(ObjectIdentifier.init)
+        observer = nil
+        if let identity { SchedulePoints.access(identity, .lifetime, .drop) }
+        return handle
+    }
 
     func replace(with observer: StressObserver?) -> StressObserver? { slot.replace(with: observer) }
 }

@@ -110,6 +110,7 @@ extension StressWorld {
         enter(&record, worker: worker)
         object.willChangeValue(forKey: "level")
         if nested { changeItems(of: object, change: .insert, index: -1, worker: worker) }
+        object.noteSetReads()
         object.level = record.newValue
         object.didChangeValue(forKey: "level")
         leave(&record, worker: worker)

@@ -76,15 +76,15 @@ extension StressWorld {
         else { return }
         switch action {
         case .unobserve(let c, let key):
-            guard let handle = controllerSlots[c].observer?.controller else { return }
+            guard let handle = controllerSlots[c].controller else { return }
             unobserve(
                 handle: handle, object: object, key: key, form: .handler, index: -1, worker: worker,
                 inObjectDeinit: true)
         case .unobserveObject(let c):
-            guard let handle = controllerSlots[c].observer?.controller else { return }
+            guard let handle = controllerSlots[c].controller else { return }
             unobserveObject(handle: handle, object: object, index: -1, worker: worker, inObjectDeinit: true)
         case .observe(let c, let key):
-            guard let handle = controllerSlots[c].observer?.controller else { return }
+            guard let handle = controllerSlots[c].controller else { return }
             observeInDeinit(of: object, handle: handle, controllerSlot: c, key: key, worker: worker)
         }
     }

@@ -37,7 +37,7 @@ extension StressWorld {
         case .unobserveObject(let c, let o):
             unobserveObject(controllerSlot: c, objectSlot: o, index: index, worker: worker)
         case .unobserveAll(let c):
-            unobserveAll(handle: controllerSlots[c].observer?.controller, index: index, worker: worker)
+            unobserveAll(handle: controllerSlots[c].controller, index: index, worker: worker)
         case .mutate(let o, let key):
             mutate(objectSlot: o, key: key, index: index, worker: worker)
         case .link(let o, let target):

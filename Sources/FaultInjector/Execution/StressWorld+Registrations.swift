@@ -7,7 +7,7 @@ extension StressWorld {
         options: StressOptions, action: HandlerAction, index: Int, worker: WorkerContext
     ) {
         var record = begin(.observe, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object,
+        guard let handle = controllerSlots[c].controller, let object = objectSlots[o].object,
             key.map(observableKeys.contains) ?? true
         else {
             return skip(&record, worker: worker)
@@ -62,7 +62,7 @@ extension StressWorld {
         controllerSlot c: Int, objectSlot o: Int, key: StressKey?, form: HarnessRegistration.Form, index: Int,
         worker: WorkerContext
     ) {
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object,
+        guard let handle = controllerSlots[c].controller, let object = objectSlots[o].object,
             key.map(observableKeys.contains) ?? true
         else {
             var record = begin(.unobserve, index: index, worker: worker)
@@ -102,7 +102,7 @@ extension StressWorld {
     }
 
     func unobserveObject(controllerSlot c: Int, objectSlot o: Int, index: Int, worker: WorkerContext) {
-        guard let handle = controllerSlots[c].observer?.controller, let object = objectSlots[o].object else {
+        guard let handle = controllerSlots[c].controller, let object = objectSlots[o].object else {
             var record = begin(.unobserveObject, index: index, worker: worker)
             return skip(&record, worker: worker)
         }
@@ -153,7 +153,7 @@ extension StressWorld {
         worker: WorkerContext
     ) {
         var record = begin(kind, index: index, worker: worker)
-        guard let handle = controllerSlots[c].observer?.controller, key.map(observableKeys.contains) ?? true else {
+        guard let handle = controllerSlots[c].controller, key.map(observableKeys.contains) ?? true else {
             return skip(&record, worker: worker)
         }
         let object = o.flatMap { objectSlots[$0].object }

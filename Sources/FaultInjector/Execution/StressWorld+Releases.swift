@@ -6,12 +6,16 @@ extension StressWorld {
         var record = begin(.releaseObserver, index: index, worker: worker)
         let slot = controllerSlots[c]
         let replacement = makeObserver(holdsWeakly: slot.holdsWeakly)
+        // Kept to the end of the operation (as an explorer counts it): the last reference may be this one.
+        SchedulePoints.access(replacement, .lifetime, .hold)
         record.replacement = replacement.id
         enter(&record, worker: worker)
         var released = slot.replace(with: replacement)
         record.observer = released?.id ?? -1
-        record.controller = released?.controller?.id ?? -1
+        record.controller = released?.controllerID ?? -1
+        let identity = released.map(ObjectIdentifier.init)
         released = nil  // the observer (and its controller) deinitialize here unless in use elsewhere
+        if let identity { SchedulePoints.access(identity, .lifetime, .drop) }
         leave(&record, worker: worker)
     }
 
@@ -23,23 +27,29 @@ extension StressWorld {
         guard let observer = controllerSlots[c].observer else { return skip(&record, worker: worker) }
         if let expected, observer.controller !== expected { return skip(&record, worker: worker) }
         let replacement = makeHandle(for: observer, holdsWeakly: controllerSlots[c].holdsWeakly)
+        SchedulePoints.access(replacement, .lifetime, .hold)
         record.observer = observer.id
         record.replacement = replacement.id
         enter(&record, worker: worker)
         var released = observer.replaceController(with: replacement)
         record.controller = released?.id ?? -1
+        let identity = released.map(ObjectIdentifier.init)
         released = nil  // the controller deinitializes here unless in use elsewhere
+        if let identity { SchedulePoints.access(identity, .lifetime, .drop) }
         leave(&record, worker: worker)
     }
 
     func releaseObject(objectSlot o: Int, index: Int, worker: WorkerContext) {
         var record = begin(.releaseObject, index: index, worker: worker)
         let replacement = makeObject(home: o)
+        SchedulePoints.access(replacement, .lifetime, .hold)
         record.replacement = replacement.id
         enter(&record, worker: worker)
         var released = objectSlots[o].replace(with: replacement)
         record.object = released?.id ?? -1
+        let identity = released.map(ObjectIdentifier.init)
         released = nil
+        if let identity { SchedulePoints.access(identity, .lifetime, .drop) }
         leave(&record, worker: worker)
     }
 

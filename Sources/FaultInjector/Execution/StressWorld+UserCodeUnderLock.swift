@@ -1,4 +1,4 @@
-/// The rule that nothing user-owned runs under the system's locks (DESIGN.md section 3: handlers, what they capture,
+/// The rule that nothing user-owned runs under the system's locks (handlers, what they capture,
 /// observed objects and diagnostic sinks are called, released and deinitialized outside every internal lock), checked
 /// where user code starts: a handler, a diagnostic sink, an observer's deinit.
 ///

@@ -27,6 +27,10 @@ final class StressWorld: @unchecked Sendable {
     let deinitRemovals: DeinitRemovalChoices?
     /// The identities of the world's own slot, mutation and gauge locks, which are never the system's.
     private(set) var worldLocks: Set<ObjectIdentifier> = []
+    /// Whether ids and values made on a worker's thread come from that worker's own counters (an explored run: the
+    /// order in which workers draw them then depends on nothing another worker does), rather than from counters
+    /// shared by the run (every other run, whose histories seed files record).
+    let countersPerWorker: Bool
 
     private struct Facts {
         var observerDeinitTimes: [Int: UInt64] = [:]
@@ -43,8 +47,9 @@ final class StressWorld: @unchecked Sendable {
 
     init(
         configuration: ScenarioConfiguration, target: any SystemUnderTest, clock: RunClock = .monotonic(),
-        monitor: (any ExecutionMonitor)? = nil
+        monitor: (any ExecutionMonitor)? = nil, countersPerWorker: Bool = false
     ) {
+        self.countersPerWorker = countersPerWorker
         self.configuration = configuration
         self.target = target
         self.clock = clock
@@ -68,12 +73,14 @@ final class StressWorld: @unchecked Sendable {
     // MARK: Instances
 
     func makeID() -> Int {
-        nextID.word.add(1, ordering: .relaxed)
+        if countersPerWorker, let worker = WorkerContext.current { return worker.makeWorldNumber(kind: 0) }
+        return nextID.word.add(1, ordering: .relaxed)
     }
 
     /// A value no other mutation in the process writes.
     func makeValue() -> Int {
-        nextValue.word.add(1, ordering: .relaxed)
+        if countersPerWorker, let worker = WorkerContext.current { return worker.makeWorldNumber(kind: 1) }
+        return nextValue.word.add(1, ordering: .relaxed)
     }
 
     /// A new object for object slot `home`.

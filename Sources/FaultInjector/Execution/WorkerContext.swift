@@ -29,6 +29,7 @@ final class WorkerContext: @unchecked Sendable {
     var faults: FaultInjection
     private var nextLocalID = 0
     private var nextSequence = 0
+    private var worldNumbers = [0, 0]
     let progress = ProgressCounter()
 
     init(index: Int, faults: FaultInjection) {
@@ -47,6 +48,14 @@ final class WorkerContext: @unchecked Sendable {
     func makeOperationID() -> Int {
         nextLocalID += 1
         return (index + 1) << 32 | nextLocalID
+    }
+
+    /// An id (`kind` 0) or a value (`kind` 1) of the world's, from this worker's own counter: unique in the run,
+    /// apart from operation ids (which stay below `256 << 32`), and independent of what other workers drew
+    /// (``StressWorld/countersPerWorker``).
+    func makeWorldNumber(kind: Int) -> Int {
+        worldNumbers[kind] += 1
+        return (index + 1) << 40 | kind << 39 | worldNumbers[kind]
     }
 
     /// Orders the worker's records.

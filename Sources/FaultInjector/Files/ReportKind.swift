@@ -14,6 +14,8 @@ public enum ReportKind: Sendable, CaseIterable {
     case benchFigures
     /// `explain --html`: a page whose head carries ``pageGeneratorTag``.
     case storyPage
+    /// The JSON report of `explore` (`--json`): an object whose `format` is ``ExplorationReport/formatName``.
+    case explorationReport
 
     /// The tag every page `explain --html` writes carries in its head, by which a later run recognises it.
     public static let pageGeneratorTag = #"<meta name="generator" content="guard-stress explain"/>"#
@@ -33,6 +35,7 @@ public enum ReportKind: Sendable, CaseIterable {
         case .junit: return "a guard-stress JUnit report"
         case .benchFigures: return "a guard-stress bench JSON file"
         case .storyPage: return "a guard-stress explain page"
+        case .explorationReport: return "a guard-stress explore JSON report"
         }
     }
 
@@ -55,6 +58,9 @@ public enum ReportKind: Sendable, CaseIterable {
         case .storyPage:
             let head = String(decoding: data.prefix(4096), as: UTF8.self)
             return head.hasPrefix("<!DOCTYPE html>") && head.contains(Self.pageGeneratorTag)
+        case .explorationReport:
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            return object?["format"] as? String == ExplorationReport.formatName
         }
     }
 

@@ -31,6 +31,8 @@ public struct RunRecording: Sendable {
     public let abandoned: Bool
     /// How a controlled run was scheduled; `nil` for the chaos runner.
     public var controlled: ControlledExecution?
+    /// What an explored run recorded of its steps (for the explorer only).
+    var explored: ExploredRun?
 
     /// Creates a recording.
     public init(

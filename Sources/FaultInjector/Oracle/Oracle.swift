@@ -1,6 +1,6 @@
 import GuardCore
 
-/// Checks a recorded run against the rules of DESIGN.md section 4: no misuse reaches the runtime; observe /
+/// Checks a recorded run against the guard's promises: no misuse reaches the runtime; observe /
 /// unobserve results and the answers of `isObserving` and `observedKeyPaths` are linearizable per (controller, object)
 /// (every key path, and the object as a whole); `unobserveAll()`'s count and `registrationCount` lie between the
 /// registrations surely and possibly live during the call; each change reaches each live registration exactly once

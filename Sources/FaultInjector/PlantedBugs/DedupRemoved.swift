@@ -3,7 +3,7 @@
 /// first one is shadowed in the lookup but stays live, so every change reaches the handler twice, and an unobserve
 /// removes only the newest.
 ///
-/// Mirrors DESIGN.md section 3's dedup key (and Foundation's own contract in section 2: adding twice makes two
+/// Breaks the guard's deduplication key (and falls back to Foundation's own contract: adding twice makes two
 /// registrations). The oracle sees it as `non-linearizable` (two `registered` answers with no removal between) and
 /// `duplicate-delivery`.
 final class DedupRemovedController: BaselineController, @unchecked Sendable {

@@ -5,8 +5,8 @@ import GuardCore
 /// live. A registration cancelled inside its `.initial` callback stays in the runtime until its observing thread
 /// removes it, and a change made meanwhile (after the unobserve returned) reaches the handler.
 ///
-/// Mirrors DESIGN.md section 3's ordering guarantee ("a change made after `unobserve` returned is never delivered to
-/// that registration") and FBKVOController's unsynchronised state flag (section 5 race 2). The oracle sees
+/// Breaks the guard's ordering guarantee ("a change made after `unobserve` returned is never delivered to
+/// that registration"), like FBKVOController's unsynchronised state flag. The oracle sees
 /// `delivery-outside-registration`.
 final class DeliveryCheckRemovedController: BaselineController, @unchecked Sendable {
     override class func deliver(

@@ -5,7 +5,7 @@
 /// prints its fields) and different observers of one object collide: a first observe answers `duplicate` and is
 /// never notified, and an unobserve removes another observer's registration.
 ///
-/// Mirrors DESIGN.md section 5 race 5, the hand-rolled singleton `KVOController` of the reference material. Its
+/// Mirrors a hand-rolled singleton `KVOController` seen in the wild, which keys registrations by `description`. Its
 /// other two faults, calling blocks while holding the semaphore and returning early without releasing it, are the
 /// planted bugs `bug-handler-under-lock` and `bug-early-return-keeps-lock`; this one releases its semaphore
 /// correctly. The oracle sees `non-linearizable` (and lost or misrouted deliveries).

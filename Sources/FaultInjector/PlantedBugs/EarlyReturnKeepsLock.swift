@@ -3,7 +3,7 @@
 /// ``ScheduledLock`` the controlled runner sees, so it names the deadlock as soon as every worker waits (or the owner
 /// takes it again); a chaos round hangs (a `deadlock` verdict in a child process).
 ///
-/// Mirrors DESIGN.md section 5 race 5: the reference material's singleton `KVOController` waits on its semaphore and
+/// Mirrors a hand-rolled singleton `KVOController` seen in the wild that waits on its semaphore and
 /// returns early ("already observed") without signalling it. The oracle sees `deadlock`.
 final class EarlyReturnKeepsLockController: BaselineController, @unchecked Sendable {
     override func reserve(_ registration: PlantedRegistration) -> Bool {

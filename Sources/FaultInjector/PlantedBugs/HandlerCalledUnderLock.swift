@@ -7,8 +7,8 @@ import GuardCore
 /// the handler start while the lock is held (`called-under-lock`, even when no handler calls back in) and reports a
 /// deadlock at the acquire; a chaos round hangs (a `deadlock` verdict in a child process).
 ///
-/// Mirrors DESIGN.md section 5 race 5 (the singleton "calls blocks while holding" its semaphore) and GNUstep's KVO
-/// (section 6: observers called under a lock); it breaks section 3's "handlers run outside every internal lock".
+/// Mirrors a hand-rolled singleton `KVOController` that "calls blocks while holding" its semaphore, and GNUstep's KVO
+/// (observers called under a lock); it breaks the guard's "handlers run outside every internal lock".
 /// The oracle sees `called-under-lock` (controlled runs) or `deadlock`.
 final class HandlerCalledUnderLockController: BaselineController, @unchecked Sendable {
     override class func deliver(

@@ -5,7 +5,7 @@
 /// registration the runtime then inserts is never removed. The baseline (like the guard) keeps such a registration
 /// `pending` and turns the unobserve into `cancelled`, which the observing thread resolves once the add returns.
 ///
-/// Mirrors DESIGN.md section 5 race 2 (`.initial` + unobserve inside the initial callback, radar 34307466,
+/// Mirrors a known KVO crash (`.initial` + unobserve inside the initial callback, radar 34307466,
 /// FBKVOController issue #57, whose three-state flag is itself unsynchronised). The oracle sees
 /// `runtime-misuse(notRegistered)` (Foundation's `NSRangeException`), then deliveries after the unobserve and a leak.
 final class InitialStateMissingController: BaselineController, @unchecked Sendable {
@@ -15,7 +15,7 @@ final class InitialStateMissingController: BaselineController, @unchecked Sendab
     override func withdraw(_ registration: PlantedRegistration) -> Bool {
         // The planted bug, second half: no pending state. A pending registration is removed from the runtime at once.
         let wasLive = registration.state == .pending || registration.state == .active
-        registration.state = .removed
+        registration.set(.removed)
         return wasLive
     }
 }

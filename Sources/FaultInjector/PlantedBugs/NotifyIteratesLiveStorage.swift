@@ -6,7 +6,7 @@ import GuardCore
 /// handler itself, or another thread between two elements) is inserted at the front and shifts the rest, so the
 /// walk meets the same registration again and calls its handler twice for one change.
 ///
-/// Mirrors DESIGN.md section 6 ("handlers called from a snapshot outside the lock") and FBKVOController, which
+/// Breaks "handlers are called from a snapshot, outside the lock" and FBKVOController, which
 /// copies its maps before walking them. The oracle sees `duplicate-delivery`.
 final class NotifyIteratesLiveStorageController: BaselineController, @unchecked Sendable {
     override class func deliver(

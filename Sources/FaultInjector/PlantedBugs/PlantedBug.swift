@@ -1,5 +1,5 @@
-/// The planted bugs: deliberately broken observation systems that prove the harness can see (DESIGN.md section 4,
-/// issue 8 item 5). Each is the ``BaselineController`` with one documented variation (a file of its own in
+/// The planted bugs: deliberately broken observation systems that prove the harness can see.
+/// Each is the ``BaselineController`` with one documented variation (a file of its own in
 /// `PlantedBugs/`); ``PlantedBugTarget`` runs one behind ``SystemUnderTest``. They live in FaultInjector, never in
 /// the shipped GuardCore library. `guard-stress mutants` runs each against both runners and prints the kill matrix.
 public enum PlantedBug: String, CaseIterable, Sendable {

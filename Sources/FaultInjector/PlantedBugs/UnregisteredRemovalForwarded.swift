@@ -4,7 +4,7 @@ import GuardCore
 /// An unobserve that finds nothing to remove (removed before, or never observed) still calls the runtime's
 /// `removeObserver`, exactly what the guard exists to prevent.
 ///
-/// Mirrors DESIGN.md section 5 race 1 (remove of an unregistered observer, double remove: Foundation's
+/// Mirrors the most common KVO crash (removing an unregistered observer, or removing twice: Foundation's
 /// `NSRangeException`). The oracle sees `runtime-misuse(notRegistered)`.
 final class UnregisteredRemovalForwardedController: BaselineController, @unchecked Sendable {
     /// The observer the forwarded removals name (the runtime has no registration of it).

@@ -149,7 +149,8 @@ public struct HandlerActionMix: Codable, Hashable, Sendable {
     public var mutate = 8
     /// Observe another key path.
     public var observe = 5
-    /// Take an object out of its slot and keep it in the handler (issue 7 defect 1).
+    /// Take an object out of its slot and keep it in the handler (a handler that owns the last
+    /// reference to another observed object).
     public var adopt = 2
 
     /// The default mix.

@@ -37,6 +37,9 @@ public struct ShrinkOutcome: Sendable {
     /// Whether the failure is a race (it needs its workers to overlap, and the shrunk file keeps it so) or a
     /// sequential misuse.
     public let race: RaceVerdict
+    /// The shrunk scenario explored: whether some interleaving of it fails with the signature and another passes, and
+    /// whether that count is complete (`nil` when the check was skipped: one worker, or no budget for it).
+    public let explored: ExploredRace?
 
     /// Whether the verification replays all reproduced the signature (and, for a controlled file, every replay whose
     /// process did not die matched the recording exactly: a crashed one's history never came back to compare; a

@@ -16,6 +16,10 @@ public struct ShrinkSettings: Sendable {
     /// candidate's verdict (`crash(SIGSEGV)`, `trap`, `deadlock`) and the search goes on. The target must then be
     /// one the children can make by name.
     public var isolation = RoundIsolation.inProcess
+    /// Executions the final check gets: the shrunk scenario is explored (``ExploredRace``) to tell whether some
+    /// interleaving of it fails with the signature and another passes; 0 skips the check. Past the budget the
+    /// answer says it is partial.
+    public var raceExplorationExecutions = 2_000
 
     /// Ten runs per chaos candidate, 5,000 candidates or five minutes, 20 verification replays.
     public init() {}

@@ -84,6 +84,7 @@ public struct Shrinker: Sendable {
             verification = verify(shrunkFile)
             shrunkFile.shrunk?.verified = ShrinkOutcome.isVerified(verification, asked: settings.verificationRuns)
         }
+        let explored = exploreRace(best.scenario, progress: progress, seconds: seconds, size: ShrinkSize(best.run))
         return .shrunk(
             ShrinkOutcome(
                 original: original, shrunk: ShrinkSize(best.run), file: shrunkFile, scenario: best.scenario,
@@ -91,7 +92,22 @@ public struct Shrinker: Sendable {
                 isolation: search.isolationStatistics,
                 budgetExhausted: search.exhaustedBudget, verification: verification,
                 verificationRuns: settings.verificationRuns,
-                race: search.race ?? .sequential(firstWorker: 0, serialOrders: 0)))
+                race: search.race ?? .sequential(firstWorker: 0, serialOrders: 0), explored: explored))
+    }
+
+    /// Explores the shrunk scenario (in child processes when candidates ran in them): whether it still fails in some
+    /// interleaving and passes in another. `nil` for one worker, a chaos file or no budget.
+    private func exploreRace(
+        _ scenario: Scenario, progress: (ShrinkProgress) -> Void, seconds: Double, size: ShrinkSize
+    ) -> ExploredRace? {
+        let busy = scenario.operations.filter { !$0.isEmpty }.count
+        guard settings.raceExplorationExecutions > 0, busy > 1, runner.controlledSettings != nil else { return nil }
+        let explored = ExploredRace.explore(
+            scenario, failingWith: file.failure.signature, against: target,
+            maxExecutions: settings.raceExplorationExecutions,
+            childExecutable: settings.isolation.childProcessSettings?.executable)
+        progress(ShrinkProgress(note: explored.summary, size: size, candidates: 0, seconds: seconds))
+        return explored
     }
 
     /// Replays the shrunk file ``ShrinkSettings/verificationRuns`` times, where candidates ran.

@@ -1,3 +1,5 @@
+import GuardCore
+
 /// The harness's handle on one controller of the system under test. When the handle goes away it releases the
 /// controller and records when that release started and finished (the guard unregisters everything in its
 /// deinit, so registrations end in between).
@@ -24,6 +26,7 @@ final class ControllerHandle: @unchecked Sendable {
         self.now = now
         self.onReleases = onReleases
         self.onEnd = onEnd
+        SchedulePoints.created(self)
     }
 
     /// Runs `body` with the controller while this handle is guaranteed alive, so the controller cannot outlive
@@ -33,6 +36,8 @@ final class ControllerHandle: @unchecked Sendable {
     }
 
     deinit {
+        // An explorer counts the step that runs the deinit as writing the handle's life.
+        SchedulePoints.access(self, .lifetime, .write)
         let started = now()
         let releases = BulkRelease.during(operation: WorkerContext.current?.frames.last ?? -1, controller: id) {
             controller = nil

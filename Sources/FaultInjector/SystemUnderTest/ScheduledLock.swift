@@ -46,6 +46,7 @@ public final class ScheduledLock: @unchecked Sendable {
         let status = pthread_mutex_init(mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed with \(status)")
+        SchedulePoints.created(self)
     }
 
     deinit {

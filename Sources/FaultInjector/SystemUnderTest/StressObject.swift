@@ -85,6 +85,8 @@ public final class StressObject: KVOObject, @unchecked Sendable {
     }
 
     deinit {
+        // An explorer counts the step that runs the deinit as writing the object's life.
+        SchedulePoints.access(self, .lifetime, .write)
         onDeinit?(self)
     }
 
@@ -150,6 +152,7 @@ public final class StressObject: KVOObject, @unchecked Sendable {
 
     /// Sets a stored key (through its `@Observed` setter, so observers are notified) or `gauge` (announced by hand).
     public func set(_ key: StressKey, to value: Int) {
+        if key != .gauge { noteSetReads() }
         switch key {
         case .k0: k0 = value
         case .k1: k1 = value
@@ -161,6 +164,15 @@ public final class StressObject: KVOObject, @unchecked Sendable {
         case .longKeyTwo: aLongKeyNameThatSharesItsFirstSeventyBytesWithAnotherKeyOfTheSameObjectTwo = value
         default: preconditionFailure("\(key.name) is not set by a mutation")
         }
+    }
+
+    /// Tells an explorer of interleavings that the calling step reads this object's announced-keys mask and its
+    /// properties' resolved keys, as every set of an `@Observed` property does: GuardCore's setter does not announce
+    /// those reads itself (the set of a property nobody observes costs exactly one atomic load), so whoever sets says
+    /// so, right before the set and with no schedule point in between.
+    func noteSetReads() {
+        SchedulePoints.access(self, .announcedKeys, .read)
+        SchedulePoints.access(self, .resolvedKeys, .read)
     }
 
     override public class func automaticallyNotifiesObservers(forKey key: String) -> Bool {

@@ -18,25 +18,42 @@ public final class StressObserver: KeyValueObserver, @unchecked Sendable {
         self.id = id
         self.onDeinit = onDeinit
         self.onUnrouted = onUnrouted
+        SchedulePoints.created(self)
     }
 
     deinit {
+        // An explorer counts the step that runs the deinit as writing the observer's life, and the step that ends it
+        // (where the controller it owned loses its owner: stored properties go right after this body) as writing the
+        // controller's.
+        SchedulePoints.access(self, .lifetime, .write)
         onDeinit(id)
+        if let currentController { SchedulePoints.access(currentController, .lifetime, .write) }
     }
 
-    /// The controller this observer owns now.
+    /// The controller this observer owns now, kept by the caller to the end of its operation (as an explorer counts
+    /// it).
     var controller: ControllerHandle? {
-        lock.withLock { currentController }
+        let handle = ControlledHook.withLockMode(.shared) { lock.withLock { currentController } }
+        if let handle { SchedulePoints.access(handle, .lifetime, .hold) }
+        return handle
     }
 
-    /// Replaces the controller; the previous one is released once nobody else is using it. Returns the previous.
+    /// The id of the controller this observer owns now, if any (no reference to it leaves the lock).
+    var controllerID: Int? {
+        ControlledHook.withLockMode(.shared) { lock.withLock { currentController?.id } }
+    }
+
+    /// Replaces the controller; the previous one is released once nobody else is using it. Returns the previous, whose
+    /// reference the caller takes over (and, in an explored run, says when it drops it).
     @discardableResult
     func replaceController(with handle: ControllerHandle?) -> ControllerHandle? {
-        lock.withLock {
+        let previous = lock.withLock {
             let previous = currentController
             currentController = handle
             return previous
         }
+        if let previous { SchedulePoints.access(previous, .lifetime, .write) }
+        return previous
     }
 
     /// A context pointer unique to `sink` (its identity), registered so that notifications arriving with it through

@@ -51,7 +51,7 @@ extension ControllerCore {
                 // Removed meanwhile (maybe by a handler of an earlier change): the rest is dropped, and the next turn
                 // drops what arrived since and stops holding.
                 guard registration.state.delivers else { break }
-                SchedulePoints.reach(.guardBeforeHandler)
+                SchedulePoints.reach(.guardBeforeHandler, registration)
                 guard registration.state.delivers else { break }
                 if let tracer = HeldChangeTracing.tracer {
                     tracer.deliverHeldChange(from: entry.origin) {

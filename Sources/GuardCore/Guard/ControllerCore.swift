@@ -17,6 +17,8 @@ final class ControllerCore: @unchecked Sendable {
     private let ownedObserver: AnyObject?
     /// The observer's type, rendered only when a diagnostic names it.
     private let observerMetatype: Any.Type
+    /// The observer's identity, as loads of the weak reference announce it (``SharedWord/lifetime``).
+    private let observerIdentity: ObjectIdentifier
     /// Answers `observe` without `.initial`, which only needs to know whether the observer lives; `nil` for an owned
     /// observer, which always does.
     private let observerLiveness: ObserverLiveness?
@@ -57,6 +59,7 @@ final class ControllerCore: @unchecked Sendable {
             self.observerLiveness = ObserverLiveness(of: observer)
         }
         self.observerMetatype = type(of: observer)
+        self.observerIdentity = ObjectIdentifier(observer)
         self.retainsObjects = retainsObjects
         self.backend = backend
         // Both are structs, so their dynamic type says it exactly: a comparison of type metadata, where `is` would
@@ -64,17 +67,30 @@ final class ControllerCore: @unchecked Sendable {
         let backendType = type(of: backend)
         self.runtimeHandlesKVOObjects = backendType == KVORuntimeBackend.self || backendType == AutomaticBackend.self
         self.ownSink = sink
+        SchedulePoints.created(self)
     }
 
     /// The observer, while it lives.
     var observer: AnyObject? {
-        ownedObserver ?? weakObserver
+        if let ownedObserver { return ownedObserver }
+        let observer = weakObserver
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
+        return observer
+    }
+
+    /// Tells an explorer that the caller dropped the strong reference to the observer it took with ``observer`` (a
+    /// write of the observer's life: the last drop runs its deinit). Call where the reference goes.
+    @inline(__always)
+    func droppedObserver() {
+        guard ownedObserver == nil else { return }
+        SchedulePoints.access(observerIdentity, .lifetime, .drop)
     }
 
     /// Whether the observer has not begun its deinit, asked without a strong reference to it where possible.
     @inline(__always)
     private var observerLives: Bool {
         guard let observerLiveness else { return true }
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
         return observerLiveness.observerLives(weakObserver: weakObserver)
     }
 
@@ -132,6 +148,8 @@ final class ControllerCore: @unchecked Sendable {
             }
             initialObserver = nil
         }
+        // The observer held for `.initial` goes when this call returns: an explorer counts that as a drop.
+        defer { if initialObserver != nil { droppedObserver() } }
         guard !KeyPathSyntax.hasMoreComponents(than: KeyPathSyntax.maximumGuardedComponents, keyPath) else {
             return invalid(.keyPathTooLong, object: object, keyPath: keyPath, callSite: callSite)
         }
@@ -184,7 +202,7 @@ final class ControllerCore: @unchecked Sendable {
 
         // Registered without `.initial`: the registration must exist before the initial value is read, so a change
         // that completes after this call began is in that value or delivered as a change, never lost.
-        SchedulePoints.reach(.guardBeforeRegister)
+        SchedulePoints.reach(.guardBeforeRegister, registration)
         if let runtimeObject {
             // The registration is the runtime's observance, made with this very `info`: insert it as it is.
             runtimeObject._withUnsafeGuaranteedRef { $0.add(registration) }
@@ -194,11 +212,11 @@ final class ControllerCore: @unchecked Sendable {
                     runtimeObject._withUnsafeGuaranteedRef { registration.takeObjectTable(of: $0) }
                 }
             }
-            SchedulePoints.reach(.guardAfterRegister)
+            SchedulePoints.reach(.guardAfterRegister, registration)
             if !registration.state.transition(from: .pending, to: .active) {
                 // Another thread unobserved while the add was running and already got `.removed` (the state is
                 // `cancelled`); now that the runtime knows the registration, take it out.
-                SchedulePoints.reach(.guardBeforeUnregister)
+                SchedulePoints.reach(.guardBeforeUnregister, registration)
                 _ = runtimeObject._withUnsafeGuaranteedRef { $0.unregister(registration) }
                 registration.state.set(.removed)
             }
@@ -206,7 +224,7 @@ final class ControllerCore: @unchecked Sendable {
             registration, to: object, forKeyPath: keyPath, options: options.subtracting(.initial), context: context,
             dropsWithObject: !retainsObjects)
         {
-            SchedulePoints.reach(.guardAfterRegister)
+            SchedulePoints.reach(.guardAfterRegister, registration)
             // Under the lock, like everything else that touches the handle (a removal, a backend reporting the
             // object's deinit, even one that does so while its add is still running). A registration that is its own
             // handle keeps none, so it never keeps itself alive.
@@ -218,12 +236,12 @@ final class ControllerCore: @unchecked Sendable {
             if !activated {
                 // As above: an unobserve cancelled the registration while the backend was adding it (or the backend
                 // reported the object gone meanwhile).
-                SchedulePoints.reach(.guardBeforeUnregister)
+                SchedulePoints.reach(.guardBeforeUnregister, registration)
                 backend.removeObservation(handle, from: object)
                 registration.state.set(.removed)
             }
         } else {
-            SchedulePoints.reach(.guardAfterRegister)
+            SchedulePoints.reach(.guardAfterRegister, registration)
             // A backend that refuses after `canObserve` said yes (GuardCore's runtime backend never does: a dotted
             // path whose chain broke meanwhile is registered and reads as nil). If another thread already removed the
             // reserved registration, this observe happened (and ended); otherwise it never did.
@@ -259,7 +277,7 @@ final class ControllerCore: @unchecked Sendable {
         let newValue =
             registration.options.contains(.new)
             ? boxNil(backend.currentValue(of: object, forKeyPath: registration.keyPath)) : nil
-        SchedulePoints.reach(.guardBeforeHandler)
+        SchedulePoints.reach(.guardBeforeHandler, registration)
         registration.invokeHandler(
             observer: observer, object: object,
             change: KeyValueChange(kind: .setting, keyPath: registration.keyPath, newValue: newValue))
@@ -314,7 +332,7 @@ final class ControllerCore: @unchecked Sendable {
         }
         // Moved out of `retired`: bound as it is, it would take a reference of its own for the call.
         if let retired = consume retired, !unregistration.isNone {
-            SchedulePoints.reach(.guardBeforeUnregister)
+            SchedulePoints.reach(.guardBeforeUnregister, retired)
             unregister(
                 retired, unregistration, from: object, runtimeObject: runtimeHandlesKVOObjects ? kvoObject : nil)
         }
@@ -609,11 +627,11 @@ final class ControllerCore: @unchecked Sendable {
         func unregister(from core: ControllerCore) {
             for index in entries.indices.reversed() where !entries[index].unregistration.isNone {
                 if let object = entries[index].loadedObject {
-                    SchedulePoints.reach(.guardBeforeUnregister)
+                    SchedulePoints.reach(.guardBeforeUnregister, entries[index].registration)
                     core.unregister(entries[index].registration, entries[index].unregistration, from: object)
                 } else if let object = entries[index].registration.unretainedStrongObject {
                     // Held by the registration, which this retirement holds.
-                    SchedulePoints.reach(.guardBeforeUnregister)
+                    SchedulePoints.reach(.guardBeforeUnregister, entries[index].registration)
                     object._withUnsafeGuaranteedRef {
                         core.unregister(entries[index].registration, entries[index].unregistration, from: $0)
                     }

@@ -99,7 +99,9 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     }
 
     /// The registration's life; see ``RegistrationState``.
-    var state: RegistrationState { RegistrationState(storage: InlineAtomicWords.word(2, of: self)) }
+    var state: RegistrationState {
+        RegistrationState(storage: InlineAtomicWords.word(2, of: self), owner: ObjectIdentifier(self))
+    }
 
     /// The observed object when the registration holds it strongly; `nil` when it holds it weakly.
     var strongObject: AnyObject? {
@@ -122,7 +124,10 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The observed object while it lives.
     var object: AnyObject? {
         guard let weaklyHeld else { return heldObject }
-        return weaklyHeld.object
+        let object = weaklyHeld.object
+        // Held until the harness's operation ends, as far as an explorer knows (a bound on where GuardCore drops it).
+        SchedulePoints.access(objectID, .lifetime, object == nil ? .read : .hold)
+        return object
     }
 
     /// Whether this registration is about `object`, which the caller keeps alive. Only the chain at `object`'s
@@ -132,7 +137,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// (from the start of its deinit on, its registrations count as a gone object's).
     func isAbout(_ object: AnyObject) -> Bool {
         guard let weaklyHeld else { return heldObject === object }
-        if let observed = weaklyHeld.object { return observed === object }
+        if let observed = self.object { return observed === object }
         guard let table = weaklyHeld.table else { return false }
         return KVOObject.existingTableReference(of: object)?.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
     }
@@ -154,7 +159,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
     /// The observation table of a weakly held ``KVOObject`` that reads as gone but is still running its deinit (see
     /// ``isAbout(_:)``); `nil` otherwise.
     var tableOfDeinitializingObject: ObservationTable? {
-        guard let weaklyHeld, let table = weaklyHeld.table, weaklyHeld.object == nil, !table.objectIsDeinitialized
+        guard let weaklyHeld, let table = weaklyHeld.table, self.object == nil, !table.objectIsDeinitialized
         else { return nil }
         return table
     }
@@ -198,11 +203,13 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
                 return
             }
         }
-        SchedulePoints.reach(.guardBeforeHandler)
+        SchedulePoints.reach(.guardBeforeHandler, self)
         guard let observer = core.observer else {
             reportObserverGone(object: object)
             return
         }
+        // The observer goes when this returns: an explorer counts that as a drop.
+        defer { core.droppedObserver() }
         // Checked again right before the call, so an unobserve that returned meanwhile is honoured.
         guard state.delivers else { return }
         invokeHandler(observer: observer, object: object, change: change)
@@ -230,7 +237,7 @@ class GuardRegistration: Observance, ObservationReceiver, @unchecked Sendable {
 
     override func deliver(_ change: KeyValueChange, from object: KVOObject) {
         guard isActive else { return }
-        SchedulePoints.reach(.runtimeBeforeCallback)
+        SchedulePoints.reach(.runtimeBeforeCallback, self)
         // GuardCore's runtime delivers from the observed object's own table: `object` is the observed object.
         notify(change, of: object)
     }

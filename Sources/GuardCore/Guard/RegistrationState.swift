@@ -29,13 +29,18 @@ struct RegistrationState {
 
     /// The atomic word the state lives in (inline in its registration); zero is `pending`, holding nothing.
     let storage: AtomicWord
+    /// The registration, as an explorer of interleavings knows the word (every access is announced to
+    /// ``SchedulePoints/access(_:_:_:)``; see ``SharedWord/registrationState``).
+    let owner: ObjectIdentifier
 
     var value: Value {
-        Value(rawValue: UInt8(truncatingIfNeeded: storage.load(ordering: .acquiring) & Self.valueBits))!
+        SchedulePoints.access(owner, .registrationState, .read)
+        return Value(rawValue: UInt8(truncatingIfNeeded: storage.load(ordering: .acquiring) & Self.valueBits))!
     }
 
     /// Sets `value` and clears the holding flag (a registration leaving for good holds nothing back any more).
     func set(_ value: Value) {
+        SchedulePoints.access(owner, .registrationState, .write)
         storage.store(UInt64(value.rawValue), ordering: .releasing)
     }
 
@@ -51,21 +56,27 @@ struct RegistrationState {
         while current & Self.valueBits == UInt64(expected.rawValue) {
             let (exchanged, found) = storage.compareExchange(
                 expected: current, desired: current & ~Self.valueBits | UInt64(desired.rawValue))
-            if exchanged { return true }
+            if exchanged {
+                SchedulePoints.access(owner, .registrationState, .write)
+                return true
+            }
             current = found
         }
+        SchedulePoints.access(owner, .registrationState, .read)
         return false
     }
 
     /// Whether a notification may reach the handler now (directly, or by being held back for the observing thread).
     var delivers: Bool {
+        SchedulePoints.access(owner, .registrationState, .read)
         let value = storage.load(ordering: .acquiring) & Self.valueBits
         return value == UInt64(Value.pending.rawValue) || value == UInt64(Value.active.rawValue)
     }
 
     /// The word as one load, for ``deliversDirectly(_:)`` and ``holdsChanges(_:)``.
     var word: UInt64 {
-        storage.load(ordering: .acquiring)
+        SchedulePoints.access(owner, .registrationState, .read)
+        return storage.load(ordering: .acquiring)
     }
 
     /// Whether `word` lets a change go to the handler at once: `pending` or `active`, holding nothing back.
@@ -90,7 +101,10 @@ struct RegistrationState {
         var current = storage.load(ordering: .relaxed)
         while Self.holdsChanges(current) {
             let (exchanged, found) = storage.compareExchange(expected: current, desired: current & ~Self.holdsChangesBit)
-            if exchanged { return }
+            if exchanged {
+                SchedulePoints.access(owner, .registrationState, .write)
+                return
+            }
             current = found
         }
     }

@@ -24,10 +24,67 @@ package enum SchedulePoint: UInt8, Sendable, CaseIterable {
     case guardBeforeHandler
 }
 
+/// A word of state that GuardCore reads or writes without holding a lock, where the order of those accesses across
+/// threads decides an outcome. An explorer of interleavings records each access (``SchedulePoints/access(_:_:_:)``)
+/// so that two steps touching the same word, at least one writing it, count as dependent.
+package enum SharedWord: UInt8, Sendable, CaseIterable {
+    /// A guard registration's ``RegistrationState``.
+    case registrationState
+    /// An observance's active flag (``Observance/isActive``).
+    case observanceActive
+    /// An object's announced-keys mask (``KeyBit``), read by every set.
+    case announcedKeys
+    /// An object's observation table pointer, published once by the first registration.
+    case observationTable
+    /// The keys an object's `@Observed` properties resolved, each stored in the property by the first set that takes
+    /// the announcing path: a set reads it, and whether it was resolved decides how many steps the set takes.
+    case resolvedKeys
+    /// A read-mostly cache's generation word (``ReadMostlyCache``).
+    case cacheGeneration
+    /// A dotted key path's re-wiring generation (an observance's).
+    case rewireGeneration
+    /// One of a dotted key path forwarder's words (attached, chain broken, pairing).
+    case forwarder
+    /// A dependent key's relay word (installed).
+    case relay
+    /// An object's life: taking a strong reference (a read), dropping one (see ``SharedAccess/drop``), its owner
+    /// letting go of it and its deinit (writes): which drop is the last decides which thread runs the deinit.
+    case lifetime
+    /// The calls of one registration's handler, in the order the handler hears them: a fault injector whose handler
+    /// records its notifications announces each call as a write, so two calls on two threads count as dependent and
+    /// their order is part of what an explorer tells apart.
+    case handlerCalls
+    /// A table of registrations read or written without the lock that guards it (a fault injector's planted bug
+    /// does): each access announced, so an explorer sees the race the missing lock leaves.
+    case unlockedTable
+}
+
+/// How a step touches a ``SharedWord``.
+package enum SharedAccess: UInt8, Sendable {
+    /// Reads it.
+    case read
+    /// Writes it (a compare-and-exchange that succeeds, an exchange, a store).
+    case write
+    /// Takes a strong reference to the object (``SharedWord/lifetime`` only), a read, which the thread keeps until its
+    /// current operation of the harness ends: an explorer counts the step that ends the operation as dropping it.
+    case hold
+    /// Drops a strong reference to the object (``SharedWord/lifetime`` only). While the object's owner still holds it
+    /// (it is in its slot), no drop can be the last, and drops commute with one another: a read; once the owner let
+    /// go (a write of its life), a drop may be the last and run the deinit: a write.
+    case drop
+}
+
 /// What a fault injector installs to act at schedule points. Called on the thread that reaches the point.
 package protocol ScheduleHook: AnyObject, Sendable {
-    /// The thread reached `point`.
-    func reach(_ point: SchedulePoint)
+    /// The thread reached `point`, about to act on `object` (the registration, observance, controller, table or
+    /// object the step after the point works on).
+    func reach(_ point: SchedulePoint, object: ObjectIdentifier)
+    /// The thread accessed `word` of `object` without a lock (see ``SharedWord``).
+    func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess)
+    /// The thread finished making `object`, one whose identity schedule points and accesses may name (a lock's owner,
+    /// a registration, an observed object's table...): an explorer names it by who made it, which is the same in
+    /// every execution, rather than by its address, which is not.
+    func created(_ object: ObjectIdentifier)
     /// The thread is about to take `lock` (a ``Lock`` or another lock that announces itself). A cooperative
     /// scheduler may run other threads first and must return only when `lock` is free for this thread.
     func willAcquire(_ lock: ObjectIdentifier)
@@ -67,10 +124,37 @@ package enum SchedulePoints {
         current.store(0, ordering: .releasing)
     }
 
-    /// Runs the installed hook, if any, for `point`.
+    /// Runs the installed hook, if any, for `point`, where the thread is about to act on `object`.
     @inline(__always)
-    package static func reach(_ point: SchedulePoint) {
-        installed?.reach(point)
+    package static func reach(_ point: SchedulePoint, _ object: AnyObject) {
+        installed?.reach(point, object: ObjectIdentifier(object))
+    }
+
+    /// Tells the installed hook, if any, that the calling thread accessed `word` of `object` without a lock. Costs one
+    /// atomic load and a nil check when no hook is installed.
+    @inline(__always)
+    package static func access(_ object: AnyObject, _ word: SharedWord, _ kind: SharedAccess) {
+        installed?.access(ObjectIdentifier(object), word, kind)
+    }
+
+    /// ``access(_:_:_:)`` for an object known by its identity only (one that may be gone, such as the target of a
+    /// weak reference that reads `nil`).
+    @inline(__always)
+    package static func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {
+        installed?.access(object, word, kind)
+    }
+
+    /// Tells the installed hook, if any, that the calling thread finished making `object` (see
+    /// ``ScheduleHook/created(_:)``). Costs one atomic load and a nil check when no hook is installed.
+    @inline(__always)
+    package static func created(_ object: AnyObject) {
+        installed?.created(ObjectIdentifier(object))
+    }
+
+    /// Whether a hook is installed: code that would record many accesses in a loop asks this first.
+    @inline(__always)
+    package static var isInstalled: Bool {
+        current.load(ordering: .relaxed) != 0
     }
 
     /// Tells the installed hook, if any, that the calling thread is about to take `lock`.
@@ -101,7 +185,9 @@ private final class PointHook: ScheduleHook {
         self.body = body
     }
 
-    func reach(_ point: SchedulePoint) { body(point) }
+    func reach(_ point: SchedulePoint, object: ObjectIdentifier) { body(point) }
+    func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
+    func created(_ object: ObjectIdentifier) {}
     func willAcquire(_ lock: ObjectIdentifier) {}
     func didRelease(_ lock: ObjectIdentifier) {}
 }

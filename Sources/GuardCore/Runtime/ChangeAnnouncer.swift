@@ -26,12 +26,12 @@ enum ChangeAnnouncer {
             table: table, targets: targets, epoch: epoch, key: key.name, hash: key.hash, kind: .setting, indexes: nil)
         if key.valueIsOptional {
             plan.begin(on: object, readOwnValue: { _ in flattenOptional(currentValue()) })
-            SchedulePoints.reach(.runtimeBeforeStore)
+            SchedulePoints.reach(.runtimeBeforeStore, object)
             store()
             plan.end(on: object, readOwnValue: { _ in flattenOptional(currentValue()) })
         } else {
             plan.begin(on: object, readOwnValue: { _ in currentValue() })
-            SchedulePoints.reach(.runtimeBeforeStore)
+            SchedulePoints.reach(.runtimeBeforeStore, object)
             store()
             plan.end(on: object, readOwnValue: { _ in currentValue() })
         }

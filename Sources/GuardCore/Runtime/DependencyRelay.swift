@@ -58,12 +58,19 @@ final class DependencyRelay: ObservationReceiver, @unchecked Sendable {
     private init(root: KVOObject, affectingKeyPath: String) {
         self.root = root
         self.affectingKeyPath = affectingKeyPath
+        SchedulePoints.created(self)
     }
 
     /// Whether this is the relay its table keeps for its key path (set under the table's lock).
     var isInstalled: Bool {
-        get { installed.word.load(ordering: .acquiring) != 0 }
-        set { installed.word.store(newValue ? 1 : 0, ordering: .releasing) }
+        get {
+            SchedulePoints.access(self, .relay, .read)
+            return installed.word.load(ordering: .acquiring) != 0
+        }
+        set {
+            SchedulePoints.access(self, .relay, .write)
+            installed.word.store(newValue ? 1 : 0, ordering: .releasing)
+        }
     }
 
     /// Registers a relay for `affectingKeyPath` on `root` and hands its registration to `table`, which keeps it

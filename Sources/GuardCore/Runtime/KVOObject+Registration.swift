@@ -173,7 +173,7 @@ extension KVOObject {
     /// reference.
     @inline(__always)
     func add(_ observance: Observance) {
-        SchedulePoints.reach(.runtimeBeforeInsert)
+        SchedulePoints.reach(.runtimeBeforeInsert, observance)
         let table = self.table
         let insertion = table.insert(observance, publishingTo: self)
         RuntimeMonitor.observanceAdded()

@@ -31,21 +31,32 @@ open class KVOObject {
         InlineAtomicWords.word(0, of: self)
     }
 
+    /// ``announcedKeys`` loaded by a set that takes the announcing path, the load announced to ``SchedulePoints`` (the
+    /// unobserved set's own load is not: whoever sets says so, see ``SharedWord/announcedKeys``).
+    @usableFromInline
+    var announcedKeysForAnnouncing: UInt64 {
+        SchedulePoints.access(self, .announcedKeys, .read)
+        return announcedKeys.load(ordering: .acquiring)
+    }
+
     private var tableStorage: AtomicWord {
         InlineAtomicWords.word(1, of: self)
     }
 
     /// Creates an object with no observers.
-    public init() {}
+    public init() {
+        SchedulePoints.created(self)
+    }
 
     deinit {
         // The subclass's deinit body has run: changes it began and left pending end with it.
         ManualChanges.objectDidDeinit(ObjectIdentifier(self))
+        SchedulePoints.access(self, .observationTable, .read)
         guard let unmanaged = Self.table(fromBits: tableStorage.load(ordering: .acquiring)) else { return }
         let table = unmanaged.takeUnretainedValue()
         let clearance = table.removeAll()
         let remaining = clearance.observances
-        announcedKeys.store(0, ordering: .releasing)
+        publish(mask: 0)
         RuntimeMonitor.observancesRemoved(remaining.count)
         var stillObserved: [Observance] = []
         for observance in remaining {
@@ -175,7 +186,8 @@ open class KVOObject {
     /// The table without a strong reference to it: the object holds its table for its whole life, so code that uses
     /// the table only while the object lives needs none.
     var existingTableReference: Unmanaged<ObservationTable>? {
-        Self.table(fromBits: tableStorage.load(ordering: .acquiring))
+        SchedulePoints.access(self, .observationTable, .read)
+        return Self.table(fromBits: tableStorage.load(ordering: .acquiring))
     }
 
     /// `object` as a ``KVOObject``, if it is one, without a strong reference to it: the caller keeps `object` alive
@@ -197,6 +209,7 @@ open class KVOObject {
         let created = Unmanaged.passRetained(ObservationTable())
         let bits = UInt64(UInt(bitPattern: created.toOpaque()))
         let (exchanged, original) = tableStorage.compareExchange(expected: 0, desired: bits)
+        SchedulePoints.access(self, .observationTable, exchanged ? .write : .read)
         if exchanged { return created.takeUnretainedValue() }
         created.release()
         return Self.table(fromBits: original)!.takeUnretainedValue()
@@ -208,6 +221,7 @@ open class KVOObject {
 
     /// Publishes the table's new key mask to setters.
     func publish(mask: UInt64) {
+        SchedulePoints.access(self, .announcedKeys, .write)
         announcedKeys.store(mask, ordering: .releasing)
     }
 }

@@ -59,13 +59,22 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         self.targetIdentity = ObjectIdentifier(target)
         self.pairsPriors = rootObservance.options.contains(.prior)
         self.leadsToRelay = rootObservance.leadsToRelay
+        SchedulePoints.created(self)
     }
 
     /// Whether this is its root observance's current forwarder. Only an installed forwarder relays changes, so a
     /// forwarder that lost a re-wiring race never delivers.
     var isInstalled: Bool {
-        get { InlineAtomicWords.word(0, of: self).load(ordering: .acquiring) != 0 }
-        set { InlineAtomicWords.word(0, of: self).store(newValue ? 1 : 0, ordering: .releasing) }
+        get { word(0, .read).load(ordering: .acquiring) != 0 }
+        set { word(0, .write).store(newValue ? 1 : 0, ordering: .releasing) }
+    }
+
+    /// Word `index` of the forwarder, its access (`kind`) announced to ``SchedulePoints`` (all four words count as one
+    /// ``SharedWord/forwarder`` of this forwarder).
+    @inline(__always)
+    private func word(_ index: Int, _ kind: SharedAccess) -> AtomicWord {
+        SchedulePoints.access(self, .forwarder, kind)
+        return InlineAtomicWords.word(index, of: self)
     }
 
     /// Points the forwarder of a dotted `observance` on `root` at the object currently at its first key. Safe to
@@ -78,9 +87,10 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         guard let table = root.existingTable else { return }
         let (firstKey, remainingPath) = KeyPathSyntax.split(observance.keyPath)
         guard let remainingPath else { return }
+        SchedulePoints.access(observance, .rewireGeneration, .write)
         let generation = UInt64(bitPattern: Int64(observance.rewireGeneration.add(1, ordering: .acquiringAndReleasing)))
         let value = KeyValueReading.value(of: root, forKey: firstKey, reportingMisuse: !observance.isGuarded)
-        SchedulePoints.reach(.runtimeRewireRead)
+        SchedulePoints.reach(.runtimeRewireRead, observance)
         let newTarget = value as? KVOObject
         if let current = table.forwarder(of: observance), let newTarget,
             current.targetIdentity == ObjectIdentifier(newTarget), current.target != nil
@@ -129,7 +139,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
                 MisuseMessages.keyPathTooLong(object: root, keyPath: observance.keyPath, overlong: remainingPath))
         }
         let (installed, replaced) = table.install(forwarder, on: observance, generation: generation)
-        if let forwarder, InlineAtomicWords.word(1, of: forwarder).exchange(0) != 0 { chainIsBroken = true }
+        if let forwarder, forwarder.word(1, .write).exchange(0) != 0 { chainIsBroken = true }
         if installed {
             replaced?.detach()
             if chainIsBroken, observance.isGuarded { observance.announceChainBroken() }
@@ -151,13 +161,12 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// observance once.
     func detach() {
         isInstalled = false
-        let detachDeferred = InlineAtomicWords.word(3, of: self)
+        let detachDeferred = word(3, .write)
         detachDeferred.store(1, ordering: .releasing)
-        let openCount = InlineAtomicWords.word(2, of: self)
         let hasOpenPriors =
             pairsPriors
-            ? Self.pairingLock.withLock { openCount.load(ordering: .acquiring) != 0 }
-            : openCount.load(ordering: .acquiring) != 0
+            ? Self.pairingLock.withLock { word(2, .read).load(ordering: .acquiring) != 0 }
+            : word(2, .read).load(ordering: .acquiring) != 0
         guard hasOpenPriors else {
             unregisterIfDetachDeferred()
             return
@@ -165,15 +174,15 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         guard let table = root?.existingTable else { return }
         table.noteAwaitingChanges(self)
         // The last open change may have ended (and unregistered this forwarder) before the table kept it.
-        if detachDeferred.load(ordering: .acquiring) == 0 { withExtendedLifetime(table.forgetAwaitingChanges(self)) {} }
+        if word(3, .read).load(ordering: .acquiring) == 0 { withExtendedLifetime(table.forgetAwaitingChanges(self)) {} }
     }
 
     /// Takes back a detach that waits for the changes of open prior notifications, so this forwarder can be
     /// installed again; `false` if it is not waiting (its last open change already ended, or it was never detached).
     func resumeIfAwaitingChanges() -> Bool {
         Self.pairingLock.withLock {
-            guard InlineAtomicWords.word(2, of: self).load(ordering: .acquiring) != 0 else { return false }
-            return InlineAtomicWords.word(3, of: self).exchange(0) != 0
+            guard word(2, .read).load(ordering: .acquiring) != 0 else { return false }
+            return word(3, .write).exchange(0) != 0
         }
     }
 
@@ -187,7 +196,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
 
     /// Unregisters the forwarder from its target if a detach is waiting (once, whoever gets here first).
     private func unregisterIfDetachDeferred() {
-        guard InlineAtomicWords.word(3, of: self).exchange(0) != 0 else { return }
+        guard word(3, .write).exchange(0) != 0 else { return }
         let observance = targetObservance
         targetObservance = nil
         if let target, let observance { target.unregister(observance) }
@@ -200,20 +209,19 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     /// and changes pair per thread, innermost first, so a change nested in a prior handler (on an object no longer on
     /// the chain) never takes the place of the change that prior announced.
     func receive(_ change: KeyValueChange, of object: AnyObject) {
-        let openCount = InlineAtomicWords.word(2, of: self)
         let thread = CurrentThread.identifier
         if change.isPrior {
             // Decided and counted open under the pairing lock, which a detach takes to see whether to wait.
             let relays = Self.pairingLock.withLock { () -> Bool in
                 let relays = isInstalled
                 openPriors[thread, default: []].append(relays)
-                openCount.add(1, ordering: .acquiringAndReleasing)
+                word(2, .write).add(1, ordering: .acquiringAndReleasing)
                 return relays
             }
             if relays { relay(change) }
             return
         }
-        guard openCount.load(ordering: .acquiring) != 0, let priorWasRelayed = takeInnermostOpenPrior(of: thread) else {
+        guard word(2, .read).load(ordering: .acquiring) != 0, let priorWasRelayed = takeInnermostOpenPrior(of: thread) else {
             if isInstalled { relay(change) }
             return
         }
@@ -230,7 +238,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
         } else if priorWasRelayed {
             relay(change, readingNewValueFromRoot: true)
         }
-        if openCount.add(-1, ordering: .acquiringAndReleasing) == 0 { unregisterIfDetachDeferred() }
+        if word(2, .write).add(-1, ordering: .acquiringAndReleasing) == 0 { unregisterIfDetachDeferred() }
     }
 
     /// Takes the innermost open prior notification of `thread` and says whether it was relayed; `nil` if none.
@@ -263,7 +271,7 @@ final class KeyPathForwarder: ObservationReceiver, @unchecked Sendable {
     func observedKeyPathBecameUnavailable() {
         guard isInstalled else {
             // Still being wired: the re-wiring that is installing this forwarder reports it.
-            InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
+            word(1, .write).store(1, ordering: .releasing)
             return
         }
         rootObservance?.announceChainBroken()

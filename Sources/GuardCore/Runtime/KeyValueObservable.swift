@@ -111,6 +111,9 @@ extension KeyValueObservable {
         // Checked again as it is applied: another thread may have changed the array since (a race of the caller's;
         // the change then announces what did not happen, but nothing traps).
         ManualChanges.silently(object: owner, key: key) {
+            // The store below is a set through the property's setter, which reads these (see `SharedWord`).
+            SchedulePoints.access(self, .resolvedKeys, .read)
+            SchedulePoints.access(self, .announcedKeys, .read)
             _ = edit.apply(to: &self[keyPath: keyPath])
         }
         owner.didChange(edit.kind, valuesAt: edit.indexes, forKey: key)

@@ -60,6 +60,7 @@ class Observance: BackendHandle, @unchecked Sendable {
         self.isGuarded = isGuarded
         self.joinsChangesUnderWay = joinsChangesUnderWay ?? isGuarded
         active.store(1, ordering: .relaxed)
+        SchedulePoints.created(self)
     }
 
     var keyPath: String { info.keyPath }
@@ -77,12 +78,14 @@ class Observance: BackendHandle, @unchecked Sendable {
     }
 
     var isActive: Bool {
-        active.load(ordering: .acquiring) != 0
+        SchedulePoints.access(self, .observanceActive, .read)
+        return active.load(ordering: .acquiring) != 0
     }
 
     /// Marks the observance removed. Returns `false` if it already was.
     func deactivate() -> Bool {
-        active.exchange(0) != 0
+        SchedulePoints.access(self, .observanceActive, .write)
+        return active.exchange(0) != 0
     }
 
     // MARK: What each kind does

@@ -58,6 +58,7 @@ final class ObservationTable: @unchecked Sendable {
 
     init() {
         InternalMutex.initialize(mutex)
+        SchedulePoints.created(self)
     }
 
     deinit {
@@ -78,7 +79,8 @@ final class ObservationTable: @unchecked Sendable {
 
     /// How many observances were ever inserted; read without the lock.
     var insertionCount: UInt64 {
-        InlineAtomicWords.word(0, of: self).load(ordering: .acquiring)
+        SchedulePoints.access(self, .observationTable, .read)
+        return InlineAtomicWords.word(0, of: self).load(ordering: .acquiring)
     }
 
     // MARK: Registration
@@ -121,6 +123,7 @@ final class ObservationTable: @unchecked Sendable {
                 }
             }
             let insertions = InlineAtomicWords.word(0, of: self)
+            SchedulePoints.access(self, .observationTable, .write)
             let epoch = insertions.load(ordering: .relaxed) &+ 1
             observance.insertionEpoch = epoch
             insertions.store(epoch, ordering: .releasing)
@@ -216,6 +219,7 @@ final class ObservationTable: @unchecked Sendable {
             observances = []
             dependencies = nil
             forwardersAwaitingChanges = []
+            SchedulePoints.access(self, .observationTable, .write)
             InlineAtomicWords.word(1, of: self).store(1, ordering: .releasing)
             return Clearance(observances: all, discarded: discarded)
         }
@@ -271,6 +275,7 @@ final class ObservationTable: @unchecked Sendable {
         _ forwarder: KeyPathForwarder?, on observance: Observance, generation: UInt64
     ) -> (installed: Bool, replaced: KeyPathForwarder?) {
         locked {
+            SchedulePoints.access(observance, .rewireGeneration, .read)
             guard observance.isActive, observance.rewireGeneration.load(ordering: .acquiring) == generation else {
                 return (false, nil)
             }
@@ -329,7 +334,8 @@ final class ObservationTable: @unchecked Sendable {
     /// Whether the table's object deinitialized. A table belongs to one object for good, so holding it is a way to
     /// recognize that object later without a weak reference to it (see ``RemovalHistory``).
     var objectIsDeinitialized: Bool {
-        InlineAtomicWords.word(1, of: self).load(ordering: .acquiring) != 0
+        SchedulePoints.access(self, .observationTable, .read)
+        return InlineAtomicWords.word(1, of: self).load(ordering: .acquiring) != 0
     }
 
     /// How many observances are registered, in all (the runtime's own relays and forwarders on this object

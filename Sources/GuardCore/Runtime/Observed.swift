@@ -92,7 +92,7 @@ public struct Observed<Value> {
     @inlinable @inline(never)
     static func setAnnouncing(_ newValue: Value, on object: KVOObject, storage: UnsafeMutablePointer<Self>) {
         let key = storage.pointee.key ?? resolveKey(on: object, storage: storage)
-        guard object.announcedKeys.load(ordering: .acquiring) & key.bit != 0 else {
+        guard object.announcedKeysForAnnouncing & key.bit != 0 else {
             storage.pointee.value = newValue
             return
         }
@@ -107,6 +107,7 @@ public struct Observed<Value> {
         let offset = UnsafeRawPointer(storage) - UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         let key = ObservedKey.resolve(
             offset: offset, in: type(of: object), valueIsOptional: Value.self is any OptionalProtocol.Type)
+        SchedulePoints.access(object, .resolvedKeys, .write)
         storage.pointee.key = key
         storage.pointee.keyBit = key.bit
         return key

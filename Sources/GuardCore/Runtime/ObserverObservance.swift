@@ -33,7 +33,7 @@ final class ObserverObservance: Observance, @unchecked Sendable {
             return
         }
         guard isActive else { return }
-        SchedulePoints.reach(.runtimeBeforeCallback)
+        SchedulePoints.reach(.runtimeBeforeCallback, self)
         observer.observeValue(forKeyPath: keyPath, of: object, change: change, context: context)
     }
 }

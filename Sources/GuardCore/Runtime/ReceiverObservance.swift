@@ -22,7 +22,7 @@ final class ReceiverObservance: Observance, @unchecked Sendable {
 
     override func deliver(_ change: KeyValueChange, from object: KVOObject) {
         guard isActive else { return }
-        SchedulePoints.reach(.runtimeBeforeCallback)
+        SchedulePoints.reach(.runtimeBeforeCallback, self)
         receiver.receive(change, of: object)
     }
 

@@ -16,7 +16,9 @@ package final class Lock: @unchecked Sendable {
     private let embedded = EmbeddedLock()
 
     /// Creates an unlocked lock.
-    package init() {}
+    package init() {
+        SchedulePoints.created(self)
+    }
 
     /// Blocks until the lock is acquired.
     @inline(__always)

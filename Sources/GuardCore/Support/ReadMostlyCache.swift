@@ -106,6 +106,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
     /// This thread's copy, emptied first if the shared copy started over since the thread last looked.
     private func currentLocalCopy() -> LocalCopy {
         let copy = local.value
+        SchedulePoints.access(self, .cacheGeneration, .read)
         let current = generation.word.load(ordering: .acquiring)
         if copy.generation != current {
             copy.clear()
@@ -130,6 +131,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
                 discarded = shared.entries
                 shared.entries = [:]
                 shared.generation &+= 1
+                SchedulePoints.access(self, .cacheGeneration, .write)
                 generation.word.store(shared.generation, ordering: .releasing)
             }
             shared.entries[key] = made

@@ -1,4 +1,4 @@
-/// One numbered group of figures from issue 9 (the unobserved set, notification, registration, …).
+/// One numbered group of figures (the unobserved set, notification, registration, …).
 ///
 /// A group declares its figures up front, then measures them when asked; it may skip a case whose figures nobody
 /// asked for (see ``BenchContext/wants(_:)``).

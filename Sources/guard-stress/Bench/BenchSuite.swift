@@ -1,9 +1,9 @@
-/// The eight groups of figures from issue 9, in order, and running a plan of them.
+/// The groups of figures, in order, and running a plan of them.
 enum BenchSuite {
     /// Every group.
     static let groups: [any BenchGroup] = [
         UnobservedSetBench(), NotificationBench(), ObserverScalingBench(), RegistrationPairBench(),
-        RegistrationFlatnessBench(), ThroughputBench(), MemoryBench(), HarnessBench(),
+        RegistrationFlatnessBench(), ThroughputBench(), MemoryBench(), HarnessBench(), ExplorationBench(),
     ]
 
     /// What a run measured: figures by section title, and problems that make them suspect.

@@ -25,6 +25,8 @@ enum FigureUnit: String {
     case operationsPerSecond = "ops/s"
     /// Controlled-runner schedules per second (higher is better).
     case schedulesPerSecond = "schedules/s"
+    /// Explored executions per second (higher is better).
+    case executionsPerSecond = "executions/s"
     /// Bytes.
     case bytes = "B"
     /// Percent.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `guard-stress bench`: measures KVOGuard's costs (issue 9's eight groups of figures), prints a table, and writes
+/// `guard-stress bench`: measures KVOGuard's costs (eight groups of figures), prints a table, and writes
 /// the figures as JSON on request.
 enum BenchCommand {
     static func run(_ words: [String]) throws -> ExitCode {

@@ -76,6 +76,7 @@ enum ShrinkCommand {
         print("  original: \(outcome.original)")
         print("  shrunk:   \(outcome.shrunk)")
         print("  \(outcome.race.summary)")
+        if let explored = outcome.explored { print("  \(explored.summary)") }
         print(
             "  \(Format.count(outcome.candidates)) candidates, \(Format.count(outcome.runs)) runs in "
                 + Format.seconds(outcome.seconds))

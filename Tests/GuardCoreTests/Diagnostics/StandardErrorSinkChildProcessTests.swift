@@ -49,7 +49,7 @@ private final class FirstLine: @unchecked Sendable {
 }
 
 #if os(Linux)
-/// The default sink on a pipe (outside tester round 3): a pipe nobody reads loses lines instead of stopping the
+/// The default sink on a pipe: a pipe nobody reads loses lines instead of stopping the
 /// thread that made the mistake; a reader that reads gets whole lines.
 final class StandardErrorSinkChildProcessTests: XCTestCase {
     private static let childTest = "GuardCoreTests.StandardErrorSinkChildTests/testWriteDiagnosticsToStandardError"

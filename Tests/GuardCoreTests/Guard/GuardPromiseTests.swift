@@ -2,7 +2,7 @@ import Foundation
 import GuardCore
 import XCTest
 
-/// The guard keeps every promise on edge inputs (issue 7): no hang, no crash, no misuse reaching the runtime, and
+/// The guard keeps every promise on edge inputs: no hang, no crash, no misuse reaching the runtime, and
 /// `.initial` exactly once for every `.registered`, whatever other threads do.
 final class GuardPromiseTests: XCTestCase {
     // MARK: Nothing user-owned is released under the controller's lock (defect 1)

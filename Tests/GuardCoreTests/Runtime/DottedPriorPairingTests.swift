@@ -8,7 +8,7 @@ import XCTest
 final class DottedPriorPairingTests: XCTestCase {
     /// KeyPathForwarder's doc: "only an installed forwarder relays (except the change of a prior notification it
     /// relayed while installed: every prior notification an observer gets is followed by its change ...)".
-    /// DESIGN.md: "dotted key paths: notifies when `account` or `account.balance` changes" (the current account).
+    /// The promise: "dotted key paths: notifies when `account` or `account.balance` changes" (the current account).
     ///
     /// A manual change of `balance` is under way on the first account (its prior notification was relayed) when
     /// the person's account is replaced. A later, unrelated set of the *old* account's balance (from another

@@ -4,7 +4,7 @@ import XCTest
 @testable import GuardCore
 
 /// The runtime never crashes on edge inputs and keeps Foundation's contract where its old shortcuts broke it
-/// (issue 7, defects 2, 4, 6 and 8).
+/// (weak and unowned properties, typed key paths through nil, dotted re-wiring, dotted dependent keys).
 final class RuntimeHardeningTests: XCTestCase {
     // MARK: Weak and unowned stored properties (defect 2)
 
@@ -51,7 +51,7 @@ final class RuntimeHardeningTests: XCTestCase {
         XCTAssertEqual(sink.count(of: .invalidArgument), 2)
     }
 
-    // MARK: Noncopyable stored properties (outside tester round 3)
+    // MARK: Noncopyable stored properties
 
     /// Reflection reports a noncopyable stored property's type as `()`; key-value coding used to answer `()` for it.
     /// Every property reflected as `()` is refused like a weak one: the `unknownKey` misuse with a message that says

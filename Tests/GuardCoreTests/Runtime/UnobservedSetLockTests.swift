@@ -1,7 +1,7 @@
 import GuardCore
 import XCTest
 
-/// A set of an `@Observed` property nobody observes takes no lock (issue 9: the unobserved setter is one load of the
+/// A set of an `@Observed` property nobody observes takes no lock (the unobserved setter is one load of the
 /// object's "anyone observing this key?" bit); a set of an observed one does, which shows the count sees locks.
 final class UnobservedSetLockTests: XCTestCase {
     private final class Model: KVOObject, @unchecked Sendable {

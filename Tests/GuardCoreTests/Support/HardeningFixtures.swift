@@ -1,8 +1,8 @@
 import Foundation
 import GuardCore
 
-// Models for the tests of issue 7's defects: chains through optional and polymorphic middle objects, weak and unowned
-// stored properties, computed keys behind a lock, dotted dependent keys, non-ASCII keys; and (outside tester round 3)
+// Models for the hardening tests: chains through optional and polymorphic middle objects, weak and unowned
+// stored properties, computed keys behind a lock, dotted dependent keys, non-ASCII keys; and
 // noncopyable stored properties.
 
 /// The root of a chain whose middle object may be of any observable class (one without the leaf key included).

@@ -44,7 +44,9 @@ final class LockReleaseTrigger: ScheduleHook, @unchecked Sendable {
         }
     }
 
-    func reach(_ point: SchedulePoint) {}
+    func reach(_ point: SchedulePoint, object: ObjectIdentifier) {}
+    func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
+    func created(_ object: ObjectIdentifier) {}
 
     func willAcquire(_ lock: ObjectIdentifier) {
         guard pthread_equal(pthread_self(), thread) != 0 else { return }

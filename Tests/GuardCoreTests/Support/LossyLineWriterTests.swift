@@ -4,7 +4,7 @@ import XCTest
 @testable import GuardCore
 
 /// The writer of diagnostics never waits for a pipe's reader: what the pipe cannot take now is lost, whole lines stay
-/// whole, and a cut line never has the next line glued onto it (outside tester round 3).
+/// whole, and a cut line never has the next line glued onto it.
 final class LossyLineWriterTests: XCTestCase {
     private static let line = String(repeating: "x", count: 99) + "\n"
 

@@ -12,6 +12,11 @@ final class ControlledHook: ScheduleHook {
     private final class Binding {
         var scheduler: CooperativeScheduler?
         var worker = -1
+        /// How the locks the worker takes now count in an explored step's footprint.
+        var lockMode = LockMode.exclusive
+        /// On the runner's thread while it sets a run up: the scheduler that hears what the thread creates (and
+        /// nothing else).
+        var settingUp: CooperativeScheduler?
     }
 
     private static let bindings = ThreadLocal { Binding() }
@@ -32,6 +37,15 @@ final class ControlledHook: ScheduleHook {
         binding.worker = -1
     }
 
+    /// Runs `body` (the runner thread setting up a run) telling `scheduler` about every object it creates, and
+    /// nothing else.
+    static func settingUp<Result>(for scheduler: CooperativeScheduler, _ body: () -> Result) -> Result {
+        let binding = bindings.value
+        binding.settingUp = scheduler
+        defer { binding.settingUp = nil }
+        return body()
+    }
+
     /// Runs `body` on the calling thread without telling its scheduler about the locks `body` takes, so harness
     /// bookkeeping (reading the runtime's misuse counters for the trace) adds no schedule steps. Only for code that
     /// cannot wait for another worker: the locks it takes are never held across a schedule point.
@@ -39,6 +53,18 @@ final class ControlledHook: ScheduleHook {
         guard let binding = bindings.valueIfCreated, let scheduler = binding.scheduler else { return body() }
         binding.scheduler = nil
         defer { binding.scheduler = scheduler }
+        return body()
+    }
+
+    /// Runs `body`, whose locks count as `mode` in an explored step's footprint (a harness section that only reads
+    /// what its lock guards, or bookkeeping whose order does not matter). Neither changes the schedule: the locks are
+    /// announced as always. `body` must reach no schedule point while holding them (one that does counts as
+    /// exclusive from then on).
+    static func withLockMode<Result>(_ mode: LockMode, _ body: () -> Result) -> Result {
+        guard let binding = bindings.valueIfCreated, binding.scheduler != nil else { return body() }
+        let outer = binding.lockMode
+        binding.lockMode = mode
+        defer { binding.lockMode = outer }
         return body()
     }
 
@@ -62,14 +88,28 @@ final class ControlledHook: ScheduleHook {
         return binding
     }
 
-    func reach(_ point: SchedulePoint) {
+    func reach(_ point: SchedulePoint, object: ObjectIdentifier) {
         guard let binding = Self.binding else { return }
         binding.scheduler!.reach(point, worker: binding.worker)
     }
 
+    func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {
+        guard let binding = Self.binding else { return }
+        binding.scheduler!.access(object, word, kind, worker: binding.worker)
+    }
+
+    func created(_ object: ObjectIdentifier) {
+        guard let binding = Self.bindings.valueIfCreated else { return }
+        if let scheduler = binding.scheduler {
+            scheduler.created(object, worker: binding.worker)
+        } else if let scheduler = binding.settingUp {
+            scheduler.created(object, worker: -1)
+        }
+    }
+
     func willAcquire(_ lock: ObjectIdentifier) {
         guard let binding = Self.binding else { return }
-        binding.scheduler!.willAcquire(lock, worker: binding.worker)
+        binding.scheduler!.willAcquire(lock, mode: binding.lockMode, worker: binding.worker)
     }
 
     func didRelease(_ lock: ObjectIdentifier) {

@@ -85,6 +85,9 @@ public struct ControlledRunner: ScenarioRunner {
     /// shrinker's ``GuidedStrategy``). The recording still names the settings' strategy; record the schedule taken,
     /// since that strategy and the seed do not regenerate it.
     var customStrategy: (@Sendable (Scenario) -> any SchedulingStrategy)?
+    /// Set by the explorer: runs the execution it asks for, recording every step's footprint, with per-worker ids and
+    /// values (``StressWorld/countersPerWorker``). Takes precedence over every other strategy.
+    var exploring: ExplorationOptions?
 
     /// A runner with `settings`, following `schedule` if given.
     public init(settings: Settings = Settings(), replaying schedule: Schedule? = nil) {
@@ -110,6 +113,12 @@ public struct ControlledRunner: ScenarioRunner {
         let baseline = RunEnvironment.Baseline()
         let configuration = scenario.configuration
         let expectedSteps = settings.expectedSteps ?? Settings.estimatedSteps(for: scenario)
+        let clock = RunClock.logical()
+        let explored = exploring.map { options in
+            let recorder = StepRecorder(
+                workers: configuration.workers, omitting: options.omittedWords, ticks: { clock.ticksTaken })
+            return ExploredRun(session: ExplorationSession(request: options.request, recorder: recorder))
+        }
         let workers = (0..<configuration.workers).map { index in
             WorkerContext(index: index, faults: FaultInjection(profile: .none, seed: scenario.seed, worker: index))
         }
@@ -119,15 +128,21 @@ public struct ControlledRunner: ScenarioRunner {
             guard current >= 0, current < operations.count else { return "worker \(index) (between operations)" }
             return "worker \(index) in op \(current) (\(operations[current]))"
         }
+        let chosenStrategy: any SchedulingStrategy =
+            explored.map { ExplorationStrategy(session: $0.session) }
+            ?? strategy(for: scenario, expectedSteps: expectedSteps)
         let scheduler = CooperativeScheduler(
-            workers: configuration.workers, strategy: strategy(for: scenario, expectedSteps: expectedSteps),
-            stepLimit: settings.stepLimit, recordsTrace: settings.recordsTrace, describeWorker: describeWorker)
-        let world = StressWorld(
-            configuration: configuration, target: target, clock: .logical(),
-            monitor: settings.recordsTrace ? scheduler : nil)
+            workers: configuration.workers, strategy: chosenStrategy, stepLimit: settings.stepLimit,
+            recordsTrace: settings.recordsTrace, recorder: explored?.session.recorder, describeWorker: describeWorker)
+        // Installed before the world is made, so an explorer hears which objects the set-up creates.
+        SchedulePoints.install(ControlledHook.shared)
+        let world = ControlledHook.settingUp(for: scheduler) {
+            StressWorld(
+                configuration: configuration, target: target, clock: clock,
+                monitor: settings.recordsTrace ? scheduler : nil, countersPerWorker: explored != nil)
+        }
         scheduler.name(locks: world.lockNames)
 
-        SchedulePoints.install(ControlledHook.shared)
         let cpu = settings.pinsWorkersToOneCPU ? CPUAffinity.currentCPU : nil
         let threads = workers.map { worker in
             let operations = scenario.operations[worker.index]
@@ -159,6 +174,7 @@ public struct ControlledRunner: ScenarioRunner {
             stepLimit: settings.stepLimit, schedule: scheduling.schedule, choiceSteps: scheduling.choiceSteps,
             divergence: scheduling.divergence, trace: scheduling.trace)
 
+        explored?.finish(ticksTaken: clock.ticksTaken, deadlockAmongLocks: scheduler.abandonedForDeadlock)
         if case .abandoned(let reason) = end {
             // Blocked workers stay blocked; keep everything they use alive.
             for thread in threads { thread.detach() }
@@ -166,12 +182,14 @@ public struct ControlledRunner: ScenarioRunner {
             var facts = RunFacts()
             facts.deadlock = reason
             facts.stepLimit = settings.stepLimit
-            return RunRecording(
+            var recording = RunRecording(
                 scenario: scenario, targetName: target.name, promisesGuardSemantics: target.promisesGuardSemantics,
                 history: History(), facts: facts,
                 operationsPerformed: workers.reduce(0) { $0 + $1.progress.completedOperations }, deliveries: 0,
                 faultsInjected: 0, seconds: seconds, abandoned: true, controlled: execution,
                 reportsDiagnostics: target.reportsDiagnostics)
+            recording.explored = explored
+            return recording
         }
 
         for thread in threads { thread.join() }
@@ -195,6 +213,7 @@ public struct ControlledRunner: ScenarioRunner {
             controlled: execution, reportsDiagnostics: target.reportsDiagnostics)
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
         recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
+        recording.explored = explored
         return recording
     }
 }

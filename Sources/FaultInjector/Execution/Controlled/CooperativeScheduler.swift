@@ -60,23 +60,32 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     private var finished = 0
     private var events = 0
     private var stopReason: String?
+    /// Whether the run was abandoned for a deadlock among announced locks (every unfinished worker blocked on one, or
+    /// one taking a lock it holds), rather than for a worker blocked outside the scheduler's control.
+    private var deadlockedAmongLocks = false
     private var stepLimitReport: String?
     private var lastPoints: [(step: Int, point: StepPoint)?]
+    /// The lock each worker is about to take (at its acquire point), if any.
+    private var acquiring: [ObjectIdentifier?]
     /// Reused for every decision, so deciding allocates nothing.
     private var runnable: [Int] = []
     private let describeWorker: @Sendable (Int) -> String
+    /// Records each step's footprint for an explorer; `nil` for every other run.
+    private let recorder: StepRecorder?
 
     private var runnerParty: Int { workerCount }
 
     /// A scheduler for `workers` workers. `describeWorker` names a worker and what it is doing, for reports.
     init(
         workers: Int, strategy: any SchedulingStrategy, stepLimit: Int, recordsTrace: Bool,
-        describeWorker: @escaping @Sendable (Int) -> String
+        recorder: StepRecorder? = nil, describeWorker: @escaping @Sendable (Int) -> String
     ) {
+        self.recorder = recorder
         workerCount = workers
         monitor = SchedulerMonitor(parties: workers + 1)
         statuses = Array(repeating: .ready, count: workers)
         lastPoints = Array(repeating: nil, count: workers)
+        acquiring = Array(repeating: nil, count: workers)
         self.strategy = strategy
         self.stepLimit = stepLimit
         self.trace = recordsTrace ? ExecutionTrace() : nil
@@ -135,6 +144,24 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     // MARK: Schedule points (forwarded by ControlledHook from the worker's thread)
 
+    /// Worker `worker` accessed `word` of `object` without a lock (recorded for an explorer only).
+    func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess, worker: Int) {
+        guard let recorder else { return }
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard mode == .controlling else { return }
+        recorder.access(object, word, kind, worker: worker)
+    }
+
+    /// Worker `worker` (-1: the runner, setting the run up) made `object` (recorded for an explorer only).
+    func created(_ object: ObjectIdentifier, worker: Int) {
+        guard let recorder else { return }
+        monitor.lock()
+        defer { monitor.unlock() }
+        guard mode == .controlling else { return }
+        recorder.created(object, worker: worker)
+    }
+
     /// Worker `worker` reached GuardCore's schedule point `point`.
     func reach(_ point: SchedulePoint, worker: Int) {
         monitor.lock()
@@ -144,7 +171,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     }
 
     /// Worker `worker` is about to take `lock`; returns when the lock is free for it.
-    func willAcquire(_ lock: ObjectIdentifier, worker: Int) {
+    func willAcquire(_ lock: ObjectIdentifier, mode lockMode: LockMode = .exclusive, worker: Int) {
         monitor.lock()
         defer { monitor.unlock() }
         events &+= 1
@@ -152,14 +179,20 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         while mode == .controlling {
             if let holder = held[lock] {
                 if holder.owner == worker { selfDeadlock(worker, lock: lock, since: holder.step) }
+                // Only the first look is free of charge for an explored run: there a worker about to take a held
+                // lock never runs (see `awaitsHeldLock`), so being chosen and finding it held is a step of its own.
+                if point == .wait { recorder?.foundHeld(lock) }
                 statuses[worker] = .blocked(lock)
                 if trace != nil { note(.waits(lock: number(of: lock), holder: holder.owner), worker: worker) }
                 point = .wait
             }
+            acquiring[worker] = lock
             decide(worker, at: point)
             guard mode == .controlling else { return }
             if held[lock] == nil {
+                acquiring[worker] = nil
                 held[lock] = HeldLock(owner: worker, step: max(0, schedule.count - 1))
+                recorder?.acquired(lock, mode: lockMode)
                 if trace != nil { note(.acquired(lock: number(of: lock)), worker: worker) }
                 return
             }
@@ -178,6 +211,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
             return
         }
         if held[lock]?.owner == worker { held[lock] = nil }
+        recorder?.released(lock)
         for other in 0..<workerCount where statuses[other] == .blocked(lock) { statuses[other] = .ready }
         if trace != nil { note(.released(lock: number(of: lock)), worker: worker) }
         decide(worker, at: .release)
@@ -216,8 +250,10 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         case .abandoned: parkForever(worker)
         }
         if worker >= 0 { lastPoints[worker] = (schedule.count, point) }
+        recorder?.endStep(of: worker, at: point)
         runnable.removeAll(keepingCapacity: true)
         for candidate in 0..<workerCount where statuses[candidate] == .ready || statuses[candidate] == .running {
+            if recorder != nil, awaitsHeldLock(candidate) { continue }
             runnable.append(candidate)
         }
         if runnable.isEmpty {
@@ -226,6 +262,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
                 monitor.signal(runnerParty)
                 return
             }
+            deadlockedAmongLocks = true
             abandon(describeDeadlock())
             parkForever(worker)
         }
@@ -238,6 +275,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
             SchedulingDecision(step: step, runnable: runnable, current: worker >= 0 ? worker : nil, point: point))
         precondition(runnable.contains(chosen), "the scheduling strategy chose worker \(chosen), which cannot run")
         schedule.append(worker: chosen, at: point)
+        recorder?.beginStep(chosen: chosen, current: worker, point: point, runnable: runnable)
         if worker >= 0 { note(.decision(point: point, chosen: chosen), worker: worker) }
         if chosen == worker {
             statuses[worker] = .running
@@ -250,6 +288,15 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         monitor.signal(chosen)
         if worker < 0 || statuses[worker] == .finished { return }
         waitForTurn(worker)
+    }
+
+    /// Whether `worker` is about to take a lock another worker holds now (monitor held). An explored run counts such a
+    /// worker as unable to run, whether it found the lock held when it got there (blocked) or the lock was taken
+    /// after it got there: the step that brought it there then did the same whatever the lock's state, and steps of
+    /// one class line up whichever came first. Other runs let it be chosen, to find the lock held.
+    private func awaitsHeldLock(_ worker: Int) -> Bool {
+        guard let lock = acquiring[worker], let holder = held[lock] else { return false }
+        return holder.owner != worker
     }
 
     /// Waits (monitor held) until `worker` is chosen, the run is released, or abandoned (then forever).
@@ -287,6 +334,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     }
 
     private func selfDeadlock(_ worker: Int, lock: ObjectIdentifier, since step: Int) -> Never {
+        deadlockedAmongLocks = true
         abandon(
             "self-deadlock: \(describeWorker(worker)) takes \(describeLock(lock)), which it has held since step "
                 + "\(step); it would wait for itself forever")
@@ -418,6 +466,14 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     }
 
     // MARK: Results (read after the run)
+
+    /// Whether the run was abandoned for a deadlock among announced locks (see ``ControlledRunner``), which is the
+    /// system's failure, rather than for a worker blocked where the scheduler cannot see.
+    var abandonedForDeadlock: Bool {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return deadlockedAmongLocks
+    }
 
     /// What the run's scheduling produced: the schedule, counted steps, the step-limit report, the trace and the
     /// strategy's divergence.

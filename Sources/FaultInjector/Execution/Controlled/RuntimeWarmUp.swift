@@ -15,8 +15,8 @@ import GuardCore
 /// they started over since (``RuntimeCacheEvictions``), and repeated if they started over during it.
 ///
 /// Refused keys (`owner`), typed key paths that cannot be named and adopting handlers are left out: the
-/// runtime needs no cache for them, and (run against a GuardCore from before issue 7's fixes, to show a seed file
-/// fails there) they would crash or hang the warm-up instead of the run that exercises them.
+/// runtime needs no cache for them, and (run against an older GuardCore, to show that a seed file fails there) they
+/// would crash or hang the warm-up instead of the run that exercises them.
 enum RuntimeWarmUp {
     /// Runs the warm-up unless it ran before and GuardCore's bounded caches kept everything since. Call inside
     /// ``RunEnvironment/exclusively(_:)`` (misuse is reported, not trapped) before taking the run's misuse baseline.

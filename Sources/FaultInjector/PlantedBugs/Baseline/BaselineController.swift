@@ -17,6 +17,8 @@ import GuardCore
 /// Each step a planted bug changes is a method of its own; the subclasses in `PlantedBugs/` override one each.
 class BaselineController: StressController, @unchecked Sendable {
     private weak var observer: StressObserver?
+    /// `observer`'s identity, as an explorer names its life.
+    private let observerIdentity: ObjectIdentifier
     /// Whether the harness asked for observed objects to be held strongly.
     let retainsObjects: Bool
     let table: PlantedTable
@@ -25,6 +27,7 @@ class BaselineController: StressController, @unchecked Sendable {
 
     required init(observer: StressObserver, retainsObjects: Bool, table: PlantedTable) {
         self.observer = observer
+        self.observerIdentity = ObjectIdentifier(observer)
         self.retainsObjects = retainsObjects
         self.table = table
     }
@@ -65,16 +68,8 @@ class BaselineController: StressController, @unchecked Sendable {
     /// caller must now remove it from the runtime. A pending one is only cancelled: the runtime does not have it yet,
     /// and the observing thread removes it once the runtime's add returned.
     func withdraw(_ registration: PlantedRegistration) -> Bool {
-        switch registration.state {
-        case .pending:
-            registration.state = .cancelled
-            return false
-        case .active:
-            registration.state = .removed
-            return true
-        case .cancelled, .removed:
-            return false
-        }
+        if registration.transition(from: .pending, to: .cancelled) { return false }
+        return registration.transition(from: .active, to: .removed)
     }
 
     /// Delivers a notification that reached `bridge`, whose registration is filed in `table`: looks the
@@ -85,6 +80,21 @@ class BaselineController: StressController, @unchecked Sendable {
         let live = table.lock.withLock { table.live.contains { $0.bridge === bridge && $0.delivers } }
         if live { bridge.forward(change, of: object) }
     }
+
+    /// Makes a registration the runtime now has active, unless an unobserve cancelled it meanwhile (then `false`).
+    /// Called under the table's lock; the state stays an announced atomic word, as the guard's is.
+    func activate(_ registration: PlantedRegistration) -> Bool {
+        registration.transition(from: .pending, to: .active)
+    }
+
+    /// Whether the observing thread activates its registration under the table's lock, as a removal withdraws it
+    /// (the baseline does: a schedule point between the add and the activation, where another thread's unobserve can
+    /// come), or lock-free, by the compare-and-exchange alone, as the guard does.
+    var activatesUnderLock: Bool { true }
+
+    /// Whether a registration an unobserve cancelled while it was being added still gets its `.initial`
+    /// notification: yes in the baseline (as in the guard: this `observe` took effect before that removal).
+    var deliversInitialAfterCancellation: Bool { true }
 
     /// Whether the runtime delivers `.initial` (from inside its add, before it has the registration, as Foundation
     /// does). Not in the baseline: like the guard it registers without `.initial`, and delivers the initial value
@@ -109,7 +119,10 @@ class BaselineController: StressController, @unchecked Sendable {
     func observe(
         _ object: StressObject, keyPath: String, options: KeyValueObservingOptions, sink: DeliverySink, call: StressCall
     ) -> ObserveOutcome {
+        // Loading the weak reference takes the observer (or finds it gone); it goes when this call returns.
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
         guard let observer else { return .invalid }
+        defer { SchedulePoints.access(observerIdentity, .lifetime, .drop) }
         let registration = PlantedRegistration(
             key: key(for: object, keyPath: keyPath), owner: ObjectIdentifier(self), object: object,
             keepsObjectAlive: keepsObjectsAlive, keyPath: keyPath,
@@ -131,20 +144,13 @@ class BaselineController: StressController, @unchecked Sendable {
                 registration.bridge, forKeyPath: keyPath,
                 options: initialFromRuntime ? options : options.subtracting(.initial), context: registration.context)
         }
-        let cancelledMeanwhile = table.lock.withLock { () -> Bool in
-            switch registration.state {
-            case .pending:
-                registration.state = .active
-                return false
-            case .cancelled:
-                registration.state = .removed
-                return true
-            case .active, .removed:
-                return false
-            }
+        let settle = { !self.activate(registration) && registration.transition(from: .cancelled, to: .removed) }
+        let cancelled = activatesUnderLock ? table.lock.withLock(settle) : settle()
+        if cancelled {
+            // An unobserve cancelled it while the runtime was adding it: take it out of the runtime now.
+            unregister(registration)
         }
-        if cancelledMeanwhile { unregister(registration) }
-        if deliversInitial {
+        if deliversInitial, !cancelled || deliversInitialAfterCancellation {
             // A chaos round's injected pause where the guard gets one too (at its schedule point after the add): the
             // window between the add and the initial notification. No schedule point, so controlled schedules stay
             // as they were; a controlled run injects no faults.

@@ -9,16 +9,18 @@ struct PlantedRegistrationKey: Hashable, Sendable {
 }
 
 /// One registration of a ``BaselineController``: its runtime-side observer (``PlantedBridge``), the object it
-/// observes, and its state, which changes only under its table's lock.
+/// observes, and its state, an atomic word as the guard's `RegistrationState` is: changed under its table's lock,
+/// except `pending → active`, a compare-and-exchange the observing thread makes once the runtime's add returned,
+/// racing with an unobserve's `pending → cancelled` under the lock.
 ///
 /// ```
 /// pending ──(runtime add returned)──▶ active ──(unobserve / teardown)──▶ removed
 ///    └──(unobserve while the runtime add runs, e.g. inside the .initial handler)──▶ cancelled ──▶ removed
 /// ```
-/// Notifications reach the handler only while `pending` or `active` (the guard's three states, as in
-/// `RegistrationState`).
+/// Notifications reach the handler only while `pending` or `active` (the guard's three states). Every access is
+/// announced to the schedule hook (``SharedWord/registrationState``), for an explorer of interleavings.
 final class PlantedRegistration: @unchecked Sendable {
-    enum State {
+    enum State: UInt64 {
         case pending, active, cancelled, removed
     }
 
@@ -30,8 +32,7 @@ final class PlantedRegistration: @unchecked Sendable {
     let bridge: PlantedBridge
     /// The runtime context this registration is added and removed with (see ``PlantedContext``).
     let context = PlantedContext.next()
-    /// Guarded by the table's lock.
-    var state = State.pending
+    private let stateWord = AtomicCell()
     /// The changes its bridge held back (see ``PlantedBridge/holdsChanges``), in arrival order, each with the change
     /// it came from. Guarded by the table's lock.
     var held: [(change: KeyValueChange, object: StressObject, origin: ChangeOrigin)] = []
@@ -46,6 +47,27 @@ final class PlantedRegistration: @unchecked Sendable {
         self.bridge = bridge
         strongObject = keepsObjectAlive ? object : nil
         weakObject = object
+        // Named by who made it, for an explorer (its state is announced).
+        SchedulePoints.created(self)
+    }
+
+    /// The state now.
+    var state: State {
+        SchedulePoints.access(self, .registrationState, .read)
+        return State(rawValue: UInt64(stateWord.word.loadInt(ordering: .acquiring)))!
+    }
+
+    /// Sets the state.
+    func set(_ state: State) {
+        SchedulePoints.access(self, .registrationState, .write)
+        stateWord.word.store(state.rawValue, ordering: .releasing)
+    }
+
+    /// Moves to `desired` if the state is `expected`; returns whether it did.
+    func transition(from expected: State, to desired: State) -> Bool {
+        let exchanged = stateWord.word.compareExchange(expected: expected.rawValue, desired: desired.rawValue).exchanged
+        SchedulePoints.access(self, .registrationState, exchanged ? .write : .read)
+        return exchanged
     }
 
     /// The observed object, while it lives.
@@ -68,13 +90,18 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
     /// Atomic, so a delivery to a registration that holds nothing takes no lock (and no schedule step) for it.
     private let holding = AtomicCell()
     private weak var observer: StressObserver?
+    /// `observer`'s identity, as an explorer names its life.
+    private let observerIdentity: ObjectIdentifier
     private let sink: DeliverySink
 
     init(delivery: BaselineController.Type, table: PlantedTable, observer: StressObserver, sink: DeliverySink) {
         self.delivery = delivery
         self.table = table
         self.observer = observer
+        self.observerIdentity = ObjectIdentifier(observer)
         self.sink = sink
+        // Named by who made it, for an explorer (its holding flag is announced; see ``holdsChanges``).
+        SchedulePoints.created(self)
     }
 
     func observeValue(
@@ -93,9 +120,17 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
     }
 
     /// Whether changes that reach the registration wait for its `.initial` notification.
+    /// Its accesses are announced as the registration state's (``SharedWord/registrationState``): the flag is part of
+    /// the registration's lock-free state, as the guard's holding bit is.
     var holdsChanges: Bool {
-        get { holding.word.load(ordering: .acquiring) != 0 }
-        set { holding.word.store(newValue ? 1 : 0, ordering: .releasing) }
+        get {
+            SchedulePoints.access(self, .registrationState, .read)
+            return holding.word.load(ordering: .acquiring) != 0
+        }
+        set {
+            SchedulePoints.access(self, .registrationState, .write)
+            holding.word.store(newValue ? 1 : 0, ordering: .releasing)
+        }
     }
 
     /// Never called: the baseline never asks the runtime to drop a registration with its object.
@@ -106,7 +141,10 @@ final class PlantedBridge: KeyValueObserver, ObservationReceiver, @unchecked Sen
 
     /// Hands the notification to the harness, unless the observer is gone.
     func forward(_ change: KeyValueChange, of object: StressObject) {
+        // Loading the weak reference takes the observer (or finds it gone); it goes when this returns.
+        SchedulePoints.access(observerIdentity, .lifetime, .read)
         guard let observer else { return }
+        defer { SchedulePoints.access(observerIdentity, .lifetime, .drop) }
         forward(change, of: object, to: observer)
     }
 

@@ -15,6 +15,9 @@ final class PlantedTable: @unchecked Sendable {
 
     /// Files `registration` (the caller holds the lock).
     func insert(_ registration: PlantedRegistration) {
+        // A write for an explorer, so a planted bug's unlocked read of the table (``SharedWord/unlockedTable``)
+        // counts as racing it.
+        SchedulePoints.access(self, .unlockedTable, .write)
         byKey[registration.key] = registration
         live.insert(registration, at: 0)
     }
@@ -36,6 +39,7 @@ final class PlantedTable: @unchecked Sendable {
 
     /// Takes `registration` out (the caller holds the lock).
     func remove(_ registration: PlantedRegistration) {
+        SchedulePoints.access(self, .unlockedTable, .write)
         if byKey[registration.key] === registration { byKey[registration.key] = nil }
         if let index = live.firstIndex(where: { $0 === registration }) { live.remove(at: index) }
     }

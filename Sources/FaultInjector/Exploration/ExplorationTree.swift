@@ -1,0 +1,157 @@
+/// The explorer's search state: the tree of states explored so far (completed subtrees dropped), the workers left
+/// to explore from each, and the next execution to ask for.
+///
+/// With reduction it is source-set dynamic partial-order reduction with sleep sets (Abdulla, Aronis, Jonsson and
+/// Sagonas, POPL 2014): after each execution, every race (two dependent steps of different workers with nothing
+/// ordered between them) adds, at the state before the first step, a worker that starts an execution reversing it,
+/// unless one already is there; a worker whose step was explored from a state sleeps in the executions explored after
+/// it until a step dependent with its own runs. With a preemption bound it adds the race's second worker (or, if that
+/// one cannot run there, every worker) and, conservatively, the same worker where the run containing the first step
+/// began (as bounded DPOR must, Coons, Musuvathi and McKinley, OOPSLA 2013), and keeps no sleep sets. Without
+/// reduction every worker that can run (within the bound) is explored from every state: every interleaving.
+final class ExplorationTree {
+    let mode: SearchMode
+    let workers: Int
+    private(set) var root: ExplorationNode?
+    private var firstIssued = false
+
+    init(mode: SearchMode, workers: Int) {
+        self.mode = mode
+        self.workers = workers
+    }
+
+    /// Whether everything has been explored and nothing is running.
+    var isComplete: Bool {
+        root?.isComplete(bound: mode.preemptionBound) ?? false
+    }
+
+    // MARK: Asking for executions
+
+    /// The next execution to run (the deepest state with a worker left to explore), or `nil` if none is available
+    /// now (everything is explored, or the rest waits for executions still running).
+    func nextRequest() -> ExecutionRequest? {
+        guard let root else {
+            if firstIssued { return nil }
+            firstIssued = true
+            return ExecutionRequest(prefix: [], checks: [], sleep: SleepSet(), usesSleepSets: mode.usesSleepSets)
+        }
+        guard let (node, worker) = deepestPending(from: root) else { return nil }
+        node.inFlight |= 1 << UInt64(worker)
+        let path = node.path
+        var prefix: [Int] = []
+        var checks: [DecisionCheck] = []
+        for (index, state) in path.enumerated() {
+            var check = state.decision
+            if index + 1 < path.count {
+                let next = path[index + 1].viaWorker
+                prefix.append(next)
+                check.signature = state.children[next]!.signature
+            } else {
+                prefix.append(worker)
+                check.signature = nil
+            }
+            checks.append(check)
+        }
+        var sleep = mode.usesSleepSets ? node.sleep : SleepSet()
+        if mode.usesSleepSets {
+            for child in node.children.values { sleep.insert(child.entry) }
+        }
+        return ExecutionRequest(prefix: prefix, checks: checks, sleep: sleep, usesSleepSets: mode.usesSleepSets)
+    }
+
+    private func deepestPending(from node: ExplorationNode) -> (ExplorationNode, Int)? {
+        for child in node.children.values.sorted(by: { $0.entry.worker < $1.entry.worker }) {
+            if let next = child.node, let found = deepestPending(from: next) { return found }
+        }
+        if let worker = node.pending(bound: mode.preemptionBound).first { return (node, worker) }
+        return nil
+    }
+
+    // MARK: Taking an execution in
+
+    /// Takes in the report of the execution asked for with `request`: its new states join the tree, its races add
+    /// workers to explore, and finished subtrees are dropped. A report with a problem (a divergence) only releases
+    /// its branch.
+    func merge(_ report: ExecutionReport, for request: ExecutionRequest) {
+        let execution = report.execution
+        let branch = request.prefix.count - 1
+        guard report.problem == nil, let path = extend(with: execution, request: request) else {
+            release(request)
+            return
+        }
+        addBacktracking(execution: execution, path: path, branch: branch)
+        prune(from: path.last!)
+    }
+
+    /// Releases the branch of `request` without taking anything in (its execution proves nothing).
+    func release(_ request: ExecutionRequest) {
+        guard let root, !request.prefix.isEmpty else { return }
+        var node = root
+        for worker in request.prefix.dropLast() {
+            guard let next = node.children[worker]?.node else { return }
+            node = next
+        }
+        node.inFlight &= ~(1 << UInt64(request.prefix.last!))
+        prune(from: node)
+    }
+
+    /// Walks the execution's path, making the states after the branch. Returns every state of the path that is
+    /// still in the tree, by depth (the states after the last explored step are not made).
+    private func extend(with execution: ExploredExecution, request: ExecutionRequest) -> [ExplorationNode]? {
+        let branch = request.prefix.count - 1
+        let steps = execution.steps
+        let explored = execution.sleepBlockedAt ?? steps.count
+        guard !steps.isEmpty else { return nil }
+        var touches = TouchIndex()
+        if root == nil { root = makeNode(depth: 0, steps: steps, sleep: SleepSet(), parent: nil, via: -1) }
+        var node = root!
+        var path = [node]
+        var sleep = SleepSet()
+        for index in 0..<explored {
+            let step = steps[index]
+            let signature = StepSignature.of(step, at: index, touches: touches, execution: execution)
+            touches.add(step, at: index)
+            if index < branch {
+                guard let next = node.children[step.worker]?.node else { return nil }
+                node = next
+                path.append(node)
+                continue
+            }
+            if index == branch {
+                node.inFlight &= ~(1 << UInt64(step.worker))
+                sleep = request.sleep
+            } else {
+                sleep = node.sleep
+            }
+            if mode.usesSleepSets { sleep = sleep.after(step, touches: touches, execution: execution) }
+            let entry = SleepEntry(step: step, depth: index, touches: touches, execution: execution)
+            let next: ExplorationNode? =
+                index + 1 < explored
+                ? makeNode(depth: index + 1, steps: steps, sleep: sleep, parent: node, via: step.worker) : nil
+            node.children[step.worker] = ExplorationChild(entry: entry, signature: signature, node: next)
+            node.backtrack |= 1 << UInt64(step.worker)
+            guard let next else { break }
+            node = next
+            path.append(node)
+        }
+        return path
+    }
+
+    private func makeNode(
+        depth: Int, steps: [ExploredStep], sleep: SleepSet, parent: ExplorationNode?, via: Int
+    ) -> ExplorationNode {
+        let step = steps[depth]
+        let previous = parent?.preemptions ?? 0
+        let preempted = depth > 0 && steps[depth - 1].isPreemption(choosing: steps[depth - 1].worker)
+        let node = ExplorationNode(
+            depth: depth,
+            decision: DecisionCheck(point: step.point, current: step.current, runnable: step.runnable, signature: nil),
+            preemptions: previous + (preempted ? 1 : 0), sleep: sleep, parent: parent, viaWorker: via)
+        if !mode.reduction {
+            for worker in ExplorationNode.workers(step.runnable) where node.allows(worker, bound: mode.preemptionBound) {
+                node.backtrack |= 1 << UInt64(worker)
+            }
+        }
+        return node
+    }
+}
