@@ -31,7 +31,7 @@ final class ExplorerScenarioTests: XCTestCase {
     /// the add); the guard passes every class of it.
     func testTheInitialRemovalRaceIsFound() throws {
         let inputs = [
-            ("issue7-5 (corpus)", try seed("issue7-5-initial-missing-when-removed-during-observe.json").scenario),
+            ("guard-initial-missing-when-removed-during-observe (corpus)", try seed("guard-initial-missing-when-removed-during-observe.json").scenario),
             ("bug-initial-state-missing.scenario", try scenario("bug-initial-state-missing.scenario").scenario),
         ]
         for (name, scenario) in inputs {

@@ -14,14 +14,16 @@ import XCTest
 ///   runner with the file's strategy and seed, and the oracle must find zero violations. Each is a race (two workers,
 ///   and its failure shows in no serial order of them) or says plainly that the report reduces to a sequential misuse
 ///   (and a serial order does show it).
-/// - One seed file per defect of issue 7 (`issue7-N-...`) and per guard defect the widened scenarios found
-///   (`widen-N-...`), against the guard: each failed on the code before its fix (its description says which, and its
-///   failure records how), and the guard must pass it now, replayed exactly (controlled runner).
+/// - One seed file per guard defect found and fixed (`guard-...`, named after what it shows), against the guard: each
+///   failed on the code before its fix (its description says how, and its failure records it), and the guard must
+///   pass it now, replayed exactly (controlled runner).
 final class SeedCorpusTests: XCTestCase {
     /// The reported races, each told by one file (race 5 runs against its planted bug).
     private static let reportedRaces = 1...7
     /// Replays of each race file.
     private static let raceReplays = 3
+    /// The guard defects found and fixed, one file each.
+    private static let guardRegressions = 14
 
     private func corpus() throws -> [String] {
         let url = try XCTUnwrap(Bundle.module.url(forResource: "Seeds", withExtension: nil), "the Seeds resource is missing")
@@ -43,7 +45,7 @@ final class SeedCorpusTests: XCTestCase {
         return description[start].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
     }
 
-    func testTheCorpusCoversTheReportedRacesAndEveryIssue7Defect() throws {
+    func testTheCorpusCoversTheReportedRacesAndEveryGuardRegression() throws {
         let paths = try corpus()
         let names = paths.map { ($0 as NSString).lastPathComponent }
         var told: [Int: [String]] = [:]
@@ -57,8 +59,10 @@ final class SeedCorpusTests: XCTestCase {
             XCTAssertEqual(told[race]?.count, 1, "reported race \(race) is told by one file: \(told[race] ?? [])")
         }
         XCTAssertEqual(Set(told.keys), Set(Self.reportedRaces), "\(names)")
-        for defect in 1...8 {
-            XCTAssertEqual(names.filter { $0.hasPrefix("issue7-\(defect)-") }.count, 1, "issue 7 defect \(defect): \(names)")
+        let regressions = paths.filter { raceNumber($0) == nil }.map { ($0 as NSString).lastPathComponent }
+        XCTAssertEqual(regressions.count, Self.guardRegressions, "every guard regression is kept: \(regressions)")
+        for name in regressions {
+            XCTAssertTrue(name.hasPrefix("guard-"), "a guard regression is named guard-WHAT-IT-SHOWS.json: \(name)")
         }
     }
 
@@ -146,6 +150,6 @@ final class SeedCorpusTests: XCTestCase {
             let report = try XCTUnwrap(outcome.lastResult?.report)
             XCTAssertGreaterThan(report.totalChecks, 0, "\(name): the oracle looked at the run")
         }
-        XCTAssertEqual(checked, 14, "eight issue-7 defects, four found by the widened scenarios and two by the link-leaf scenarios")
+        XCTAssertEqual(checked, Self.guardRegressions, "every guard regression replayed")
     }
 }

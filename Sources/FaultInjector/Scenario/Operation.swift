@@ -107,7 +107,7 @@ public enum HandlerAction: Hashable, Sendable {
     case observe(object: Int, key: StressKey)
     /// Take the object out of slot `object` and keep it in the handler: from then on the handler holds the last
     /// reference, so dropping the registration releases the object. When the same controller observes that object
-    /// weakly, this is the issue-7 defect-1 case (an object deinitializing while its controller drops the handler).
+    /// weakly, this is the case of an object deinitializing while its controller drops the handler).
     case adopt(object: Int)
 }
 
