@@ -1,4 +1,5 @@
 import Foundation
+import GuardCore
 
 /// Runs rounds in child processes, one round at a time. It starts a process when it needs one (and starts the next
 /// one while the last round of the current one runs, so start-up overlaps work), sends it a ``RoundRequest``, waits
@@ -207,8 +208,10 @@ final class ChildRoundHost {
 
     private func spawn() throws -> Child {
         started += 1
+        // Numbered across the process, not per host: hosts of parallel jobs run children at once, and two children
+        // writing one log would mix (and truncate) each other's reports.
         let logPath = (NSTemporaryDirectory() as NSString).appendingPathComponent(
-            "guard-stress-round-\(ProcessInfo.processInfo.processIdentifier)-\(started).log")
+            "guard-stress-round-\(ProcessInfo.processInfo.processIdentifier)-\(ChildLogNumbers.next()).log")
         let startedAt = MonotonicClock.now
         let process: ChildProcess
         do {
@@ -264,5 +267,17 @@ private final class InFlightChild: @unchecked Sendable {
         guard let pid else { return }
         interrupted = true
         ChildProcessRegistry.shared.kill(pid)
+    }
+}
+
+/// Numbers for the children's log files, unique in this process.
+private enum ChildLogNumbers {
+    private static let last = Protected(0)
+
+    static func next() -> Int {
+        last.withValue { last in
+            last += 1
+            return last
+        }
     }
 }
