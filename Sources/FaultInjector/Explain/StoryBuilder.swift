@@ -109,20 +109,9 @@ struct StoryBuilder {
                     + "observe, nothing to change, or the harness's lock order)")
             state.endedLine[id] = line
         case .delivered(let registration, let cause, let isPrior):
-            let seen = state.deliveriesSeen[worker, default: 0]
-            state.deliveriesSeen[worker] = seen + 1
-            let record = deliveries[worker].flatMap { seen < $0.count ? $0[seen] : nil }
-            let values = record.map(Self.values) ?? ""
-            let kind = cause == registration ? "initial" : isPrior ? "prior" : "change"
-            let registrationLabel = state.labels[registration] ?? "registration \(registration)"
-            let causeLabel = state.labels[cause] ?? (cause < 0 ? "no operation" : "operation \(cause)")
-            let about = kind == "initial" ? "initial notification" : kind == "prior" ? "prior notification of \(causeLabel)" : "hears \(causeLabel)"
-            let line = add(.delivered, "\(StoryGlyph.notification) \(registrationLabel) \(about)" + (values.isEmpty ? "" : " (\(values))"))
-            state.deliveryLines.append((line, registration, cause))
-            state.marks[registration, default: []].append(
-                RunStory.Mark(step: event.step, worker: worker, kind: kind, cause: causeLabel, values: values))
-            state.lastDelivery[worker] = registration
-            if let record { state.stepOfTick.append((record.time, event.step)) }
+            delivered(
+                event, registration: registration, cause: cause, isPrior: isPrior, depth: depth, state: state,
+                deliveries: deliveries)
         case .misuse(let kind):
             let line = add(.misuse, "\(StoryGlyph.misuse) misuse \(kind.rawValue): \(Self.gloss(kind))")
             state.misuseLines.append((line, kind))
@@ -135,6 +124,29 @@ struct StoryBuilder {
         case .acquired, .finished:
             return
         }
+    }
+
+    /// A notification: its line (initial, prior or change, with its values) and its mark on the registration's bar.
+    private func delivered(
+        _ event: TraceEvent, registration: Int, cause: Int, isPrior: Bool, depth: Int, state: State,
+        deliveries: [Int: [DeliveryRecord]]
+    ) {
+        let worker = event.worker
+        let seen = state.deliveriesSeen[worker, default: 0]
+        state.deliveriesSeen[worker] = seen + 1
+        let record = deliveries[worker].flatMap { seen < $0.count ? $0[seen] : nil }
+        let values = record.map(Self.values) ?? ""
+        let kind = cause == registration ? "initial" : isPrior ? "prior" : "change"
+        let registrationLabel = state.labels[registration] ?? "registration \(registration)"
+        let causeLabel = state.labels[cause] ?? (cause < 0 ? "no operation" : "operation \(cause)")
+        let about = kind == "initial" ? "initial notification" : kind == "prior" ? "prior notification of \(causeLabel)" : "hears \(causeLabel)"
+        let text = "\(StoryGlyph.notification) \(registrationLabel) \(about)" + (values.isEmpty ? "" : " (\(values))")
+        state.lines.append(RunStory.Line(step: event.step, worker: worker, depth: depth, kind: .delivered, text: text))
+        state.deliveryLines.append((state.lines.count - 1, registration, cause))
+        state.marks[registration, default: []].append(
+            RunStory.Mark(step: event.step, worker: worker, kind: kind, cause: causeLabel, values: values))
+        state.lastDelivery[worker] = registration
+        if let record { state.stepOfTick.append((record.time, event.step)) }
     }
 
     private func makeLabel(_ id: Int, state: State) -> String {

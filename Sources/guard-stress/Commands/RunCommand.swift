@@ -21,20 +21,78 @@ enum RunCommand {
         guard arguments.positionals.isEmpty else {
             throw UsageError("run takes no positional arguments (got '\(arguments.positionals[0])')")
         }
+        guard let plan = try plan(arguments) else { return .badInput }
+        let settings = plan.settings
+        let campaign: Campaign
+        do {
+            // The campaign checks the target (its one reason to refuse the settings), before anything is written.
+            campaign = try Campaign(settings: settings)
+        } catch {
+            throw TargetOption.refused(settings.target)
+        }
+        // Checked before the campaign: a file in the way would lose every seed file it writes.
+        try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
+        let reports = try ReportFiles(arguments, seedDirectory: settings.outputDirectory)
+        if settings.runner != .chaos, settings.isolation.childProcessSettings == nil {
+            // Schedules recorded under random per-process hashing would not replay in another process (child
+            // processes always run with deterministic hashing).
+            DeterministicHashing.ensure()
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        announce(plan, cores: cores)
+        let startedAt = Date()
+        let latest = LatestSummary(CampaignSummary(notStarted: settings))
+        guard begin(reports, settings, latest: latest, startedAt: startedAt) else { return .badInput }
+        var progressLine = ProgressLine(settings: settings, log: ProgressLog(interval: plan.progressInterval))
+        let summary = campaign.run { progress in
+            latest.value = progress.summary
+            progressLine.show(progress)
+        }
+        latest.value = summary
+        return finish(summary, settings, reports: reports, cores: cores, startedAt: startedAt)
+    }
+
+    /// What `run`'s options ask for: the campaign's settings and how to show it. `nil` after printing why a
+    /// `--scenario` file cannot be used.
+    private struct Plan {
         var settings = Campaign.Settings()
-        settings.isolation = try IsolationOptions.isolation(arguments)
-        let profile = try self.profile(arguments)
+        var jobsLimit: String?
         var scenarioName: String?
+        var profile = ScenarioProfile.mixed
+        var progressInterval = ProgressLog.defaultInterval
+    }
+
+    /// Reads every option into a ``Plan``, checking each against the others.
+    private static func plan(_ arguments: ParsedArguments) throws -> Plan? {
+        var plan = Plan()
+        plan.settings.isolation = try IsolationOptions.isolation(arguments)
+        plan.profile = try self.profile(arguments)
         var scenarioOperations: Int?
         if let path = arguments.string("--scenario") {
-            guard let loaded = try scenario(path, arguments, into: &settings) else { return .badInput }
+            guard let loaded = try scenario(path, arguments, into: &plan.settings) else { return nil }
             scenarioOperations = loaded.scenario.operationCount
-            scenarioName = "scenario \(path) (\(loaded.scenario.operations.count) workers, "
+            plan.scenarioName = "scenario \(path) (\(loaded.scenario.operations.count) workers, "
                 + "\(Format.count(loaded.scenario.operationCount)) operations)"
         } else {
-            settings.runner = try runnerChoice(arguments)
-            settings.scenario = profile.configuration(controlled: settings.runner != .chaos)
+            plan.settings.runner = try runnerChoice(arguments)
+            plan.settings.scenario = plan.profile.configuration(controlled: plan.settings.runner != .chaos)
         }
+        try shape(&plan.settings, arguments)
+        let jobs = try IsolationOptions.jobs(
+            arguments, isolation: plan.settings.isolation,
+            operationsPerRound: scenarioOperations
+                ?? plan.settings.scenario.workers * plan.settings.scenario.operationsPerWorker)
+        plan.settings.jobs = jobs.jobs
+        plan.jobsLimit = jobs.limit
+        plan.settings.runner = try stepLimit(plan.settings.runner, for: plan.settings.configuration(), arguments)
+        plan.progressInterval = try arguments.seconds("--progress", minimum: 0.1) ?? ProgressLog.defaultInterval
+        try limits(&plan.settings, arguments)
+        return plan
+    }
+
+    /// `--mix`, `--seed`, `--queues`, `--ops-per-queue`, `--objects`, `--controllers`, `--ops`: the rounds' shape,
+    /// held to the limits a seed file is held to.
+    private static func shape(_ settings: inout Campaign.Settings, _ arguments: ParsedArguments) throws {
         if let mix = arguments.string("--mix") {
             do {
                 settings.scenario.mix = try OperationMix(parsing: mix)
@@ -55,49 +113,42 @@ enum RunCommand {
             throw UsageError("the scenario is unusable: " + problems.joined(separator: "; "))
         }
         settings.operationBudget = try arguments.integer("--ops", in: 1...Int(Int32.max))
-        let jobs = try IsolationOptions.jobs(
-            arguments, isolation: settings.isolation,
-            operationsPerRound: scenarioOperations ?? settings.scenario.workers * settings.scenario.operationsPerWorker)
-        settings.jobs = jobs.jobs
-        settings.runner = try stepLimit(settings.runner, for: settings.configuration(), arguments)
+    }
+
+    /// `--duration`, `--no-faults`, `--stop-at-first-failure`, `--max-seed-files`, `--target`, `--out`,
+    /// `--no-compare`.
+    private static func limits(_ settings: inout Campaign.Settings, _ arguments: ParsedArguments) throws {
         settings.duration = try arguments.seconds("--duration") ?? settings.duration
-        let progressInterval = try arguments.seconds("--progress", minimum: 0.1) ?? ProgressLog.defaultInterval
         if arguments.has("--no-faults") { settings.scenario.faults = .none }
         settings.stopAtFirstFailure = arguments.has("--stop-at-first-failure")
         settings.maximumSeedFiles = try arguments.integer("--max-seed-files", in: 0...100_000) ?? settings.maximumSeedFiles
         if let target = arguments.string("--target") { settings.target = target }
         if let out = arguments.string("--out") { settings.outputDirectory = out }
         if settings.target == "guard", !arguments.has("--no-compare") { settings.comparisonTarget = "raw" }
-        let campaign: Campaign
-        do {
-            // The campaign checks the target (its one reason to refuse the settings), before anything is written.
-            campaign = try Campaign(settings: settings)
-        } catch {
-            throw TargetOption.refused(settings.target)
-        }
-        // Checked before the campaign: a file in the way would lose every seed file it writes.
-        try OutputPath.checkDirectory(settings.outputDirectory, option: "--out")
-        let reports = try ReportFiles(arguments, seedDirectory: settings.outputDirectory)
-        if settings.runner != .chaos, settings.isolation.childProcessSettings == nil {
-            // Schedules recorded under random per-process hashing would not replay in another process (child
-            // processes always run with deterministic hashing).
-            DeterministicHashing.ensure()
-        }
+    }
 
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+    /// The campaign's first line on standard error: target, seed, scenario, runner, queues, limits, isolation.
+    private static func announce(_ plan: Plan, cores: Int) {
+        let settings = plan.settings
         let runnerText = settings.runner.controlledSettings.map { "controlled runner (\($0.strategy))" } ?? "chaos runner"
         let isolationText = settings.isolation.childProcessSettings.map {
             let perProcess = $0.roundsPerProcess(for: settings.runner)
             return (perProcess == 1 ? ", each round in its own process" : ", up to \(perProcess) rounds per process")
-                + ", \(settings.jobs) at once" + (jobs.limit.map { " (\($0))" } ?? "")
+                + ", \(settings.jobs) at once" + (plan.jobsLimit.map { " (\($0))" } ?? "")
         } ?? ", in process"
         Terminal.printError(
-            "guard-stress: target \(settings.target), seed \(settings.seed), \(scenarioName ?? "profile \(profile.rawValue)"), \(runnerText), "
+            "guard-stress: target \(settings.target), seed \(settings.seed), "
+                + "\(plan.scenarioName ?? "profile \(plan.profile.rawValue)"), \(runnerText), "
                 + "\(settings.scenario.workers) queues on \(cores) cores, up to \(Format.seconds(settings.duration))"
                 + (settings.operationBudget.map { " or \(Format.count($0)) operations" } ?? "") + isolationText)
-        let startedAt = Date()
-        let latest = LatestSummary(CampaignSummary(notStarted: settings))
-        let began = reports.begin(
+    }
+
+    /// Marks the reports unfinished and arranges an interrupted report on a signal; `false` when they cannot be
+    /// written.
+    private static func begin(
+        _ reports: ReportFiles, _ settings: Campaign.Settings, latest: LatestSummary, startedAt: Date
+    ) -> Bool {
+        reports.begin(
             unfinished: (
                 json: StressReport(
                     unfinished: "run", target: settings.target, runner: settings.runner, isolation: settings.isolation,
@@ -114,17 +165,47 @@ enum RunCommand {
                     StressReport(campaign: stopped, isolation: isolation, exitCode: 128 + Int(signal)),
                     JUnitReport(campaign: stopped, startedAt: startedAt))
             })
-        guard began else { return .badInput }
+    }
+
+    /// The summary, the raw comparison, the reports and the result line; the exit code.
+    private static func finish(
+        _ summary: CampaignSummary, _ settings: Campaign.Settings, reports: ReportFiles, cores: Int, startedAt: Date
+    ) -> ExitCode {
+        if Terminal.isInteractive { Terminal.endLine() }
+        Terminal.printError(
+            "guard-stress: \(summary.rounds) rounds, \(Format.count(summary.operations)) operations in "
+                + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
+        print(SummaryPrinter.campaign(summary, cores: cores))
+        if let raw = summary.comparison {
+            print("")
+            print(SummaryPrinter.rawComparison(raw, runner: settings.runner))
+        } else if let problem = summary.comparisonError {
+            Terminal.printError("guard-stress: the raw-runtime comparison could not run: \(problem)")
+        }
+        let exitCode: ExitCode = summary.harnessError != nil ? .badInput : summary.passed ? .passed : .violated
+        if let harnessError = summary.harnessError {
+            Terminal.printError("guard-stress: the campaign could not run its rounds: \(harnessError)")
+        }
+        let written = reports.write(
+            json: StressReport(campaign: summary, isolation: settings.isolation, exitCode: Int(exitCode.rawValue)),
+            junit: JUnitReport(campaign: summary, startedAt: startedAt))
+        return ResultLine.print(SummaryPrinter.campaignResult(summary), exitCode: exitCode, reportsWritten: written)
+    }
+
+    /// The campaign's progress as it runs: failing rounds as they happen (the first ``failingRoundsShown``), and a
+    /// status line rewritten in place on a terminal or printed whole every so often to a log.
+    private struct ProgressLine {
+        let settings: Campaign.Settings
+        var log: ProgressLog
         var failuresShown = 0
-        var log = ProgressLog(interval: progressInterval)
-        let summary = campaign.run { progress in
-            latest.value = progress.summary
+
+        mutating func show(_ progress: Campaign.Progress) {
             if let failure = progress.failure {
                 if Terminal.isInteractive { Terminal.rewriteLine("") }
                 failuresShown += 1
-                if failuresShown <= Self.failingRoundsShown {
+                if failuresShown <= RunCommand.failingRoundsShown {
                     Terminal.printError(SummaryPrinter.failingRound(failure))
-                } else if failuresShown == Self.failingRoundsShown + 1 {
+                } else if failuresShown == RunCommand.failingRoundsShown + 1 {
                     Terminal.printError("guard-stress: further failing rounds are counted in the summary, not listed here")
                 }
             }
@@ -140,27 +221,6 @@ enum RunCommand {
                 Terminal.printError("guard-stress: " + line + " of " + Format.seconds(settings.duration))
             }
         }
-        latest.value = summary
-        if Terminal.isInteractive { Terminal.endLine() }
-        Terminal.printError(
-            "guard-stress: \(summary.rounds) rounds, \(Format.count(summary.operations)) operations in "
-                + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
-        print(SummaryPrinter.campaign(summary, cores: cores))
-
-        if let raw = summary.comparison {
-            print("")
-            print(SummaryPrinter.rawComparison(raw, runner: settings.runner))
-        } else if let problem = summary.comparisonError {
-            Terminal.printError("guard-stress: the raw-runtime comparison could not run: \(problem)")
-        }
-        let exitCode: ExitCode = summary.harnessError != nil ? .badInput : summary.passed ? .passed : .violated
-        if let harnessError = summary.harnessError {
-            Terminal.printError("guard-stress: the campaign could not run its rounds: \(harnessError)")
-        }
-        let written = reports.write(
-            json: StressReport(campaign: summary, isolation: settings.isolation, exitCode: Int(exitCode.rawValue)),
-            junit: JUnitReport(campaign: summary, startedAt: startedAt))
-        return ResultLine.print(SummaryPrinter.campaignResult(summary), exitCode: exitCode, reportsWritten: written)
     }
 
     /// `--scenario FILE`: the same operations every round (a text scenario or a seed file's), each round with its own

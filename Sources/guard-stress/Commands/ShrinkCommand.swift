@@ -18,46 +18,14 @@ enum ShrinkCommand {
                 arguments.positionals.isEmpty ? "shrink needs a seed file" : "shrink takes one seed file, not \(arguments.positionals.count)")
         }
         let path = arguments.positionals[0]
-        var settings = ShrinkSettings()
-        settings.runsPerCandidate = try arguments.integer("--runs", in: ShrinkSettings.runsPerCandidateRange) ?? settings.runsPerCandidate
-        settings.maximumCandidates = try arguments.integer("--max-candidates", in: 1...10_000_000) ?? settings.maximumCandidates
-        settings.maximumSeconds = try arguments.seconds("--max-seconds") ?? settings.maximumSeconds
-        settings.verificationRuns = try arguments.integer("--verify", in: 0...10_000) ?? settings.verificationRuns
+        let settings = try settings(arguments)
         let output = try SeedFileOutput(for: path, suffix: "shrunk", command: "shrink", arguments)
-        settings.isolation = try IsolationOptions.isolation(arguments)
         if settings.isolation.childProcessSettings == nil { DeterministicHashing.ensure() }
-
-        guard let loaded = ScenarioInput.load(path) else { return .badInput }
-        let shrinker: Shrinker
-        do {
-            let file = loaded.seedFile
-            if file.failure.signature.isEmpty {
-                Terminal.printError("guard-stress: " + noFailureAdvice(path, loaded))
-                return .badInput
-            }
-            if file.failure.signature == SeedFile.unfinishedSignature {
-                Terminal.printError("guard-stress: " + unfinishedRoundAdvice(path))
-                return .badInput
-            }
-            shrinker = try Shrinker(file: file, fileName: (path as NSString).lastPathComponent, settings: settings)
-        } catch {
-            Terminal.printError("guard-stress: \(error)")
-            return .badInput
-        }
+        guard let shrinker = shrinker(path, settings) else { return .badInput }
         let file = shrinker.file
         // Quiet: the result and where it went, nothing about how (no progress, policy or operation list).
         let quiet = arguments.has("--quiet")
-        print("Shrinking \(path): target \(file.target), runner \(runnerText(file)), seed \(file.seed)")
-        print("  recorded failure: \(file.failure.signature)")
-        if !quiet {
-            print("  " + candidatePolicy(file, settings).joined(separator: "\n  "))
-            print(
-                settings.isolation.childProcessSettings == nil
-                    ? "  candidates run in this process (--in-process): a crash or trap of the target ends the shrinker"
-                    : "  each candidate runs in a child process: a crash, trap or hang is the candidate's verdict")
-            print("  budget: \(Format.count(settings.maximumCandidates)) candidates or \(Format.seconds(settings.maximumSeconds))")
-        }
-
+        printPlan(path, file, settings, quiet: quiet)
         let result = shrinker.shrink { progress in
             guard !quiet else { return }
             Terminal.printError(
@@ -72,7 +40,56 @@ enum ShrinkCommand {
             print("RESULT: NOT REPRODUCED (nothing to shrink; no file written) (exit 1)")
             return .violated
         }
+        printOutcome(outcome, quiet: quiet)
+        return write(outcome, to: output, quiet: quiet)
+    }
 
+    /// `--runs`, `--max-candidates`, `--max-seconds`, `--verify` and the isolation options.
+    private static func settings(_ arguments: ParsedArguments) throws -> ShrinkSettings {
+        var settings = ShrinkSettings()
+        settings.runsPerCandidate = try arguments.integer("--runs", in: ShrinkSettings.runsPerCandidateRange) ?? settings.runsPerCandidate
+        settings.maximumCandidates = try arguments.integer("--max-candidates", in: 1...10_000_000) ?? settings.maximumCandidates
+        settings.maximumSeconds = try arguments.seconds("--max-seconds") ?? settings.maximumSeconds
+        settings.verificationRuns = try arguments.integer("--verify", in: 0...10_000) ?? settings.verificationRuns
+        settings.isolation = try IsolationOptions.isolation(arguments)
+        return settings
+    }
+
+    /// The shrinker for the file at `path`; `nil` after printing why it cannot be shrunk.
+    private static func shrinker(_ path: String, _ settings: ShrinkSettings) -> Shrinker? {
+        guard let loaded = ScenarioInput.load(path) else { return nil }
+        do {
+            let file = loaded.seedFile
+            if file.failure.signature.isEmpty {
+                Terminal.printError("guard-stress: " + noFailureAdvice(path, loaded))
+                return nil
+            }
+            if file.failure.signature == SeedFile.unfinishedSignature {
+                Terminal.printError("guard-stress: " + unfinishedRoundAdvice(path))
+                return nil
+            }
+            return try Shrinker(file: file, fileName: (path as NSString).lastPathComponent, settings: settings)
+        } catch {
+            Terminal.printError("guard-stress: \(error)")
+            return nil
+        }
+    }
+
+    /// What is shrunk and how: the file, its failure, and (unless quiet) the candidate policy, isolation and budget.
+    private static func printPlan(_ path: String, _ file: SeedFile, _ settings: ShrinkSettings, quiet: Bool) {
+        print("Shrinking \(path): target \(file.target), runner \(runnerText(file)), seed \(file.seed)")
+        print("  recorded failure: \(file.failure.signature)")
+        guard !quiet else { return }
+        print("  " + candidatePolicy(file, settings).joined(separator: "\n  "))
+        print(
+            settings.isolation.childProcessSettings == nil
+                ? "  candidates run in this process (--in-process): a crash or trap of the target ends the shrinker"
+                : "  each candidate runs in a child process: a crash, trap or hang is the candidate's verdict")
+        print("  budget: \(Format.count(settings.maximumCandidates)) candidates or \(Format.seconds(settings.maximumSeconds))")
+    }
+
+    /// The shrunk file's sizes, race verdict, cost and verification.
+    private static func printOutcome(_ outcome: ShrinkOutcome, quiet: Bool) {
         print("  original: \(outcome.original)")
         print("  shrunk:   \(outcome.shrunk)")
         print("  \(outcome.race.summary)")
@@ -95,8 +112,11 @@ enum ShrinkCommand {
         } else if outcome.verificationRuns > 0 {
             print("  verification: the replays of the shrunk file could not run")
         }
-        // A file that did not verify is never written under the name of a shrunk file: it says so in its name and in
-        // its `shrunk.verified` field.
+    }
+
+    /// Writes the shrunk file (a file that did not verify is never written under the name of a shrunk file: it says
+    /// so in its name and in its `shrunk.verified` field) and prints the result line.
+    private static func write(_ outcome: ShrinkOutcome, to output: SeedFileOutput, quiet: Bool) -> ExitCode {
         let written: String
         do {
             written = try outcome.verified ? output.write(outcome.file) : output.writeUnverified(outcome.file)

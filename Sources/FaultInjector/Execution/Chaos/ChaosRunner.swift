@@ -48,23 +48,7 @@ public struct ChaosRunner: ScenarioRunner {
         let gate = StartGate()
         let group = DispatchGroup()
         let streams = ValueStreams(plans: StreamPlan.plans(for: scenario), world: world, source: valueSource)
-        for worker in workers {
-            let operations = scenario.operations[worker.index]
-            let queue = DispatchQueue(label: "guard-stress.worker-\(worker.index)")
-            group.enter()
-            queue.async {
-                WorkerContext.setCurrent(worker)
-                gate.arriveAndWait()
-                for (index, operation) in operations.enumerated() {
-                    worker.progress.begin(index)
-                    worker.faults.maybePause()
-                    world.perform(operation, index: index, worker: worker)
-                    worker.progress.finish()
-                }
-                WorkerContext.setCurrent(nil)
-                group.leave()
-            }
-        }
+        startWorkers(scenario, workers, world: world, gate: gate, group: group)
         // More queues than Dispatch runs at once start as threads come free (see ``StartGate``).
         let arrived = gate.waitForArrivals(workers.count, settle: Self.arrivalSettling, timeout: deadlockTimeout)
         let start = MonotonicClock.now
@@ -114,6 +98,29 @@ public struct ChaosRunner: ScenarioRunner {
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
         recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
         return recording
+    }
+
+    /// One queue per worker: it waits at `gate`, then performs its operations with injected pauses.
+    private func startWorkers(
+        _ scenario: Scenario, _ workers: [WorkerContext], world: StressWorld, gate: StartGate, group: DispatchGroup
+    ) {
+        for worker in workers {
+            let operations = scenario.operations[worker.index]
+            let queue = DispatchQueue(label: "guard-stress.worker-\(worker.index)")
+            group.enter()
+            queue.async {
+                WorkerContext.setCurrent(worker)
+                gate.arriveAndWait()
+                for (index, operation) in operations.enumerated() {
+                    worker.progress.begin(index)
+                    worker.faults.maybePause()
+                    world.perform(operation, index: index, worker: worker)
+                    worker.progress.finish()
+                }
+                WorkerContext.setCurrent(nil)
+                group.leave()
+            }
+        }
     }
 
     /// Waits for the workers; returns `nil` when they finished, or a reason when they stopped making progress.

@@ -143,25 +143,7 @@ public struct ControlledRunner: ScenarioRunner {
         }
         scheduler.name(locks: world.lockNames)
 
-        let cpu = settings.pinsWorkersToOneCPU ? CPUAffinity.currentCPU : nil
-        let threads = workers.map { worker in
-            let operations = scenario.operations[worker.index]
-            return WorkerThread {
-                if let cpu { CPUAffinity.pinCallingThread(to: cpu) }
-                ControlledHook.bind(scheduler, worker: worker.index)
-                WorkerContext.setCurrent(worker)
-                scheduler.arrive(worker.index)
-                for (index, operation) in operations.enumerated() {
-                    worker.progress.begin(index)
-                    scheduler.beforeOperation(worker.index)
-                    world.perform(operation, index: index, worker: worker)
-                    worker.progress.finish()
-                }
-                WorkerContext.setCurrent(nil)
-                scheduler.finish(worker.index)
-                ControlledHook.unbind()
-            }
-        }
+        let threads = workerThreads(scenario, workers, scheduler: scheduler, world: world)
         let start = MonotonicClock.now
         let end: CooperativeScheduler.End =
             scheduler.start(timeout: 10) ? scheduler.awaitEnd(blockedTimeout: settings.blockedTimeout)
@@ -191,8 +173,45 @@ public struct ControlledRunner: ScenarioRunner {
             recording.explored = explored
             return recording
         }
-
         for thread in threads { thread.join() }
+        var recording = finishedRecording(
+            scenario, target, workers: workers, world: world, baseline: baseline,
+            stepLimitReport: scheduling.stepLimitReport, execution: execution, seconds: seconds)
+        recording.explored = explored
+        return recording
+    }
+
+    /// One thread per worker: it binds itself to the scheduler, waits its turn, and performs its operations.
+    private func workerThreads(
+        _ scenario: Scenario, _ workers: [WorkerContext], scheduler: CooperativeScheduler, world: StressWorld
+    ) -> [WorkerThread] {
+        let cpu = settings.pinsWorkersToOneCPU ? CPUAffinity.currentCPU : nil
+        return workers.map { worker in
+            let operations = scenario.operations[worker.index]
+            return WorkerThread {
+                if let cpu { CPUAffinity.pinCallingThread(to: cpu) }
+                ControlledHook.bind(scheduler, worker: worker.index)
+                WorkerContext.setCurrent(worker)
+                scheduler.arrive(worker.index)
+                for (index, operation) in operations.enumerated() {
+                    worker.progress.begin(index)
+                    scheduler.beforeOperation(worker.index)
+                    world.perform(operation, index: index, worker: worker)
+                    worker.progress.finish()
+                }
+                WorkerContext.setCurrent(nil)
+                scheduler.finish(worker.index)
+                ControlledHook.unbind()
+            }
+        }
+    }
+
+    /// The recording of a run whose workers all finished: the history in time order and the facts.
+    private func finishedRecording(
+        _ scenario: Scenario, _ target: any SystemUnderTest, workers: [WorkerContext], world: StressWorld,
+        baseline: RunEnvironment.Baseline, stepLimitReport: String?, execution: ControlledExecution,
+        seconds: Double
+    ) -> RunRecording {
         var history = History()
         history.operations = workers.flatMap(\.operations).sorted { $0.call < $1.call }
         history.deliveries = (workers.flatMap(\.deliveries) + world.deliveriesOffWorkers).sorted { $0.time < $1.time }
@@ -203,7 +222,7 @@ public struct ControlledRunner: ScenarioRunner {
         history.bulkReleases = workers.flatMap(\.bulkReleases) + world.bulkReleasesOffWorkers
         var facts = baseline.facts(after: world)
         facts.stepLimit = settings.stepLimit
-        facts.stepLimitExceeded = scheduling.stepLimitReport
+        facts.stepLimitExceeded = stepLimitReport
         facts.unroutedNotifications = world.unroutedNotifications
         facts.userCodeUnderLock = workers.flatMap(\.callsUnderLock)
         var recording = RunRecording(
@@ -213,7 +232,6 @@ public struct ControlledRunner: ScenarioRunner {
             controlled: execution, reportsDiagnostics: target.reportsDiagnostics)
         recording.dropsWeakRegistrationsInObjectDeinit = target.dropsWeakRegistrationsInObjectDeinit
         recording.releasesInRegistrationOrder = target.releasesInRegistrationOrder
-        recording.explored = explored
         return recording
     }
 }
