@@ -84,8 +84,7 @@ final class YourOwnTargetExampleTests: XCTestCase {
         directory = nil
     }
 
-    private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    private static let packageRoot = PackageRoot.url
 
     func testTheDocumentedExampleIsTheCodeThisFileCompiles() throws {
         let article = try String(

@@ -7,11 +7,8 @@ import XCTest
 /// and runs against its target, and the reference names every operation, key, option, handler action and setting
 /// the grammar has.
 final class ScenarioDocumentationTests: XCTestCase {
-    /// `Sources/FaultInjector/FaultInjector.docc`, found from this file.
-    private var articles: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/FaultInjector/FaultInjector.docc")
-    }
+    /// `Sources/FaultInjector/FaultInjector.docc`.
+    private var articles: URL { PackageRoot.url.appendingPathComponent("Sources/FaultInjector/FaultInjector.docc") }
 
     private func article(_ name: String) throws -> String {
         try String(contentsOf: articles.appendingPathComponent(name), encoding: .utf8)

@@ -5,7 +5,7 @@ import XCTest
 /// The oracle's rules for the widened scenarios, on hand-built histories: removals that overlap their own
 /// observe, whole-object removals, counts and queries, diagnostics, dotted and to-many notifications, changes after
 /// the `.initial` notification, refused arguments.
-final class WidenedOracleTests: XCTestCase {
+final class OracleEdgeCaseTests: XCTestCase {
     private let guardOracle = Oracle(checksGuardSemantics: true)
     private let diagnosticsOracle = Oracle(checksGuardSemantics: true, checksDiagnostics: true)
     private let rawOracle = Oracle(checksGuardSemantics: false)

@@ -15,10 +15,8 @@ final class ScriptTests: XCTestCase {
         directory = nil
     }
 
-    /// The repository: two levels above this file.
-    private var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    /// The repository.
+    private var repository: URL { PackageRoot.url }
 
     /// Runs `script` with `arguments` in the test directory, with a `swift` that fails; its exit status and stderr.
     private func runWithFailingBuild(_ script: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {

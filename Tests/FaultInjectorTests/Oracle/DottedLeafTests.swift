@@ -6,7 +6,7 @@ import XCTest
 /// `gauge` on its old and new middle objects. The oracle leaves the link's `link.gauge` values unjudged then, lets a
 /// forwarder wired by a link that overlaps a change join it without the prior notification, and still requires every
 /// prior notification to be followed by its change. Root object 300, middle objects 301 and 302.
-final class LinkLeafTests: XCTestCase {
+final class DottedLeafTests: XCTestCase {
     private let guardOracle = Oracle(checksGuardSemantics: true)
 
     // MARK: Oracle
