@@ -126,15 +126,17 @@ package enum SchedulePoints {
 
     /// Runs the installed hook, if any, for `point`, where the thread is about to act on `object`.
     @inline(__always)
-    package static func reach(_ point: SchedulePoint, _ object: AnyObject) {
-        installed?.reach(point, object: ObjectIdentifier(object))
+    package static func reach<Object: AnyObject>(_ point: SchedulePoint, _ object: Object) {
+        guard let hook = installed else { return }
+        hook.reach(point, object: ObjectIdentifier(object))
     }
 
     /// Tells the installed hook, if any, that the calling thread accessed `word` of `object` without a lock. Costs one
     /// atomic load and a nil check when no hook is installed.
     @inline(__always)
-    package static func access(_ object: AnyObject, _ word: SharedWord, _ kind: SharedAccess) {
-        installed?.access(ObjectIdentifier(object), word, kind)
+    package static func access<Object: AnyObject>(_ object: Object, _ word: SharedWord, _ kind: SharedAccess) {
+        guard let hook = installed else { return }
+        hook.access(ObjectIdentifier(object), word, kind)
     }
 
     /// ``access(_:_:_:)`` for an object known by its identity only (one that may be gone, such as the target of a
@@ -147,8 +149,9 @@ package enum SchedulePoints {
     /// Tells the installed hook, if any, that the calling thread finished making `object` (see
     /// ``ScheduleHook/created(_:)``). Costs one atomic load and a nil check when no hook is installed.
     @inline(__always)
-    package static func created(_ object: AnyObject) {
-        installed?.created(ObjectIdentifier(object))
+    package static func created<Object: AnyObject>(_ object: Object) {
+        guard let hook = installed else { return }
+        hook.created(ObjectIdentifier(object))
     }
 
     /// Whether a hook is installed: code that would record many accesses in a loop asks this first.
