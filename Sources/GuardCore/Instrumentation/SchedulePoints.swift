@@ -85,11 +85,13 @@ package protocol ScheduleHook: AnyObject, Sendable {
     /// a registration, an observed object's table...): an explorer names it by who made it, which is the same in
     /// every execution, rather than by its address, which is not.
     func created(_ object: ObjectIdentifier)
-    /// The thread is about to take `lock` (a ``Lock`` or another lock that announces itself). A cooperative
-    /// scheduler may run other threads first and must return only when `lock` is free for this thread.
-    func willAcquire(_ lock: ObjectIdentifier)
-    /// The thread released `lock`.
-    func didRelease(_ lock: ObjectIdentifier)
+    /// The thread is about to take `lock` (a ``Lock`` or another lock that announces itself), whose sleeping waiters
+    /// are `waiters`. A cooperative scheduler may run other threads first and must return only when `lock` is free
+    /// for this thread.
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters)
+    /// The thread released `lock`; `wokeWaiter` says whether the release woke a sleeping waiter, `nil` where the
+    /// lock does not say (see ``LockWaiters``).
+    func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?)
 }
 
 /// The hook FaultInjector installs to act at ``SchedulePoint``s and lock boundaries. When none is installed,
@@ -160,16 +162,18 @@ package enum SchedulePoints {
         current.load(ordering: .relaxed) != 0
     }
 
-    /// Tells the installed hook, if any, that the calling thread is about to take `lock`.
+    /// Tells the installed hook, if any, that the calling thread is about to take `lock`, whose sleeping waiters are
+    /// `waiters` (see ``LockWaiters``).
     @inline(__always)
-    package static func willAcquire(_ lock: AnyObject) {
-        installed?.willAcquire(ObjectIdentifier(lock))
+    package static func willAcquire(_ lock: AnyObject, waiters: LockWaiters = .untracked) {
+        installed?.willAcquire(ObjectIdentifier(lock), waiters: waiters)
     }
 
-    /// Tells the installed hook, if any, that the calling thread released `lock`.
+    /// Tells the installed hook, if any, that the calling thread released `lock`, and whether the release woke a
+    /// sleeping waiter (`nil`: the lock does not say; see ``LockWaiters``).
     @inline(__always)
-    package static func didRelease(_ lock: AnyObject) {
-        installed?.didRelease(ObjectIdentifier(lock))
+    package static func didRelease(_ lock: AnyObject, wokeWaiter: Bool? = nil) {
+        installed?.didRelease(ObjectIdentifier(lock), wokeWaiter: wokeWaiter)
     }
 
     @inline(__always)
@@ -191,6 +195,6 @@ private final class PointHook: ScheduleHook {
     func reach(_ point: SchedulePoint, object: ObjectIdentifier) { body(point) }
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
     func created(_ object: ObjectIdentifier) {}
-    func willAcquire(_ lock: ObjectIdentifier) {}
-    func didRelease(_ lock: ObjectIdentifier) {}
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {}
+    func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?) {}
 }

@@ -19,7 +19,9 @@ import GuardCoreAtomics
 ///   hanging. Release builds on Linux use a lock in one word (``LockPrimitive``), taken uncontended with one inlined
 ///   compare-and-exchange; elsewhere a normal pthread mutex.
 /// - Every acquire and release is announced to ``SchedulePoints`` under the lock's identity (one atomic load when no
-///   hook is installed), so a controlled runner can interleave threads at lock boundaries and knows who holds what.
+///   hook is installed), so a controlled runner can interleave threads at lock boundaries and knows who holds what;
+///   the one-word lock also says whether each release woke a sleeping waiter (``LockWaiters``), so a release that
+///   forgot to wake one leaves a waiter that never runs again there too.
 /// - ThreadSanitizer understands it (unlike `Synchronization.Mutex` on Linux, which it reports falsely), and it is
 ///   available on every platform the package targets.
 ///
@@ -115,15 +117,23 @@ enum LockOperations {
     /// keeps the primitive) first.
     @inline(__always)
     static func lock(_ primitive: UnsafeMutablePointer<LockPrimitive>, announcedAs owner: AnyObject) {
+        #if os(Linux) && !DEBUG
+        SchedulePoints.willAcquire(owner, waiters: LockWaiters(wordLock: primitive))
+        #else
         SchedulePoints.willAcquire(owner)
+        #endif
         lock(primitive)
     }
 
     /// Releases the lock, which the caller holds, then announces the release to ``SchedulePoints`` as `owner`'s.
     @inline(__always)
     static func unlock(_ primitive: UnsafeMutablePointer<LockPrimitive>, announcedAs owner: AnyObject) {
+        #if os(Linux) && !DEBUG
+        SchedulePoints.didRelease(owner, wokeWaiter: gca_lock_release(primitive))
+        #else
         unlock(primitive)
         SchedulePoints.didRelease(owner)
+        #endif
     }
 
     /// Blocks until the lock is acquired, announcing nothing: only for a critical section that runs no GuardCore

@@ -196,11 +196,23 @@ static inline void gca_lock_acquire(gca_lock *lock) {
     gca_lock_acquire_contended(lock);
 }
 
-/// Releases `lock`, which the caller holds, and wakes one waiting thread if any; release ordering.
-static inline void gca_lock_release(gca_lock *lock) {
+/// Releases `lock`, which the caller holds, and wakes one waiting thread if any; release ordering. Returns whether
+/// it woke one (whether the lock said threads were waiting).
+static inline bool gca_lock_release(gca_lock *lock) {
     if (__builtin_expect(atomic_exchange_explicit(&lock->state, 0, memory_order_release) == 2, 0)) {
         gca_lock_wake_one(lock);
+        return true;
     }
+    return false;
+}
+
+/// Marks `lock`, if held, as held with threads waiting, as a thread does before it sleeps on it: its release then
+/// wakes a waiter. For a cooperative scheduler that stands in for a sleeping waiter. Returns whether `lock` was held.
+static inline bool gca_lock_mark_waiting(gca_lock *lock) {
+    uint32_t expected = 1;
+    return atomic_compare_exchange_strong_explicit(
+               &lock->state, &expected, 2, memory_order_relaxed, memory_order_relaxed)
+        || expected == 2;
 }
 
 /// Whether `lock` is held by some thread (a snapshot, for checks that it is not).

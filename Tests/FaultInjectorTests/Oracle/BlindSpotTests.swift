@@ -54,6 +54,24 @@ final class BlindSpotTests: XCTestCase {
         return caught
     }
 
+    #if os(Linux)
+    /// A lock whose release forgets to wake a thread asleep on it: the controlled campaign of CI.md's recipe reports the
+    /// waiter that nothing wakes as a deadlock at once (it held waiting workers back and let any release free them
+    /// before, so only a chaos campaign of a release build saw it), and the same lock with its wake passes the same
+    /// rounds.
+    func testALockReleaseThatForgetsToWakeItsWaiterIsCaughtByTheControlledRunner() throws {
+        let runner = RunnerChoice.controlled(ControlledRunner.Settings())
+        let planted = try campaign("planted-lost-wake-up", runner: runner, rounds: 400, seed: 3)
+        XCTAssertEqual(kinds(planted), [.deadlock], "\(planted.report.violations)")
+        let messages = planted.report.violations.map(\.message)
+        XCTAssertTrue(
+            messages.contains { $0.contains("without waking the threads asleep on it (a lost wake-up)") }, "\(messages)")
+        let waking = try campaign("word-locked-guard", runner: runner, rounds: 400, seed: 3)
+        XCTAssertTrue(waking.passed, "\(waking.report.violations)")
+        XCTAssertGreaterThan(waking.rounds, planted.rounds, "the waking lock ran more rounds than the planted one needed")
+    }
+    #endif
+
     /// A bulk removal releasing its registrations newest first: only the release-order check sees it.
     func testABulkRemovalThatReleasesNewestFirstIsCaught() throws {
         _ = try assertCaught(.reversedBulkRelease, by: [.releaseOrder], only: true)

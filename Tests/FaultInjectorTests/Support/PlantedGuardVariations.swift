@@ -41,13 +41,18 @@ struct PlantedGuardVariation: SystemUnderTest {
         if let variation = Variation.allCases.first(where: { "planted-" + $0.rawValue == name }) {
             return PlantedGuardVariation(variation: variation)
         }
+        #if os(Linux)
+        for wakes in [true, false] where WordLockedGuard(wakes: wakes).name == name {
+            return WordLockedGuard(wakes: wakes)
+        }
+        #endif
         return TargetCatalog.make(name, diagnostics: diagnostics)
     }
 }
 
 /// Hands every call, queries included, to `inner`; the variations override what they change. (The forwarding and
 /// typed observe variants reach ``observe(_:keyPath:options:sink:call:)`` through the protocol's defaults.)
-private class AnsweringController: StressController, @unchecked Sendable {
+class AnsweringController: StressController, @unchecked Sendable {
     let inner: any StressController
 
     init(inner: any StressController) {

@@ -48,12 +48,12 @@ final class LockReleaseTrigger: ScheduleHook, @unchecked Sendable {
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
     func created(_ object: ObjectIdentifier) {}
 
-    func willAcquire(_ lock: ObjectIdentifier) {
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {
         guard pthread_equal(pthread_self(), thread) != 0 else { return }
         self.lock.withLock { held += 1 }
     }
 
-    func didRelease(_ lock: ObjectIdentifier) {
+    func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?) {
         guard pthread_equal(pthread_self(), thread) != 0 else { return }
         let due = self.lock.withLock { () -> (() -> Void)? in
             held -= 1

@@ -88,5 +88,22 @@ final class WordLockTests: XCTestCase {
         XCTAssertEqual(guarded.counter, 1)
         gca_lock_release(guarded.lock)
     }
+
+    /// A release says whether it woke a waiter, and a scheduler standing in for a sleeping thread (``LockWaiters``)
+    /// makes the next release wake one, as the thread would before sleeping; a free lock has no waiter to mark.
+    func testAReleaseSaysWhetherItWokeAWaiterAndAStandInWaiterIsWoken() {
+        let guarded = Guarded()
+        gca_lock_acquire(guarded.lock)
+        XCTAssertFalse(gca_lock_release(guarded.lock), "no thread waited, so none was woken")
+        XCTAssertFalse(LockWaiters(wordLock: guarded.lock).markWaiting(), "a free lock has no waiter to mark")
+        XCTAssertFalse(gca_lock_is_held(guarded.lock), "marking a free lock leaves it free")
+        gca_lock_acquire(guarded.lock)
+        XCTAssertTrue(LockWaiters(wordLock: guarded.lock).markWaiting())
+        XCTAssertTrue(LockWaiters(wordLock: guarded.lock).markWaiting(), "a second waiter finds the mark")
+        XCTAssertTrue(gca_lock_is_held(guarded.lock), "marking a held lock keeps it held")
+        XCTAssertTrue(gca_lock_release(guarded.lock), "the release of a lock with a waiter wakes one")
+        XCTAssertFalse(gca_lock_is_held(guarded.lock))
+        XCTAssertFalse(LockWaiters.untracked.markWaiting(), "a lock whose waiters a scheduler cannot see")
+    }
 }
 #endif

@@ -107,13 +107,13 @@ final class ControlledHook: ScheduleHook {
         }
     }
 
-    func willAcquire(_ lock: ObjectIdentifier) {
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {
         guard let binding = Self.binding else { return }
-        binding.scheduler!.willAcquire(lock, mode: binding.lockMode, worker: binding.worker)
+        binding.scheduler!.willAcquire(lock, mode: binding.lockMode, waiters: waiters, worker: binding.worker)
     }
 
-    func didRelease(_ lock: ObjectIdentifier) {
+    func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?) {
         guard let binding = Self.binding else { return }
-        binding.scheduler!.didRelease(lock, worker: binding.worker)
+        binding.scheduler!.didRelease(lock, wokeWaiter: wokeWaiter, worker: binding.worker)
     }
 }

@@ -67,6 +67,11 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     private var lastPoints: [(step: Int, point: StepPoint)?]
     /// The lock each worker is about to take (at its acquire point), if any.
     private var acquiring: [ObjectIdentifier?]
+    /// Whether each blocked worker stands for a thread asleep on its lock's word (see ``LockWaiters``): only a
+    /// release that says it woke a waiter lets it run again.
+    private var sleepsUntilWoken: [Bool]
+    /// Locks released without waking the waiters asleep on them: who released each and at which step.
+    private var lostWakeUps: [ObjectIdentifier: (worker: Int, step: Int)] = [:]
     /// Reused for every decision, so deciding allocates nothing.
     private var runnable: [Int] = []
     private let describeWorker: @Sendable (Int) -> String
@@ -86,6 +91,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         statuses = Array(repeating: .ready, count: workers)
         lastPoints = Array(repeating: nil, count: workers)
         acquiring = Array(repeating: nil, count: workers)
+        sleepsUntilWoken = Array(repeating: false, count: workers)
         self.strategy = strategy
         self.stepLimit = stepLimit
         self.trace = recordsTrace ? ExecutionTrace() : nil
@@ -170,8 +176,11 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         decide(worker, at: StepPoint(point))
     }
 
-    /// Worker `worker` is about to take `lock`; returns when the lock is free for it.
-    func willAcquire(_ lock: ObjectIdentifier, mode lockMode: LockMode = .exclusive, worker: Int) {
+    /// Worker `worker` is about to take `lock`, whose sleeping waiters are `waiters`; returns when the lock is free
+    /// for it. While it waits, it stands for a thread asleep on the lock (see ``LockWaiters``).
+    func willAcquire(
+        _ lock: ObjectIdentifier, mode lockMode: LockMode = .exclusive, waiters: LockWaiters = .untracked, worker: Int
+    ) {
         monitor.lock()
         defer { monitor.unlock() }
         events &+= 1
@@ -183,6 +192,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
                 // lock never runs (see `awaitsHeldLock`), so being chosen and finding it held is a step of its own.
                 if point == .wait { recorder?.foundHeld(lock) }
                 statuses[worker] = .blocked(lock)
+                sleepsUntilWoken[worker] = waiters.markWaiting()
                 if trace != nil { note(.waits(lock: number(of: lock), holder: holder.owner), worker: worker) }
                 point = .wait
             }
@@ -201,8 +211,10 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         if mode == .abandoned { parkForever(worker) }
     }
 
-    /// Worker `worker` released `lock`.
-    func didRelease(_ lock: ObjectIdentifier, worker: Int) {
+    /// Worker `worker` released `lock`; `wokeWaiter` says whether the release woke a sleeping waiter (`nil`: the lock
+    /// does not say). Workers blocked on `lock` may run again, except, after a release that woke none, those that
+    /// stand for threads asleep on it: nothing wakes them (a lost wake-up).
+    func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool? = nil, worker: Int) {
         monitor.lock()
         defer { monitor.unlock() }
         events &+= 1
@@ -212,7 +224,14 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         }
         if held[lock]?.owner == worker { held[lock] = nil }
         recorder?.released(lock)
-        for other in 0..<workerCount where statuses[other] == .blocked(lock) { statuses[other] = .ready }
+        for other in 0..<workerCount where statuses[other] == .blocked(lock) {
+            if sleepsUntilWoken[other], wokeWaiter == false {
+                lostWakeUps[lock] = (worker, schedule.count)
+                continue
+            }
+            sleepsUntilWoken[other] = false
+            statuses[other] = .ready
+        }
         if trace != nil { note(.released(lock: number(of: lock)), worker: worker) }
         decide(worker, at: .release)
     }
@@ -344,7 +363,11 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     private func describeDeadlock() -> String {
         let blocked = (0..<workerCount).compactMap { worker -> String? in
             guard case .blocked(let lock) = statuses[worker] else { return nil }
-            let holder = held[lock].map { "held by worker \($0.owner) since step \($0.step)" } ?? "held by nobody known"
+            var holder = held[lock].map { "held by worker \($0.owner) since step \($0.step)" } ?? "held by nobody known"
+            if held[lock] == nil, sleepsUntilWoken[worker], let lost = lostWakeUps[lock] {
+                holder = "free since worker \(lost.worker) released it at step \(lost.step) without waking the "
+                    + "threads asleep on it (a lost wake-up)"
+            }
             return "\(describeWorker(worker)) waits for \(describeLock(lock)), \(holder)"
         }
         return "deadlock at step \(schedule.count): every unfinished worker is blocked: " + blocked.joined(separator: "; ")
@@ -429,29 +452,9 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         }
         guard running >= 0 else { return "no worker ran for \(waited) s" }
         let last = lastPoints[running].map { "step \($0.step) (\($0.point.name))" } ?? "none"
-        var message = "\(describeWorker(running)) reached no schedule point for \(waited) s: it is blocked outside the "
-            + "scheduler's control, on something that does not announce itself to the scheduler (its last schedule "
-            + "point was \(last)). "
-        let paused = pausedInsideOperations(besides: running)
-        if paused.isEmpty {
-            message += "No other worker is paused inside an operation, so no lock of the system's is held by another "
-                + "worker: it waits for something that will not come (a semaphore never signalled, a lock never "
-                + "released, a real wait)"
-        } else {
-            message += "This need not be a deadlock of the system under test: the scheduler paused "
-                + paused.joined(separator: "; ")
-                + ", and if the system serializes with a lock of its own that the scheduler cannot see (NSLock, "
-                + "pthread_mutex_t, os_unfair_lock, DispatchQueue.sync, a semaphore), the paused holder is never run "
-                + "again to release it"
-        }
-        return message + ". " + Self.blockedOutsideAdvice
+        return Self.blockedOutsideMessage(
+            describeWorker(running), lastPoint: last, waited: waited, paused: pausedInsideOperations(besides: running))
     }
-
-    /// What a user whose worker blocked outside the scheduler's control should do.
-    static let blockedOutsideAdvice =
-        "A system under test of your own must take its locks as FaultInjector's ScheduledLock, which announces every "
-        + "acquire and release so the scheduler runs the holder until it releases; one that waits for other threads "
-        + "in other ways belongs on the chaos runner"
 
     /// Workers the scheduler paused (ready, not running) after they entered the system in their current operation:
     /// one line each, with the point where they were paused.
