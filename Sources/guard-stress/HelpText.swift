@@ -331,7 +331,7 @@ enum HelpText {
         guard-stress explore SCENARIO [--target NAME] [--preemptions K] [--jobs N] [--out DIR] [--json FILE|-]
                                       [--max-executions N] [--no-reduction] [--no-shrink] [--every-failure]
                                       [--quiet] [--force]
-        guard-stress explore --proof pairs|triples [--target NAME] [--jobs N] [--json FILE|-]
+        guard-stress explore --proof pairs|triples [--shard I/N] [--target NAME] [--jobs N] [--json FILE|-]
 
         Runs every interleaving of a scenario's workers, each class of equivalent interleavings once, and answers:
           explored 20 classes in 20 executions: complete, 0 violations
@@ -372,7 +372,10 @@ enum HelpText {
                                             [initial,new], unobserve, mutate, release-observer, unobserve-all
                                             on c0 and o0 (903 scenarios; CI runs it)
                                    triples  2 workers, up to 3 operations each from observe [initial,new],
-                                            unobserve, mutate, release-observer (3,570 scenarios; the long run)
+                                            unobserve, mutate, release-observer (3,570 scenarios; the long run:
+                                            about 10 processor-hours, so split it with --shard)
+          --shard I/N          explore only part I of N of the suite (every Nth scenario from the Ith), to split a
+                               long run over machines: the run is a proof when every part answers complete
 
         EXIT CODES
           0  complete (or complete up to K preemptions): no interleaving broke the oracle

@@ -95,8 +95,10 @@ public struct ProofOutcome: Sendable {
     public let suite: ProofSuite
     /// Scenarios explored.
     public let scenarios: Int
-    /// Every scenario's outcome, in the suite's order.
+    /// Every explored scenario's outcome, in the suite's order.
     public let outcomes: [ExplorationOutcome]
+    /// The suite index of each of ``outcomes``' scenarios.
+    public let indexes: [Int]
     /// Wall-clock seconds.
     public let seconds: Double
 
@@ -114,12 +116,8 @@ public struct ProofOutcome: Sendable {
             failure: outcomes.lazy.compactMap(\.failure).first, failures: outcomes.flatMap(\.failures))
     }
 
-    /// The first scenario (index) whose answer is not complete, with its outcome.
+    /// The first scenario (its suite index) whose answer is not complete, with its outcome.
     public var firstIncomplete: (index: Int, outcome: ExplorationOutcome)? {
-        outcomes.enumerated().first { element in
-            if case .complete = element.element.answer { return false }
-            if case .completeUpToPreemptions = element.element.answer { return false }
-            return true
-        }.map { ($0.offset, $0.element) }
+        outcomes.indices.first { !ProofExecution.isComplete(outcomes[$0]) }.map { (indexes[$0], outcomes[$0]) }
     }
 }

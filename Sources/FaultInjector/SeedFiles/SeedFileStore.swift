@@ -124,22 +124,24 @@ public enum SeedFileStore {
     }
 
     /// Writes `file` into `directory` (created if needed) as `seed-TARGET-SEED.json` (`seed-TARGET-STRATEGY-SEED.json`
-    /// for a controlled run) and returns its path. An existing file is never overwritten: a numeric suffix is added
-    /// instead. The file appears whole or not at all (``AtomicFile``): a failed write leaves no empty or cut-short
-    /// file under a seed file's name.
-    public static func write(_ file: SeedFile, into directory: String) throws -> String {
+    /// for a controlled run, `seed-TARGET-FINDER-SEED.json` where `finder` names what found its schedule, such as
+    /// `explore`) and returns its path. An existing file is never overwritten: a numeric suffix is added instead. The
+    /// file appears whole or not at all (``AtomicFile``): a failed write leaves no empty or cut-short file under a
+    /// seed file's name.
+    public static func write(_ file: SeedFile, into directory: String, foundBy finder: String? = nil) throws -> String {
         try DirectoryCreation.ensure(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var data = try encoder.encode(file)
         data.append(0x0A)
-        let base = (directory as NSString).appendingPathComponent(baseName(for: file))
+        let base = (directory as NSString).appendingPathComponent(baseName(for: file, foundBy: finder))
         return try NumberedFileName.write(data, numbers: 1...) { $0 == 1 ? base + ".json" : "\(base)-\($0).json" }
     }
 
-    /// `seed-TARGET-SEED` (`seed-TARGET-STRATEGY-SEED` for a controlled run): a file's name without extension.
-    static func baseName(for file: SeedFile) -> String {
-        "seed-\(file.target)-" + (file.strategy.map { "\($0)-" } ?? "") + file.seed
+    /// `seed-TARGET-SEED` (`seed-TARGET-STRATEGY-SEED` for a controlled run, `seed-TARGET-FINDER-SEED` given what
+    /// found it): a file's name without extension.
+    static func baseName(for file: SeedFile, foundBy finder: String? = nil) -> String {
+        "seed-\(file.target)-" + ((finder ?? file.strategy).map { "\($0)-" } ?? "") + file.seed
     }
 
     /// Text that starts like a JSON object or array and leaves one open (or a string unterminated) at its end.

@@ -5,7 +5,10 @@ import GuardCore
 /// `guard-stress explore SCENARIO`: explores every class of interleavings of a scenario (dynamic partial-order
 /// reduction) and answers with a proof, a failing interleaving written as a seed file (shrunk), or "not a proof".
 enum ExploreCommand {
-    static let options: Set<String> = ["--target", "--preemptions", "--jobs", "--json", "--out", "--max-executions", "--proof"]
+    static let options: Set<String> = [
+        "--target", "--preemptions", "--jobs", "--json", "--out", "--max-executions", "--proof",
+        "--shard",
+    ]
     static let flags: Set<String> = [
         "--no-reduction", "--no-shrink", "--every-failure", "--quiet", "--force", "--help", "-h",
     ]
@@ -20,6 +23,9 @@ enum ExploreCommand {
         if arguments.string("--proof") != nil {
             DeterministicHashing.ensure()
             return try ProofRun(arguments: arguments, settings: settings).run()
+        }
+        guard arguments.string("--shard") == nil else {
+            throw UsageError("--shard splits a --proof run over machines; a scenario is explored whole")
         }
         guard arguments.positionals.count == 1 else {
             throw UsageError(

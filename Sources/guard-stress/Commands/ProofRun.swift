@@ -29,35 +29,53 @@ struct ProofRun {
             throw TargetOption.refused(targetName)
         }
         try ExploreCommand.checkJSON(arguments, inputs: [])
-        let scenarios = suite.scenarios
+        let shard = try Self.shard(arguments)
+        let execution = ProofExecution(suite: suite, targetName: targetName, settings: settings, shard: shard)
+        let count = execution.indexes.count
+        let part = shard.map { " (shard \($0.index)/\($0.count): every \($0.count)th from the \($0.index)th)" } ?? ""
         say(
-            "Proof \(suite.name): \(Format.count(scenarios.count)) scenarios of 2 workers, up to "
+            "Proof \(suite.name)\(part): \(Format.count(count)) scenarios of 2 workers, up to "
                 + "\(suite.maximumPerWorker) operations each from "
                 + suite.operations.map(\.description).joined(separator: ", ") + "; target \(targetName); "
                 + ExploreInput.describe(settings))
         let quiet = arguments.has("--quiet")
-        let outcome = ProofExecution(suite: suite, targetName: targetName, settings: settings).run { done, total in
+        let outcome = execution.run { done, total in
             guard !quiet, done % 50 == 0 || done == total else { return }
             Terminal.printError("[proof \(suite.name)] \(done)/\(total) scenarios")
         }
-        return report(outcome, suite: suite, targetName: targetName)
+        return report(outcome, suite: suite, shard: shard, count: count, targetName: targetName)
     }
 
-    private func report(_ outcome: ProofOutcome, suite: ProofSuite, targetName: String) -> ExitCode {
+    /// `--shard I/N`: part I of N of the suite (every Nth scenario from the Ith), or `nil` without the option.
+    static func shard(_ arguments: ParsedArguments) throws -> ProofShard? {
+        guard let text = arguments.string("--shard") else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count <= 10_000,
+            let shard = ProofShard(index: index, of: count)
+        else {
+            throw UsageError("--shard must be I/N with 1 <= I <= N <= 10000 (part I of N), not '\(text)'")
+        }
+        return shard
+    }
+
+    private func report(
+        _ outcome: ProofOutcome, suite: ProofSuite, shard: ProofShard?, count: Int, targetName: String
+    ) -> ExitCode {
         var answer: ExplorationAnswer = settings.preemptionBound.map { .completeUpToPreemptions($0) } ?? .complete
         if let (index, failed) = outcome.firstIncomplete {
             answer = failed.answer
-            say("  scenario \(index + 1) of \(suite.scenarios.count) is not complete:")
+            say("  scenario \(index + 1) of the suite's \(suite.scenarios.count) is not complete:")
             for (worker, list) in suite.scenarios[index].operations.enumerated() {
                 say("    worker \(worker): " + list.map(\.description).joined(separator: "; "))
             }
             say("    " + failed.summary)
             for example in failed.failure?.examples.prefix(3) ?? [] { say("    \(example)") }
-        } else if outcome.scenarios < suite.scenarios.count {
-            answer = .notAProof("only \(outcome.scenarios) of \(suite.scenarios.count) scenarios were explored")
+        } else if outcome.scenarios < count {
+            answer = .notAProof("only \(outcome.scenarios) of \(count) scenarios were explored")
         }
+        let name = suite.name + (shard.map { " shard \($0.index)/\($0.count)" } ?? "")
         say(
-            "  proof \(suite.name): \(Format.count(outcome.scenarios)) scenarios, \(Format.count(outcome.classes)) "
+            "  proof \(name): \(Format.count(outcome.scenarios)) scenarios, \(Format.count(outcome.classes)) "
                 + "classes in \(Format.count(outcome.executions)) executions "
                 + "(\(Format.count(outcome.sleepBlocked)) sleep-set blocked), \(Format.seconds(outcome.seconds)): "
                 + Self.answerText(answer))
@@ -68,7 +86,7 @@ struct ProofRun {
             ExplorationReport.Failure(signature: $0.signature, examples: $0.examples, seedFile: nil, shrunkSeedFile: nil)
         }
         let report = ExplorationReport(
-            outcome: total, scenario: "proof \(suite.name)", target: targetName, settings: settings,
+            outcome: total, scenario: "proof \(name)", target: targetName, settings: settings,
             scenarios: outcome.scenarios, failure: failure, exitCode: Int(code.rawValue))
         return ExploreCommand.writeJSON(report, arguments, inputs: []) ? code : .badInput
     }

@@ -85,7 +85,7 @@ struct ScenarioExploration {
         for example in file.failure.examples.prefix(3) { say("    \(example)") }
         if let description { file.description = description + " " + (file.description ?? "") }
         do {
-            report.seedFile = try SeedFileStore.write(file, into: directory)
+            report.seedFile = try SeedFileStore.write(file, into: directory, foundBy: "explore")
         } catch {
             Terminal.printError("guard-stress: could not write the seed file into \(directory): \(error)")
             return report
@@ -116,7 +116,7 @@ struct ScenarioExploration {
         }
         say("  shrunk: \(outcome.original) -> \(outcome.shrunk)")
         do {
-            let written = try SeedFileStore.write(outcome.file, into: directory)
+            let written = try SeedFileStore.write(outcome.file, into: directory, foundBy: "explore")
             say("  wrote \(written) (the shrunk interleaving; replay it exactly with: guard-stress replay \(written))")
             return written
         } catch {

@@ -36,6 +36,8 @@ final class ControlledSeedFileTests: XCTestCase, SeedFileReadingTestCase {
 
         let path = try SeedFileStore.write(written, into: directory.path)
         XCTAssertEqual((path as NSString).lastPathComponent, "seed-raw-pct-5.json")
+        let explored = try SeedFileStore.write(written, into: directory.path, foundBy: "explore")
+        XCTAssertEqual((explored as NSString).lastPathComponent, "seed-raw-explore-5.json", "named for what found it")
         let read = try SeedFileStore.read(path)
         XCTAssertEqual(read, written)
         XCTAssertEqual(try read.makeScenario(), result.scenario)
