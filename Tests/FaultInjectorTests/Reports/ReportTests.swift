@@ -1,4 +1,5 @@
 @testable import FaultInjector
+@testable import FaultInjectorTools
 import Foundation
 import GuardCore
 import XCTest

@@ -1,4 +1,5 @@
 @testable import FaultInjector
+@testable import FaultInjectorTools
 import XCTest
 
 /// ddmin: a 1-minimal failing part, in order, without repeated or whole-input tests.
