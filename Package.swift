@@ -38,7 +38,15 @@ let package = Package(
             name: "guard-stress", dependencies: ["GuardCore", "FaultInjector", "FaultInjectorTools", "ProcessMemory"]),
         // GuardCoreTests runs its concurrency storm through FaultInjector (checked by the oracle).
         .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore", "FaultInjector"]),
-        .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "FaultInjectorTools", "GuardCore"]),
+        // Helpers both FaultInjector test targets use (temporary directories, fixture seed files, running
+        // guard-stress); no tests of its own.
+        .testTarget(name: "FaultInjectorTestSupport", dependencies: ["FaultInjector", "GuardCore"]),
+        .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "GuardCore", "FaultInjectorTestSupport"]),
+        // The tools' tests, and those of the command line built on them.
+        .testTarget(
+            name: "FaultInjectorToolsTests",
+            dependencies: ["FaultInjectorTools", "FaultInjector", "GuardCore", "FaultInjectorTestSupport"]
+        ),
         .testTarget(
             name: "StressTests",
             dependencies: ["FaultInjector", "FaultInjectorTools", "GuardCore"],
