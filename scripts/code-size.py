@@ -3,7 +3,7 @@
 line limit. A function's length is counted from the line of its declaration keyword to the line of its closing brace,
 with braces matched outside comments, string literals (single-line, multi-line and raw) and character data.
 
-Usage: scripts/code-size.py [--file-limit N] [--function-limit N] [PATH ...]   (default: Sources)
+Usage: scripts/code-size.py [--file-limit N] [--function-limit N] [PATH ...]   (default: Sources Tests)
 Exit status 1 when something is over a limit, else 0."""
 import argparse, os, re, sys
 
@@ -95,7 +95,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--file-limit', type=int, default=500)
     p.add_argument('--function-limit', type=int, default=80)
-    p.add_argument('paths', nargs='*', default=['Sources'])
+    p.add_argument('paths', nargs='*', default=['Sources', 'Tests'])
     a = p.parse_args()
     over, files, funcs, longest = 0, 0, 0, (0, '')
     for root in a.paths:

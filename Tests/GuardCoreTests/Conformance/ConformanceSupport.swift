@@ -140,3 +140,43 @@ func drainingAutoreleasedObjects<Result>(_ body: () throws -> Result) rethrows -
     return try body()
     #endif
 }
+
+// MARK: - Small shared state
+
+/// A value set from any thread.
+final class ConformanceValueBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+
+    func set(_ value: Value?) { lock.withLock { stored = value } }
+    var value: Value? { lock.withLock { stored } }
+    func mutate(_ body: (inout Value?) -> Void) { lock.withLock { body(&stored) } }
+}
+
+extension ConformanceValueBox where Value == Int {
+    func increment() { mutate { $0 = ($0 ?? 0) + 1 } }
+}
+
+/// A flag set once from any thread.
+final class ConformanceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = false
+
+    func set() { lock.withLock { stored = true } }
+    var isSet: Bool { lock.withLock { stored } }
+}
+
+/// SplitMix64, so each worker's choices are reproducible.
+struct SplitMixForTests {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -19,42 +19,43 @@ final class MisusePolicyTests: XCTestCase {
         var person: Person? = Person()
         let personAddress = address(of: person!)
         let stranger = Recorder()
-        person!.removeObserver(stranger, forKeyPath: "age")
-        person!.didChangeValue(forKey: "score")
+        let expected = causeObservanceMisuses(on: person!, by: stranger)
+            + causeKeyValueCodingMisuses(on: person!, by: stranger)
+        // The person still holds the dead observer's registration: letting it go is one more misuse.
+        RuntimeMonitor.withMisusePolicy(.report) {
+            let countBefore = RuntimeMonitor.misuseCount
+            person = nil
+            XCTAssertEqual(RuntimeMonitor.misuseCount, countBefore + 1)
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses.last?.kind, .deallocatedWhileObserved)
+            XCTAssertEqual(RuntimeMonitor.reportedMisuses.last?.object, "<Person: \(renderedAddress(personAddress))>")
+        }
+        return expected
+    }
+
+    /// Causes the misuses of observances and change notifications (`.notRegistered` to `.deallocatedWhileObserved`),
+    /// one of each, leaving a dead observer's registration on `person`, and returns what to expect.
+    private func causeObservanceMisuses(on person: Person, by stranger: Recorder) -> [KVOMisuse] {
+        person.removeObserver(stranger, forKeyPath: "age")
+        person.didChangeValue(forKey: "score")
 
         var observerAddress: UInt = 0
         do {
             let doomed = Recorder()
             observerAddress = address(of: doomed)
-            person!.addObserver(doomed, forKeyPath: "age")
+            person.addObserver(doomed, forKeyPath: "age")
         }
-        person!.age = 1
+        person.age = 1
 
         var observed: Person? = Person()
         let observedAddress = address(of: observed!)
         observed!.addObserver(stranger, forKeyPath: "name")
         observed = nil
 
-        _ = person!.value(forKey: "nope")
-        person!.removeElements(at: IndexSet([5]), from: \.items)
-        let overlong = (["name"] + Array(repeating: "x", count: 128)).joined(separator: ".")
-        person!.addObserver(stranger, forKeyPath: overlong)
-        person!.setValue("old", forKey: "age")
-        person!.setValue(nil, forKey: "age")
-        person!.addObserver(stranger, forKeyPath: "items.count")
-        _ = person!.value(forKeyPath: "items.@foo.x")
-        let operators = "@count, @sum, @avg, @max, @min, @unionOfObjects, @distinctUnionOfObjects, @unionOfArrays, "
-            + "@distinctUnionOfArrays, @distinctUnionOfSets"
-        // A process without stored-property reflection (simulated on this thread, its one line captured).
-        let keyless = KeylessInThisTest()
-        _ = capturingStandardError {
-            ReflectionUnavailableNotice.withReflectionUnavailable { _ = keyless.value(forKey: "level") }
-        }
-        let expected = [
-            Expected.notRegistered(observer: stranger, object: person!, keyPath: "age"),
-            Expected.unpairedDidChange(object: person!, key: "score"),
+        return [
+            Expected.notRegistered(observer: stranger, object: person, keyPath: "age"),
+            Expected.unpairedDidChange(object: person, key: "score"),
             Expected.observerDeallocated(
-                observerType: "Recorder", observerAddress: observerAddress, object: person!, keyPath: "age"),
+                observerType: "Recorder", observerAddress: observerAddress, object: person, keyPath: "age"),
             Expected.deallocatedWhileObserved(
                 objectType: "Person", objectAddress: observedAddress,
                 observanceLines: [
@@ -63,32 +64,54 @@ final class MisusePolicyTests: XCTestCase {
                         options: "<New: NO, Old: NO, Prior: NO>")
                 ],
                 keyPaths: ["name"], firstObserver: rendered(stranger)),
-            Expected.unknownKey(object: person!, key: "nope"),
+        ]
+    }
+
+    /// Causes the misuses of keys, values, indexes and key paths (`.unknownKey` to `.reflectionUnavailable`), one of
+    /// each, and returns what to expect.
+    private func causeKeyValueCodingMisuses(on person: Person, by stranger: Recorder) -> [KVOMisuse] {
+        _ = person.value(forKey: "nope")
+        person.removeElements(at: IndexSet([5]), from: \.items)
+        let overlong = (["name"] + Array(repeating: "x", count: 128)).joined(separator: ".")
+        person.addObserver(stranger, forKeyPath: overlong)
+        person.setValue("old", forKey: "age")
+        person.setValue(nil, forKey: "age")
+        person.addObserver(stranger, forKeyPath: "items.count")
+        _ = person.value(forKeyPath: "items.@foo.x")
+        let operators = "@count, @sum, @avg, @max, @min, @unionOfObjects, @distinctUnionOfObjects, @unionOfArrays, "
+            + "@distinctUnionOfArrays, @distinctUnionOfSets"
+        // A process without stored-property reflection (simulated on this thread, its one line captured).
+        let keyless = KeylessInThisTest()
+        _ = capturingStandardError {
+            ReflectionUnavailableNotice.withReflectionUnavailable { _ = keyless.value(forKey: "level") }
+        }
+        return [
+            Expected.unknownKey(object: person, key: "nope"),
             KVOMisuse(
                 kind: .invalidIndexes, exceptionName: "NSRangeException",
                 message: "*** -[NSMutableArray removeObjectsAtIndexes:]: index 5 in index set beyond bounds for empty "
-                    + "array (key \"items\" of \(rendered(person!)))",
-                keyPath: "items", object: rendered(person!), observer: nil, thread: "main"),
+                    + "array (key \"items\" of \(rendered(person)))",
+                keyPath: "items", object: rendered(person), observer: nil, thread: "main"),
             KVOMisuse(
                 kind: .keyPathTooLong, exceptionName: "NSInvalidArgumentException",
-                message: "Cannot observe the key path \"name.x.x.x.x.x.x.x.… (129 components)\" of \(rendered(person!)): "
+                message: "Cannot observe the key path \"name.x.x.x.x.x.x.x.… (129 components)\" of \(rendered(person)): "
                     + "it has more than 128 components, and following it could overflow the thread's stack.",
-                keyPath: overlong, object: rendered(person!), observer: nil, thread: "main"),
+                keyPath: overlong, object: rendered(person), observer: nil, thread: "main"),
             KVOMisuse(
                 kind: .typeMismatch, exceptionName: "NSInvalidArgumentException",
-                message: "[\(rendered(person!)) setValue:forKey:]: the value \"old\" (a String) cannot be stored in the "
+                message: "[\(rendered(person)) setValue:forKey:]: the value \"old\" (a String) cannot be stored in the "
                     + "key age, of type Int.",
-                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+                keyPath: "age", object: rendered(person), observer: nil, thread: "main"),
             KVOMisuse(
                 kind: .nilValueForNonOptional, exceptionName: "NSInvalidArgumentException",
-                message: "[\(rendered(person!)) setNilValueForKey]: could not set nil as the value for the key age.",
-                keyPath: "age", object: rendered(person!), observer: nil, thread: "main"),
+                message: "[\(rendered(person)) setNilValueForKey]: could not set nil as the value for the key age.",
+                keyPath: "age", object: rendered(person), observer: nil, thread: "main"),
             KVOMisuse(
                 kind: .keyPathThroughCollection, exceptionName: "NSInvalidArgumentException",
                 message: "[<Array<String>> addObserver:forKeyPath:options:context:] is not supported. Key path: count "
-                    + "(observing \"items.count\" of \(rendered(person!)): arrays and sets cannot be observed, and "
+                    + "(observing \"items.count\" of \(rendered(person)): arrays and sets cannot be observed, and "
                     + "neither can collection operators; observe \"items\" and read the rest with value(forKeyPath:).)",
-                keyPath: "items.count", object: rendered(person!), observer: nil, thread: "main"),
+                keyPath: "items.count", object: rendered(person), observer: nil, thread: "main"),
             KVOMisuse(
                 kind: .unknownCollectionOperator, exceptionName: "NSUnknownKeyException",
                 message: "[<Array<String>> valueForKeyPath:]: this class does not implement the foo operation. (@foo is "
@@ -102,15 +125,6 @@ final class MisusePolicyTests: XCTestCase {
                     + "answer the key.",
                 keyPath: "level", object: rendered(keyless), observer: nil, thread: "main"),
         ]
-        // The person still holds the dead observer's registration: letting it go is one more misuse.
-        RuntimeMonitor.withMisusePolicy(.report) {
-            let countBefore = RuntimeMonitor.misuseCount
-            person = nil
-            XCTAssertEqual(RuntimeMonitor.misuseCount, countBefore + 1)
-            XCTAssertEqual(RuntimeMonitor.reportedMisuses.last?.kind, .deallocatedWhileObserved)
-            XCTAssertEqual(RuntimeMonitor.reportedMisuses.last?.object, "<Person: \(renderedAddress(personAddress))>")
-        }
-        return expected
     }
 
     func testReportRecordsEveryKindWithFoundationsExceptionNamesAndContinues() {

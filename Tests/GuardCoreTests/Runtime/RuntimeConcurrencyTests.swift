@@ -125,10 +125,32 @@ final class RuntimeConcurrencyTests: XCTestCase {
         let workerCount = 16
         let iterations = 10_000
         let people = (0..<3).map { _ in Person() }
-        let locks = people.map { _ in NSLock() }
         let workers = (0..<workerCount).map { Worker(index: $0, objectCount: people.count) }
         let baseline = RuntimeMonitor.liveObservanceCount
 
+        race(workers, iterations: iterations, on: people)
+
+        // Every operation kind really happened on every worker.
+        for worker in workers {
+            XCTAssertGreaterThan(worker.operations.adds, iterations / 10)
+            XCTAssertGreaterThan(worker.operations.removes, iterations / 10)
+            XCTAssertGreaterThan(worker.operations.sets, iterations / 10)
+        }
+        let total = assertTheRuntimeCountsWhatTheWorkersRegistered(workers, on: people, baseline: baseline)
+        XCTAssertGreaterThan(total, 0, "the run ended with registrations in place")
+        assertEveryRegistrationHearsOneChange(workers, on: people, registrationCount: total)
+
+        // Clean up: everything comes off, and nothing is left anywhere.
+        assertNoMisuse {
+            for worker in workers { worker.removeAll(people: people) }
+        }
+        for person in people { XCTAssertEqual(person.observationCount, 0) }
+        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
+    }
+
+    /// Runs every worker on its own queue at once, released together, and asserts no misuse reached the runtime.
+    private func race(_ workers: [Worker], iterations: Int, on people: [Person]) {
+        let locks = people.map { _ in NSLock() }
         RuntimeMonitor.withMisusePolicy(.report) {
             RuntimeMonitor.resetMisuseRecords()
             // Learn every key once before the race: the first registration of a computed key (fullName) asks
@@ -159,15 +181,13 @@ final class RuntimeConcurrencyTests: XCTestCase {
             XCTAssertEqual(RuntimeMonitor.misuseCount, 0, "\(RuntimeMonitor.reportedMisuses.prefix(3))")
             XCTAssertEqual(RuntimeMonitor.reportedMisuses, [])
         }
+    }
 
-        // Every operation kind really happened on every worker.
-        for worker in workers {
-            XCTAssertGreaterThan(worker.operations.adds, iterations / 10)
-            XCTAssertGreaterThan(worker.operations.removes, iterations / 10)
-            XCTAssertGreaterThan(worker.operations.sets, iterations / 10)
-        }
-
-        // The runtime's counts are the sums of what the workers say they registered.
+    /// Asserts each object's and the process's registration counts are the sums of what the workers say they
+    /// registered, and returns the workers' total.
+    private func assertTheRuntimeCountsWhatTheWorkersRegistered(
+        _ workers: [Worker], on people: [Person], baseline: Int
+    ) -> Int {
         var total = 0
         for (object, person) in people.enumerated() {
             var perObject = 0
@@ -182,10 +202,12 @@ final class RuntimeConcurrencyTests: XCTestCase {
             total += perObject
         }
         XCTAssertEqual(RuntimeMonitor.liveObservanceCount - baseline, total)
-        XCTAssertGreaterThan(total, 0, "the run ended with registrations in place")
+        return total
+    }
 
-        // One change per object and key, single-threaded: each observer hears it once per registration (twice with
-        // .prior), with each registration's context.
+    /// Makes one change per object and key, single-threaded, and asserts each observer hears it once per
+    /// registration (twice with `.prior`), with each registration's context.
+    private func assertEveryRegistrationHearsOneChange(_ workers: [Worker], on people: [Person], registrationCount: Int) {
         let final = assertNoMisuseReturning {
             for worker in workers {
                 for observer in worker.observers {
@@ -226,14 +248,7 @@ final class RuntimeConcurrencyTests: XCTestCase {
             }
         }
         XCTAssertEqual(mismatches.count, 0, mismatches.prefix(10).joined(separator: "\n"))
-        XCTAssertGreaterThanOrEqual(checked, total, "every registration was checked")
-
-        // Clean up: everything comes off, and nothing is left anywhere.
-        assertNoMisuse {
-            for worker in workers { worker.removeAll(people: people) }
-        }
-        for person in people { XCTAssertEqual(person.observationCount, 0) }
-        XCTAssertEqual(RuntimeMonitor.liveObservanceCount, baseline)
+        XCTAssertGreaterThanOrEqual(checked, registrationCount, "every registration was checked")
     }
 
     private static func number(_ context: UnsafeMutableRawPointer?) -> UInt {
