@@ -12,13 +12,10 @@ public enum SeedFileStore {
         do {
             object = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
-            if nestingDepth(data) > maximumNesting { throw .nestedTooDeeply(path: path, limit: maximumNesting) }
-            if looksTruncated(data) { throw .truncated(path: path) }
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            throw .notJSON(path: path, reason: "the text is not valid JSON" + (detail.map { " (\($0))" } ?? ""))
+            throw .unparsable(error, path: path)
         }
         guard let header = object as? [String: Any] else {
-            throw .notAnObject(path: path, found: SeedFileDecodingProblem.kind(object))
+            throw .notAnObject(path: path, found: SeedFileError.describing(object))
         }
         if let (field, scalar) = ControlCharacterField.first(in: header) {
             throw .malformed(
@@ -28,7 +25,7 @@ public enum SeedFileStore {
         }
         guard let formatValue = header["format"] else { throw missingFormat(path, header: header) }
         guard let format = formatValue as? String else {
-            throw .wrongFormat(path: path, found: SeedFileDecodingProblem.kind(formatValue))
+            throw .wrongFormat(path: path, found: SeedFileError.describing(formatValue))
         }
         guard format == SeedFile.formatName else { throw .wrongFormat(path: path, found: format) }
         guard let versionNumber = header["version"] as? NSNumber else {
@@ -44,10 +41,9 @@ public enum SeedFileStore {
         do {
             file = try JSONDecoder().decode(SeedFile.self, from: data)
         } catch let error as DecodingError {
-            let reason = SeedFileDecodingProblem.describe(error, json: object) { changed in
+            throw .undecodable(error, path: path, json: object) { changed in
                 _ = try JSONDecoder().decode(SeedFile.self, from: changed)
             }
-            throw .malformed(path: path, reason: reason)
         } catch {
             throw .malformed(path: path, reason: "\(error)")
         }
@@ -144,19 +140,6 @@ public enum SeedFileStore {
         "seed-\(file.target)-" + ((finder ?? file.strategy).map { "\($0)-" } ?? "") + file.seed
     }
 
-    /// Text that starts like a JSON object or array and leaves one open (or a string unterminated) at its end.
-    private static func looksTruncated(_ data: Data) -> Bool {
-        let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
-        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return false }
-        let nesting = JSONNesting(of: data)
-        return nesting.endsInString || nesting.depthAtEnd > 0
-    }
-
     /// The deepest nesting of arrays and objects `JSONSerialization` reads; a seed file needs fewer than 10.
     static let maximumNesting = 512
-
-    /// How deeply arrays and objects nest in the JSON text `data` (strings skipped).
-    private static func nestingDepth(_ data: Data) -> Int {
-        JSONNesting(of: data).deepest
-    }
 }

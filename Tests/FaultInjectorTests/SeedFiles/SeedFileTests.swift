@@ -1,4 +1,5 @@
 @testable import FaultInjector
+import FaultInjectorTestSupport
 import Foundation
 import GuardCore
 import XCTest
@@ -191,6 +192,36 @@ final class SeedFileTests: XCTestCase, SeedFileReadingTestCase {
             assertMalformed(error, path: path, mentioning: phrase)
             XCTAssertFalse(error?.description.contains("not valid JSON") ?? true, "\(String(describing: error))")
         }
+    }
+
+    /// `JSONDecoder` reports a number its whole-number field cannot hold without a path; the field is still named,
+    /// wherever it is (beside fields that hold fractions, in a dictionary of counts) and however far out of range.
+    func testANumberNoWholeNumberFieldHoldsIsNamedWhereverItIs() throws {
+        func faults(_ name: String, _ value: Any) -> (inout [String: Any]) -> Void {
+            { object in
+                var scenario = object["scenario"] as? [String: Any] ?? [:]
+                var faults = scenario["faults"] as? [String: Any] ?? [:]
+                faults[name] = value
+                scenario["faults"] = faults
+                object["scenario"] = scenario
+            }
+        }
+        let cases: [((inout [String: Any]) -> Void, String)] = [
+            (faults("maxSpinIterations", 0.5), "the field \"scenario.faults.maxSpinIterations\" must be a whole number, not 0.5"),
+            ({ $0["failure"] = ["signature": "s", "violationCounts": ["x": 2.5], "runtimeMisuses": [:], "examples": []] },
+             "the field \"failure.violationCounts.x\" must be a whole number, not 2.5"),
+            (scenarioField("workers", NSDecimalNumber(string: "-9223372036854775809")),
+             "the field \"scenario.workers\" must be a whole number from \(Int.min) to \(Int.max), not -9223372036854775809"),
+            (scenarioField("objects", NSDecimalNumber(string: "100000000000000000000")),
+             "the field \"scenario.objects\" must be a whole number from \(Int.min) to \(Int.max), not 100000000000000000000"),
+        ]
+        for (edit, phrase) in cases {
+            let (error, path) = try readEdited(edit)
+            assertMalformed(error, path: path, mentioning: phrase)
+        }
+        // A fraction where a fraction belongs is no mistake: the file reads.
+        let probability = try directory.write(RunFixtures.editedRawSeedFile(faults("yieldProbability", 0.25)), to: "p.json")
+        XCTAssertEqual(try SeedFileStore.read(probability).scenario.faults.yieldProbability, 0.25)
     }
 
     func testWrongFormat() throws {
