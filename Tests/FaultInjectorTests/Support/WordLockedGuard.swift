@@ -1,5 +1,6 @@
 #if os(Linux)
 import FaultInjector
+import FaultInjectorTestSupport
 import Foundation
 import GuardCore
 import GuardCoreAtomics
