@@ -20,21 +20,36 @@ let package = Package(
     products: [
         .library(name: "GuardCore", targets: ["GuardCore"]),
         .library(name: "FaultInjector", targets: ["FaultInjector"]),
+        .library(name: "FaultInjectorTools", targets: ["FaultInjectorTools"]),
         .executable(name: "guard-stress", targets: ["guard-stress"]),
     ],
     targets: [
         .target(name: "GuardCoreAtomics"),
         .target(name: "GuardCore", dependencies: ["GuardCoreAtomics"]),
+        // The embeddable harness: scenarios, runners and strategies, histories, the oracle, seed files, replay,
+        // campaigns and exploration.
         .target(name: "FaultInjector", dependencies: ["GuardCore"]),
+        // The tools around the harness: shrinking, explaining, the planted-bug kill matrix, and the JSON and JUnit
+        // reports (with the rules for writing them).
+        .target(name: "FaultInjectorTools", dependencies: ["FaultInjector", "GuardCore"]),
         // Heap and resident-memory counters for `guard-stress bench` (C: glibc's mallinfo2, Darwin's task_info).
         .target(name: "ProcessMemory"),
-        .executableTarget(name: "guard-stress", dependencies: ["GuardCore", "FaultInjector", "ProcessMemory"]),
+        .executableTarget(
+            name: "guard-stress", dependencies: ["GuardCore", "FaultInjector", "FaultInjectorTools", "ProcessMemory"]),
         // GuardCoreTests runs its concurrency storm through FaultInjector (checked by the oracle).
         .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore", "FaultInjector"]),
-        .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "GuardCore"]),
+        // Helpers both FaultInjector test targets use (temporary directories, fixture seed files, running
+        // guard-stress); no tests of its own.
+        .testTarget(name: "FaultInjectorTestSupport", dependencies: ["FaultInjector", "GuardCore"]),
+        .testTarget(name: "FaultInjectorTests", dependencies: ["FaultInjector", "GuardCore", "FaultInjectorTestSupport"]),
+        // The tools' tests, and those of the command line built on them.
+        .testTarget(
+            name: "FaultInjectorToolsTests",
+            dependencies: ["FaultInjectorTools", "FaultInjector", "GuardCore", "FaultInjectorTestSupport"]
+        ),
         .testTarget(
             name: "StressTests",
-            dependencies: ["FaultInjector", "GuardCore"],
+            dependencies: ["FaultInjector", "FaultInjectorTools", "GuardCore"],
             resources: [.copy("Seeds"), .copy("Scenarios")]
         ),
     ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# macOS only. Type-checks GuardCore (and FaultInjector) for the iOS simulator at exactly the iOS 13.0 deployment
+# macOS only. Type-checks GuardCore (and FaultInjector and FaultInjectorTools) for the iOS simulator at exactly the iOS 13.0 deployment
 # target, so every API newer than iOS 13.0 that is used without an `#available` check is an error. (xcodebuild builds
 # the package too, but a recent Xcode may raise a deployment target below the range it supports.)
 set -euo pipefail
@@ -25,4 +25,11 @@ echo "==> FaultInjector for $target"
 # shellcheck disable=SC2046
 xcrun swiftc -typecheck -parse-as-library -module-name FaultInjector "${common[@]}" \
     $(find Sources/FaultInjector -name '*.swift' | sort)
-echo "GuardCore and FaultInjector type-check for $target."
+# shellcheck disable=SC2046
+xcrun swiftc -emit-module -parse-as-library -module-name FaultInjector "${common[@]}" \
+    $(find Sources/FaultInjector -name '*.swift' | sort) -emit-module-path "$work/FaultInjector.swiftmodule"
+echo "==> FaultInjectorTools for $target"
+# shellcheck disable=SC2046
+xcrun swiftc -typecheck -parse-as-library -module-name FaultInjectorTools "${common[@]}" \
+    $(find Sources/FaultInjectorTools -name '*.swift' | sort)
+echo "GuardCore, FaultInjector and FaultInjectorTools type-check for $target."

@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTools
 import Foundation
 import GuardCore
 import XCTest

@@ -55,7 +55,7 @@ extension SeedFile {
 
     /// This file with the failure `report` found, and `scenario`'s operations written out (when not too many):
     /// the seed file of a round whose process crashed, trapped or hung, built by the parent that saw it happen.
-    func finished(with report: OracleReport, scenario: Scenario) -> SeedFile {
+    package func finished(with report: OracleReport, scenario: Scenario) -> SeedFile {
         var file = self
         file.failure = Failure(
             signature: report.signature,

@@ -1,9 +1,9 @@
 import Dispatch
 
 /// Monotonic time in nanoseconds, comparable across threads of one process.
-enum MonotonicClock {
+package enum MonotonicClock {
     @inline(__always)
-    static var now: UInt64 {
+    package static var now: UInt64 {
         DispatchTime.now().uptimeNanoseconds
     }
 }

@@ -35,6 +35,20 @@ public struct Explorer: Sendable {
     /// executions).
     public func explore(progress: @escaping @Sendable (ExplorationProgress) -> Void = { _ in }) -> ExplorationOutcome {
         var search = ExplorationSearch(explorer: self, progress: progress)
+        return run(&search)
+    }
+
+    /// Explores like ``explore(progress:)``, and also says the oracle's signature of each class met (empty where it
+    /// held), in no particular order: what the shrinker counts failing and passing classes by.
+    package func exploreClassSignatures() -> (outcome: ExplorationOutcome, signatures: [String]) {
+        var search = ExplorationSearch(explorer: self, progress: { _ in })
+        let outcome = run(&search)
+        return (outcome, search.verdicts.values.map(\.signature))
+    }
+
+    /// Runs `search` in child processes when the settings ask for more than one job and name the executable, else
+    /// here.
+    private func run(_ search: inout ExplorationSearch) -> ExplorationOutcome {
         if settings.jobs > 1, let executable = settings.childExecutable {
             return search.runInChildren(executable: executable)
         }

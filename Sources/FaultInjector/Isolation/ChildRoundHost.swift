@@ -8,9 +8,9 @@ import GuardCore
 ///
 /// A process that dies or stops answering during a round makes that round's verdict (`crash(SIGSEGV)`, `trap`,
 /// `deadlock`); its standard error during the round comes with it.
-final class ChildRoundHost {
+package final class ChildRoundHost {
     /// How a round handed to a child ended.
-    enum Result {
+    package enum Result {
         /// The child answered.
         case answered(RoundAnswer)
         /// The child died or was killed before answering: the verdict says how, `log` is its standard error during
@@ -29,11 +29,11 @@ final class ChildRoundHost {
     }
 
     /// How children are started and watched.
-    let settings: ChildProcessSettings
+    package let settings: ChildProcessSettings
     /// Rounds one process serves before a fresh one takes over.
     let roundsPerProcess: Int
     /// What isolation cost so far.
-    private(set) var statistics = IsolationStatistics()
+    package private(set) var statistics = IsolationStatistics()
     private var current: Child?
     private var spare: Child?
     private let environment: [String]
@@ -41,7 +41,7 @@ final class ChildRoundHost {
     private let inFlight = InFlightChild()
 
     /// A host starting children as `settings` say, each serving at most `roundsPerProcess` rounds.
-    init(settings: ChildProcessSettings, roundsPerProcess: Int) {
+    package init(settings: ChildProcessSettings, roundsPerProcess: Int) {
         self.settings = settings
         self.roundsPerProcess = max(1, roundsPerProcess)
         var environment = ProcessInfo.processInfo.environment
@@ -55,7 +55,7 @@ final class ChildRoundHost {
     }
 
     /// Runs `request` (whose scenario has `operations` operations) in a child.
-    func run(_ request: RoundRequest, operations: Int) -> Result {
+    package func run(_ request: RoundRequest, operations: Int) -> Result {
         let encoded: Data
         do {
             encoded = try JSONEncoder().encode(request)
@@ -159,7 +159,7 @@ final class ChildRoundHost {
     }
 
     /// Stops every child.
-    func finish() {
+    package func finish() {
         if let current { retire(current) }
         if let spare { retire(spare) }
         current = nil

@@ -2,9 +2,9 @@ import Foundation
 
 /// What a parent asks a ``RoundServer`` to do: run one seed file once (a campaign's round is its not-yet-failed
 /// seed file; a replay run is the file being replayed) and answer with the verdict. Sent as one line of JSON.
-struct RoundRequest: Codable, Sendable {
+package struct RoundRequest: Codable, Sendable {
     /// When the answer should carry the seed file of a failing run.
-    enum SeedFileWish: Codable, Sendable, Equatable {
+    package enum SeedFileWish: Codable, Sendable, Equatable {
         /// Never (replays).
         case never
         /// Whenever the run fails.
@@ -23,16 +23,27 @@ struct RoundRequest: Codable, Sendable {
 
     /// The run, as a seed file (its operations, or the seed that regenerates them; for a controlled run the
     /// strategy and, if recorded, the schedule to follow).
-    var file: SeedFile
+    package var file: SeedFile
     /// Run against this target instead of the file's (a recorded schedule then does not apply).
-    var target: String?
+    package var target: String?
     /// Seconds without progress after which a chaos run is a deadlock.
-    var stallTimeout: Double
+    package var stallTimeout: Double
     /// Whether to send the failing run's seed file back.
-    var seedFile: SeedFileWish
+    package var seedFile: SeedFileWish
     /// A controlled run only: follow this plan (the shrinker's ``GuidedStrategy``) instead of the file's schedule or
     /// strategy; the answer's seed file records the schedule taken.
-    var guide: SwitchPlan?
+    package var guide: SwitchPlan?
+
+    /// A request to run `file` (against `target` instead of the file's, if given) with the other fields as named.
+    package init(
+        file: SeedFile, target: String? = nil, stallTimeout: Double, seedFile: SeedFileWish, guide: SwitchPlan? = nil
+    ) {
+        self.file = file
+        self.target = target
+        self.stallTimeout = stallTimeout
+        self.seedFile = seedFile
+        self.guide = guide
+    }
 
     /// The fields besides the seed file, encoded on their own (see ``encoded(file:target:stallTimeout:seedFile:)``).
     private struct Header: Encodable {
@@ -55,15 +66,15 @@ struct RoundRequest: Codable, Sendable {
 }
 
 /// A ``RoundServer``'s answer to one ``RoundRequest``, sent as one line of JSON.
-struct RoundAnswer: Codable, Sendable {
+package struct RoundAnswer: Codable, Sendable {
     /// The verdict, or `nil` if the request could not be run (then ``error`` says why).
-    var verdict: RoundVerdict?
+    package var verdict: RoundVerdict?
     /// The failing run written down, if the request asked for it.
-    var seedFile: SeedFile?
+    package var seedFile: SeedFile?
     /// For a controlled replay: why the run did not match the recording (`nil` if it matched, or for chaos).
     var mismatch: String?
     /// Why the request could not be run.
-    var error: String?
+    package var error: String?
     /// Seconds the server spent on the request, from reading it to writing the answer.
     var busySeconds = 0.0
 }

@@ -1,7 +1,7 @@
 /// The history reorganised for the oracle: operations by id, registrations with their lifetime windows, changes by
 /// the object and key they change, links between objects over time, and removals by the controller, object and key
 /// they touch.
-struct HistoryIndex {
+package struct HistoryIndex {
     struct ObjectKey: Hashable {
         let object: Int
         let key: StressKey
@@ -35,7 +35,7 @@ struct HistoryIndex {
     /// Every observe operation that was performed, by id (= registration id).
     private(set) var observes: [Int: OperationRecord] = [:]
     /// Registrations that exist (observe reported `registered`, or `unknown` for raw KVO with a key), by id.
-    private(set) var windows: [Int: RegistrationWindow] = [:]
+    package private(set) var windows: [Int: RegistrationWindow] = [:]
     /// Registration ids by (controller, object, key).
     private var windowsByTriple: [Triple: [Int]] = [:]
     /// Performed changes by (object, key), in call order.
@@ -69,7 +69,7 @@ struct HistoryIndex {
     /// Whether a weakly held registration surely ended when its object finished deinitializing (guard semantics).
     private let endsWeakRegistrationsAtObjectDeinit: Bool
 
-    init(_ history: History, guardSemantics: Bool, endsWeakRegistrationsAtObjectDeinit: Bool = false) {
+    package init(_ history: History, guardSemantics: Bool, endsWeakRegistrationsAtObjectDeinit: Bool = false) {
         self.guardSemantics = guardSemantics
         self.endsWeakRegistrationsAtObjectDeinit = guardSemantics && endsWeakRegistrationsAtObjectDeinit
         if !guardSemantics {
@@ -309,13 +309,13 @@ struct HistoryIndex {
 /// registration already in place, so a later change is not reflected in it and must be delivered), unless the
 /// registration may have ended before its observe returned (the guard drops the changes it held back for the initial
 /// notification then).
-struct RegistrationWindow {
-    let observe: OperationRecord
+package struct RegistrationWindow {
+    package let observe: OperationRecord
     var mayStart: UInt64 { observe.call }
     var sureStart: UInt64 { observe.ret }
     var hearsFrom: UInt64
-    var mayEnd: UInt64 = .max
-    var sureEnd: UInt64 = .max
+    package var mayEnd: UInt64 = .max
+    package var sureEnd: UInt64 = .max
     /// The removal whose return is `sureEnd`, if a removal ended it (rather than its controller or observer).
     var endedBy: Int?
     /// When it surely left its controller's table (a removal, or the controller's end); an observer that is gone does

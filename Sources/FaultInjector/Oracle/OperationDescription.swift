@@ -1,7 +1,7 @@
 /// Renders recorded operations for violation messages: `observe #4294967301 (worker 0 op 17: controller 12,
 /// object 3, sum [initial,new])`.
-enum OperationDescription {
-    static func of(_ record: OperationRecord) -> String {
+package enum OperationDescription {
+    package static func of(_ record: OperationRecord) -> String {
         let place: String
         if record.index >= 0 {
             place = "worker \(record.worker) op \(record.index)"

@@ -64,7 +64,7 @@ public struct OracleReport: Sendable, Codable {
     }
 
     /// Adds another report's checks and violations to this one.
-    mutating func merge(_ other: OracleReport) {
+    package mutating func merge(_ other: OracleReport) {
         for (check, count) in other.checks { checks[check, default: 0] += count }
         for violation in other.violations where violationCounts[violation.kind, default: 0] < Self.keptPerKind {
             violations.append(violation)

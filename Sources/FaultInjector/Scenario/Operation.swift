@@ -151,7 +151,7 @@ extension Operation: CustomStringConvertible {
     }
 
     /// The largest controller and object slot the operation names (`-1` where it names none).
-    var slotsUsed: (controller: Int, object: Int) {
+    package var slotsUsed: (controller: Int, object: Int) {
         switch self {
         case .observe(let c, let o, _, _, let action), .observeForwarding(let c, let o, _, _, _, let action),
             .observeTyped(let c, let o, _, _, let action):
@@ -206,7 +206,7 @@ extension HandlerAction: CustomStringConvertible {
     }
 
     /// The object slot the action names, if any.
-    var objectSlot: Int? {
+    package var objectSlot: Int? {
         switch self {
         case .mutate(let o, _), .observe(let o, _), .adopt(let o): return o
         case .none, .unobserveSelf, .unobserveAll, .releaseController: return nil

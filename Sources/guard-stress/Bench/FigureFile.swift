@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTools
 import Foundation
 
 /// `--json FILE`: the figures as a JSON list, written where the user asked, replacing only an earlier figure list

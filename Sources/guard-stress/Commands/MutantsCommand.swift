@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTools
 import Foundation
 
 /// `guard-stress mutants`: the planted-bug kill matrix.

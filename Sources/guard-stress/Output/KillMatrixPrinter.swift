@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTools
 import Foundation
 
 /// The kill matrix as a table: one row per mutant and runner, then the guard's rows and the verdict.

@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTools
 import Foundation
 
 /// Checks on the files and directories guard-stress is asked to write, made before anything runs so that a bad

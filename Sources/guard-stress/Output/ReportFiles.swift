@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTools
 import Foundation
 
 /// `--json FILE` and `--junit FILE`: checked before anything runs (so a bad path is a usage error, not a lost

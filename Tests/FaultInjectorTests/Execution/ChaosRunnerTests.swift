@@ -1,4 +1,5 @@
 @testable import FaultInjector
+import FaultInjectorTestSupport
 import GuardCore
 import XCTest
 

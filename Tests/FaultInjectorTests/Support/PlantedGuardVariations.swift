@@ -1,4 +1,5 @@
 import FaultInjector
+import FaultInjectorTestSupport
 import Foundation
 import GuardCore
 

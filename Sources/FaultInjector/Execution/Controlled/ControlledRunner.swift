@@ -84,7 +84,7 @@ public struct ControlledRunner: ScenarioRunner {
     /// A strategy of the caller's own, made afresh for each run, instead of the settings' strategy or a replay (the
     /// shrinker's ``GuidedStrategy``). The recording still names the settings' strategy; record the schedule taken,
     /// since that strategy and the seed do not regenerate it.
-    var customStrategy: (@Sendable (Scenario) -> any SchedulingStrategy)?
+    package var customStrategy: (@Sendable (Scenario) -> any SchedulingStrategy)?
     /// Set by the explorer: runs the execution it asks for, recording every step's footprint, with per-worker ids and
     /// values (``StressWorld/countersPerWorker``). Takes precedence over every other strategy.
     var exploring: ExplorationOptions?

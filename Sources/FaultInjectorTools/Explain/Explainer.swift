@@ -1,0 +1,81 @@
+import FaultInjector
+import GuardCore
+
+/// Replays a seed file once and tells the run as a ``RunStory``.
+///
+/// A controlled file is replayed exactly, following its recorded schedule with the step-by-step trace on, so the
+/// story is the recorded run itself (the story says so, or where the replay stopped matching). A chaos file cannot
+/// be replayed exactly: it is run until its failure shows (at most ``chaosAttempts`` times) and that one run's
+/// history is told in wall-clock order; the story says it is one replay, not necessarily the original.
+public struct Explainer: Sendable {
+    /// The file.
+    public let file: SeedFile
+    /// Its name, for the story's title.
+    public let fileName: String
+    /// The system it runs against (the file's own by default).
+    public let target: any SystemUnderTest
+    /// Chaos files: the most runs made to see the recorded failure again.
+    public var chaosAttempts = 20
+
+    /// An explainer of `file` (named `fileName` in the story), against `target` (the file's own by default).
+    public init(file: SeedFile, fileName: String, target: (any SystemUnderTest)? = nil) throws(SeedFileError) {
+        self.file = file
+        self.fileName = fileName
+        guard let resolved = target ?? TargetCatalog.make(file.target, diagnostics: CountingSink(keepsEvents: false))
+        else { throw .unknownTarget(file.target) }
+        self.target = resolved
+    }
+
+    /// Replays the file and tells the run.
+    public func explain() throws(SeedFileError) -> RunStory {
+        var replayer = try Replayer(file: file, target: target)
+        replayer.recordsTrace = true
+        let controlled = file.runner == RunnerChoice.controlled(.init()).name
+        if controlled {
+            let outcome = try replayer.replay(runs: 1)
+            guard let result = outcome.lastResult, let trace = result.recording.controlled?.trace else {
+                throw .nonsensical("the replay recorded no trace")
+            }
+            let steps = result.recording.controlled?.steps ?? 0
+            let provenance: String
+            if let mismatch = outcome.mismatches.first {
+                provenance = "NOT an exact replay of the recorded run: \(mismatch)"
+            } else if let reason = outcome.exactnessNotChecked {
+                provenance = "\(steps) schedule steps; whether this is the recorded run was not checked: \(reason)"
+            } else {
+                provenance = "an exact replay of the recorded schedule: \(steps) steps, "
+                    + "the same history (digest \(result.history.digest))"
+            }
+            return StoryBuilder(
+                result: result, events: StoryEvents.controlled(trace), lockNames: trace,
+                header: header(result, provenance: provenance), stepsAreScheduleSteps: true
+            ).build()
+        }
+        var last: RunResult?
+        var attempt = 0
+        while attempt < max(1, chaosAttempts) {
+            attempt += 1
+            let outcome = try replayer.replay(runs: 1)
+            last = outcome.lastResult
+            if let result = last, !result.passed, result.report.signature == file.failure.signature { break }
+        }
+        guard let result = last else { throw .nonsensical("the replay produced no run") }
+        let showed = !result.passed && result.report.signature == file.failure.signature
+        let provenance = "one chaos replay (run \(attempt) of up to \(max(1, chaosAttempts)), "
+            + (showed ? "the first that showed the recorded failure" : "none showed the recorded failure")
+            + "): the operations are the file's, the interleaving is this replay's own, not necessarily the original's; "
+            + "events in wall-clock order"
+        return StoryBuilder(
+            result: result, events: StoryEvents.chaos(result.history), lockNames: ExecutionTrace(),
+            header: header(result, provenance: provenance), stepsAreScheduleSteps: false
+        ).build()
+    }
+
+    private func header(_ result: RunResult, provenance: String) -> RunStory.Header {
+        let runner = file.strategy.map { "\(file.runner) (\($0)\(file.depth.map { " depth \($0)" } ?? ""))" } ?? file.runner
+        return RunStory.Header(
+            title: fileName, target: target.name, runner: runner, seed: file.seed,
+            workers: result.scenario.operations.count, operations: result.scenario.operationCount,
+            provenance: provenance, recordedSignature: file.failure.signature, signature: result.report.signature)
+    }
+}
