@@ -69,7 +69,7 @@ extension StressWorld {
 
     /// Stamps the call time and makes the operation the thread's innermost frame (the cause of notifications).
     func enter(_ record: inout OperationRecord, worker: WorkerContext) {
-        monitor?.record(
+        traceRecorder?.record(
             .began(operation: record.id, index: record.index, kind: record.kind, parent: record.parent),
             worker: worker.index)
         record.call = clock.now
@@ -83,7 +83,7 @@ extension StressWorld {
         if !worker.locksHeldAtCall.isEmpty { worker.locksHeldAtCall.removeLast() }
         record.ret = clock.now
         worker.operations.append(record)
-        monitor?.record(.ended(operation: record.id, outcome: record.outcome), worker: worker.index)
+        traceRecorder?.record(.ended(operation: record.id, outcome: record.outcome), worker: worker.index)
     }
 
     func skip(_ record: inout OperationRecord, worker: WorkerContext) {
@@ -91,7 +91,7 @@ extension StressWorld {
         record.call = clock.now
         record.ret = record.call
         worker.operations.append(record)
-        monitor?.record(.skipped(operation: record.id, index: record.index, kind: record.kind), worker: worker.index)
+        traceRecorder?.record(.skipped(operation: record.id, index: record.index, kind: record.kind), worker: worker.index)
     }
 
     /// The call an operation makes, for the system under test to pass on as its call site.

@@ -9,7 +9,7 @@ final class StressWorld: @unchecked Sendable {
     /// Stamps every record (monotonic for chaos runs, logical ticks for controlled runs).
     let clock: RunClock
     /// Hears about every operation and notification as it happens (the controlled runner's trace), if set.
-    let monitor: (any ExecutionMonitor)?
+    let traceRecorder: (any TraceRecorder)?
     private(set) var objectSlots: [ObjectSlot] = []
     private(set) var controllerSlots: [ControllerSlot] = []
     private let nextID = AtomicCell()
@@ -47,13 +47,13 @@ final class StressWorld: @unchecked Sendable {
 
     init(
         configuration: ScenarioConfiguration, target: any SystemUnderTest, clock: RunClock = .monotonic(),
-        monitor: (any ExecutionMonitor)? = nil, countersPerWorker: Bool = false
+        traceRecorder: (any TraceRecorder)? = nil, countersPerWorker: Bool = false
     ) {
         self.countersPerWorker = countersPerWorker
         self.configuration = configuration
         self.target = target
         self.clock = clock
-        self.monitor = monitor
+        self.traceRecorder = traceRecorder
         self.diagnostics = DiagnosticRecorder(clock: clock)
         self.observableKeys = target.observableKeys
         deinitRemovals = DeinitRemovalChoices(configuration: configuration, target: target)
@@ -260,7 +260,7 @@ final class StressWorld: @unchecked Sendable {
             indexMask: StressValue.mask(change.indexes), object: object.id)
         if let worker {
             worker.deliveries.append(record)
-            monitor?.record(
+            traceRecorder?.record(
                 .delivered(registration: record.registration, cause: record.cause, isPrior: record.isPrior),
                 worker: worker.index)
         } else {

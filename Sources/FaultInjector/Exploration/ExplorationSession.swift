@@ -57,7 +57,7 @@ final class ExplorationSession: @unchecked Sendable {
                 problem =
                     "the re-execution did not repeat its prefix at step \(step): it reached \(decision.point.name)"
                     + " with workers \(Self.list(runnable)) able to run, where the first execution reached "
-                    + "\(StepPoint(code: Character(Unicode.Scalar(check.point))).map(\.name) ?? "?") with workers "
+                    + "\(SchedulePoint(code: Character(Unicode.Scalar(check.point))).map(\.name) ?? "?") with workers "
                     + "\(Self.list(check.runnable))"
             } else if decision.runnable.contains(wanted) {
                 return wanted

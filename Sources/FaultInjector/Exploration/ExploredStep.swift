@@ -35,7 +35,7 @@ struct ExploredStep: Hashable, Sendable, Codable {
     var worker: Int
     /// The worker that reached the decision (-1 at the start).
     var current: Int
-    /// The code of the point where the decision was made (``StepPoint/code``).
+    /// The code of the point where the decision was made (``SchedulePoint/code``).
     var point: UInt8
     /// The workers that could run at the decision, one bit each.
     var runnable: UInt64

@@ -12,7 +12,7 @@ enum LockMode: UInt8, Sendable {
 }
 
 /// Records, for an explored controlled run, what every scheduling step touched. The cooperative scheduler calls it
-/// with its monitor held, from the running worker's thread: one step at a time.
+/// with its parking lot's mutex held, from the running worker's thread: one step at a time.
 ///
 /// A step's footprint is every announced lock it took, released or found held, and every lock-free access GuardCore
 /// announced (``SchedulePoints/access(_:_:_:)``).
@@ -106,7 +106,7 @@ final class StepRecorder: @unchecked Sendable {
     /// Worker `worker` reached a decision at `point`: its step ends. Locks it holds across the decision count as
     /// written (a shared or quiet section that reaches a schedule point is no longer one); at the start of an
     /// operation and at the end the references it held are gone.
-    func endStep(of worker: Int, at point: StepPoint) {
+    func endStep(of worker: Int, at point: SchedulePoint) {
         guard !execution.steps.isEmpty, worker >= 0 else { return }
         for (lock, mode) in heldLocks where mode != .exclusive {
             heldLocks[lock] = .exclusive
@@ -122,7 +122,7 @@ final class StepRecorder: @unchecked Sendable {
     }
 
     /// A decision chose `chosen`; a new step begins.
-    func beginStep(chosen: Int, current: Int, point: StepPoint, runnable: [Int]) {
+    func beginStep(chosen: Int, current: Int, point: SchedulePoint, runnable: [Int]) {
         if execution.steps.isEmpty { ticksAtStart = ticks() }
         var mask: UInt64 = 0
         for worker in runnable where worker < 64 { mask |= 1 << UInt64(worker) }

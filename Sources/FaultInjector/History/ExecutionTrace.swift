@@ -24,7 +24,7 @@ public struct TraceEvent: Sendable, Hashable {
     /// What happened.
     public enum Kind: Sendable, Hashable {
         /// The worker reached a schedule point and the scheduler decided who runs next (the step's decision).
-        case decision(point: StepPoint, chosen: Int)
+        case decision(point: SchedulePoint, chosen: Int)
         /// An operation began (its record in the history has the same id). `index` is its position in the worker's
         /// list, -1 for a handler action; `parent` the operation whose handler ran it, or -1.
         case began(operation: Int, index: Int, kind: OperationRecord.Kind, parent: Int)

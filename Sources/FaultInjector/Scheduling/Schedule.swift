@@ -2,18 +2,18 @@
 /// chosen to run next. Following it again (``ReplayStrategy``) repeats the run exactly.
 ///
 /// Its text form has two strings: the chosen workers run-length encoded (`"0*12 1 2*3 0"`: worker 0 for twelve
-/// steps, then 1 for one, 2 for three, 0 for one) and one ``StepPoint/code`` per step (`"soaarr..."`).
+/// steps, then 1 for one, 2 for three, 0 for one) and one ``SchedulePoint/code`` per step (`"soaarr..."`).
 public struct Schedule: Sendable, Hashable {
     /// The worker chosen at each step.
     public private(set) var workers: [Int] = []
     /// The point reached at each step.
-    public private(set) var points: [StepPoint] = []
+    public private(set) var points: [SchedulePoint] = []
 
     /// An empty schedule.
     public init() {}
 
     /// A schedule from its steps; `workers` and `points` must have the same length.
-    public init(workers: [Int], points: [StepPoint]) {
+    public init(workers: [Int], points: [SchedulePoint]) {
         precondition(workers.count == points.count, "a schedule needs one point per chosen worker")
         self.workers = workers
         self.points = points
@@ -31,7 +31,7 @@ public struct Schedule: Sendable, Hashable {
     }
 
     /// Records one step.
-    public mutating func append(worker: Int, at point: StepPoint) {
+    public mutating func append(worker: Int, at point: SchedulePoint) {
         workers.append(worker)
         points.append(point)
     }
@@ -82,10 +82,10 @@ public struct Schedule: Sendable, Hashable {
             }
             workers.append(contentsOf: repeatElement(worker, count: length))
         }
-        var points: [StepPoint] = []
+        var points: [SchedulePoint] = []
         points.reserveCapacity(workers.count)
         for (offset, character) in pointsText.enumerated() {
-            guard let point = StepPoint(code: character) else {
+            guard let point = SchedulePoint(code: character) else {
                 throw ScheduleFormatError("step \(offset) has the point code \"\(character)\", which names no point")
             }
             points.append(point)

@@ -8,10 +8,10 @@ public struct SchedulingDecision: Sendable {
     /// unless it just blocked or finished.
     public let current: Int?
     /// Where `current` is.
-    public let point: StepPoint
+    public let point: SchedulePoint
 
     /// Creates a decision.
-    public init(step: Int, runnable: [Int], current: Int?, point: StepPoint) {
+    public init(step: Int, runnable: [Int], current: Int?, point: SchedulePoint) {
         precondition(!runnable.isEmpty, "a decision needs a runnable worker")
         self.step = step
         self.runnable = runnable

@@ -45,7 +45,7 @@ public struct SeedFile: Codable, Sendable, Equatable {
         public var steps: Int
         /// The worker chosen at each step, run-length encoded (`"0*12 1 2*3"`).
         public var workers: String
-        /// The point reached at each step, one ``StepPoint/code`` each.
+        /// The point reached at each step, one ``SchedulePoint/code`` each.
         public var points: String
         /// ``History/digest`` of the recorded history: an exact replay records the same.
         public var historyDigest: String?

@@ -1,11 +1,14 @@
 import GuardCoreAtomics
 
-/// Places inside GuardCore where a fault injector may pause, yield or switch threads.
+/// GuardCore's named schedule points: places inside GuardCore where a fault injector may pause, yield or switch
+/// threads.
 ///
 /// They sit between the steps of an operation where another thread's interleaving matters: after a table
 /// snapshot and before the callback, between the guard's bookkeeping and its call into the runtime, and so on.
-/// Every ``Lock`` acquire and release is a point too (see ``ScheduleHook``).
-package enum SchedulePoint: UInt8, Sendable, CaseIterable {
+/// GuardCore's other schedule points are unnamed: every ``Lock`` acquire and release (see ``ScheduleHook``).
+/// FaultInjector's `SchedulePoint` is the whole set a controlled run switches at: these, the lock boundaries, and
+/// the harness's own.
+package enum NamedSchedulePoint: UInt8, Sendable, CaseIterable {
     /// The runtime took its snapshot of observances and is about to call one.
     case runtimeBeforeCallback
     /// The runtime is about to store a new value between the prior and the change notifications.
@@ -78,7 +81,7 @@ package enum SharedAccess: UInt8, Sendable {
 package protocol ScheduleHook: AnyObject, Sendable {
     /// The thread reached `point`, about to act on `object` (the registration, observance, controller, table or
     /// object the step after the point works on).
-    func reach(_ point: SchedulePoint, object: ObjectIdentifier)
+    func reach(_ point: NamedSchedulePoint, object: ObjectIdentifier)
     /// The thread accessed `word` of `object` without a lock (see ``SharedWord``).
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess)
     /// The thread finished making `object`, one whose identity schedule points and accesses may name (a lock's owner,
@@ -94,7 +97,7 @@ package protocol ScheduleHook: AnyObject, Sendable {
     func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?)
 }
 
-/// The hook FaultInjector installs to act at ``SchedulePoint``s and lock boundaries. When none is installed,
+/// The hook FaultInjector installs to act at ``NamedSchedulePoint``s and lock boundaries. When none is installed,
 /// reaching a point costs one atomic load and a nil check.
 package enum SchedulePoints {
     /// Keeps the hook behind one concrete class, so finding it costs no dynamic cast.
@@ -116,8 +119,9 @@ package enum SchedulePoints {
         current.store(UInt64(UInt(bitPattern: retained)), ordering: .releasing)
     }
 
-    /// Installs `body` to run at every ``SchedulePoint`` (lock boundaries are ignored), replacing any previous hook.
-    package static func install(atPoints body: @escaping @Sendable (SchedulePoint) -> Void) {
+    /// Installs `body` to run at every ``NamedSchedulePoint`` (lock boundaries are ignored), replacing any previous
+    /// hook.
+    package static func install(atPoints body: @escaping @Sendable (NamedSchedulePoint) -> Void) {
         install(PointHook(body))
     }
 
@@ -128,7 +132,7 @@ package enum SchedulePoints {
 
     /// Runs the installed hook, if any, for `point`, where the thread is about to act on `object`.
     @inline(__always)
-    package static func reach<Object: AnyObject>(_ point: SchedulePoint, _ object: Object) {
+    package static func reach<Object: AnyObject>(_ point: NamedSchedulePoint, _ object: Object) {
         guard let hook = installed else { return }
         hook.reach(point, object: ObjectIdentifier(object))
     }
@@ -186,13 +190,13 @@ package enum SchedulePoints {
 
 /// A ``ScheduleHook`` that runs a closure at schedule points and ignores lock boundaries.
 private final class PointHook: ScheduleHook {
-    private let body: @Sendable (SchedulePoint) -> Void
+    private let body: @Sendable (NamedSchedulePoint) -> Void
 
-    init(_ body: @escaping @Sendable (SchedulePoint) -> Void) {
+    init(_ body: @escaping @Sendable (NamedSchedulePoint) -> Void) {
         self.body = body
     }
 
-    func reach(_ point: SchedulePoint, object: ObjectIdentifier) { body(point) }
+    func reach(_ point: NamedSchedulePoint, object: ObjectIdentifier) { body(point) }
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
     func created(_ object: ObjectIdentifier) {}
     func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {}

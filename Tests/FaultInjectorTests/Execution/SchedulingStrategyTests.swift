@@ -5,7 +5,7 @@ import XCTest
 /// The strategies on their own, fed synthetic decisions: PCT's priorities and change points, random's uniformity,
 /// replay's divergence reports; and the schedule's text form.
 final class SchedulingStrategyTests: XCTestCase {
-    private func decision(_ step: Int, runnable: [Int], current: Int?, point: StepPoint = .acquire) -> SchedulingDecision {
+    private func decision(_ step: Int, runnable: [Int], current: Int?, point: SchedulePoint = .acquire) -> SchedulingDecision {
         SchedulingDecision(step: step, runnable: runnable, current: current, point: point)
     }
 
@@ -197,8 +197,8 @@ final class SchedulingStrategyTests: XCTestCase {
     // MARK: Schedule text form
 
     func testScheduleTextFormRoundTrips() throws {
-        let points: [StepPoint] = [.start, .operation, .acquire, .wait, .release, .finish]
-            + SchedulePoint.allCases.map(StepPoint.init)
+        let points: [SchedulePoint] = [.start, .operation, .acquire, .wait, .release, .finish]
+            + NamedSchedulePoint.allCases.map(SchedulePoint.init)
         let workers = [0, 0, 0, 1, 2, 2, 0, 3, 3, 3, 3, 1, 1] + [Int](repeating: 1, count: points.count - 13)
         let schedule = Schedule(workers: workers, points: points)
         XCTAssertEqual(schedule.workersText, "0*3 1 2*2 0 3*4 1*\(points.count - 11)")
@@ -209,9 +209,9 @@ final class SchedulingStrategyTests: XCTestCase {
         let parsed = try Schedule(workersText: schedule.workersText, pointsText: schedule.pointsText)
         XCTAssertEqual(parsed, schedule)
         XCTAssertEqual(try Schedule(workersText: "", pointsText: ""), Schedule())
-        for point in points { XCTAssertEqual(StepPoint(code: point.code), point) }
-        XCTAssertEqual(StepPoint(code: "H")?.name, "guardBeforeHandler")
-        XCTAssertEqual(StepPoint(code: "C")?.name, "runtimeBeforeCallback")
+        for point in points { XCTAssertEqual(SchedulePoint(code: point.code), point) }
+        XCTAssertEqual(SchedulePoint(code: "H")?.name, "guardBeforeHandler")
+        XCTAssertEqual(SchedulePoint(code: "C")?.name, "runtimeBeforeCallback")
     }
 
     func testScheduleTextErrorsSayWhatIsWrong() {

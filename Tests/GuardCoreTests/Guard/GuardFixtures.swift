@@ -258,14 +258,14 @@ func expectedDiagnostic(
 ///
 /// Installs a process-wide hook; call ``uninstall()`` (in a `defer`) when done. Other threads pass straight through.
 final class SchedulePause: @unchecked Sendable {
-    let point: SchedulePoint
+    let point: NamedSchedulePoint
     let reached = DispatchSemaphore(value: 0)
     private let resumeSignal = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var armedThread: UInt64?
     private var fired = false
 
-    init(at point: SchedulePoint) {
+    init(at point: NamedSchedulePoint) {
         self.point = point
         SchedulePoints.install(atPoints: { [self] reachedPoint in hit(reachedPoint) })
     }
@@ -293,7 +293,7 @@ final class SchedulePause: @unchecked Sendable {
         return group
     }
 
-    private func hit(_ reachedPoint: SchedulePoint) {
+    private func hit(_ reachedPoint: NamedSchedulePoint) {
         guard reachedPoint == point else { return }
         let thread = CurrentThread.identifier
         let pauseHere = lock.withLock { () -> Bool in

@@ -44,7 +44,7 @@ final class LockReleaseTrigger: ScheduleHook, @unchecked Sendable {
         }
     }
 
-    func reach(_ point: SchedulePoint, object: ObjectIdentifier) {}
+    func reach(_ point: NamedSchedulePoint, object: ObjectIdentifier) {}
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
     func created(_ object: ObjectIdentifier) {}
 

@@ -88,7 +88,7 @@ final class ControlledHook: ScheduleHook {
         return binding
     }
 
-    func reach(_ point: SchedulePoint, object: ObjectIdentifier) {
+    func reach(_ point: NamedSchedulePoint, object: ObjectIdentifier) {
         guard let binding = Self.binding else { return }
         binding.scheduler!.reach(point, worker: binding.worker)
     }

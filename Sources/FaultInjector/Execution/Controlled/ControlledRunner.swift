@@ -139,7 +139,7 @@ public struct ControlledRunner: ScenarioRunner {
         let world = ControlledHook.settingUp(for: scheduler) {
             StressWorld(
                 configuration: configuration, target: target, clock: clock,
-                monitor: settings.recordsTrace ? scheduler : nil, countersPerWorker: explored != nil)
+                traceRecorder: settings.recordsTrace ? scheduler : nil, countersPerWorker: explored != nil)
         }
         scheduler.name(locks: world.lockNames)
 

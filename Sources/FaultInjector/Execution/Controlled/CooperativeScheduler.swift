@@ -11,8 +11,8 @@ import GuardCore
 /// more than its step limit is released to run on uncontrolled. The runner's watchdog reports a running worker that
 /// reaches no point for a while as blocked outside the scheduler's control.
 ///
-/// All state is guarded by a ``SchedulerMonitor`` (never GuardCore's `Lock`, which would call back into the hook).
-final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
+/// All state is guarded by a ``ParkingLot`` (never GuardCore's `Lock`, which would call back into the hook).
+final class CooperativeScheduler: TraceRecorder, @unchecked Sendable {
     /// How the controlled part of a run ended.
     enum End {
         /// Every worker finished (perhaps after the step limit released them).
@@ -42,7 +42,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     }
 
     let workerCount: Int
-    private let monitor: SchedulerMonitor
+    private let parkingLot: ParkingLot
     private var statuses: [Status]
     private var running = -1
     private var mode = Mode.controlling
@@ -64,7 +64,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// one taking a lock it holds), rather than for a worker blocked outside the scheduler's control.
     private var deadlockedAmongLocks = false
     private var stepLimitReport: String?
-    private var lastPoints: [(step: Int, point: StepPoint)?]
+    private var lastPoints: [(step: Int, point: SchedulePoint)?]
     /// The lock each worker is about to take (at its acquire point), if any.
     private var acquiring: [ObjectIdentifier?]
     /// Whether each blocked worker stands for a thread asleep on its lock's word (see ``LockWaiters``): only a
@@ -87,7 +87,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     ) {
         self.recorder = recorder
         workerCount = workers
-        monitor = SchedulerMonitor(parties: workers + 1)
+        parkingLot = ParkingLot(parties: workers + 1)
         statuses = Array(repeating: .ready, count: workers)
         lastPoints = Array(repeating: nil, count: workers)
         acquiring = Array(repeating: nil, count: workers)
@@ -101,16 +101,16 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     /// Names for some locks (the harness's own), used in reports and the trace. Call before the run starts.
     func name(locks names: [ObjectIdentifier: String]) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         lockNames = names
     }
 
     /// Names one lock (a ``ScheduledLock`` given a name, as a worker takes it), for reports and the trace. Takes no
     /// schedule step.
     func name(lock: ObjectIdentifier, _ name: String) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         lockNames[lock] = name
     }
 
@@ -118,25 +118,25 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     /// Called by worker `worker` when its thread starts: waits for its first turn.
     func arrive(_ worker: Int) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         arrived += 1
-        if arrived == workerCount { monitor.signal(runnerParty) }
+        if arrived == workerCount { parkingLot.signal(runnerParty) }
         waitForTurn(worker)
     }
 
     /// Called by worker `worker` before each of its operations.
     func beforeOperation(_ worker: Int) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         events &+= 1
         decide(worker, at: .operation)
     }
 
     /// Called by worker `worker` after its last operation; hands over to the next worker.
     func finish(_ worker: Int) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         events &+= 1
         statuses[worker] = .finished
         finished += 1
@@ -144,7 +144,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         if mode == .controlling {
             decide(worker, at: .finish)
         } else if finished == workerCount {
-            monitor.signal(runnerParty)
+            parkingLot.signal(runnerParty)
         }
     }
 
@@ -153,8 +153,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// Worker `worker` accessed `word` of `object` without a lock (recorded for an explorer only).
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess, worker: Int) {
         guard let recorder else { return }
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         guard mode == .controlling else { return }
         recorder.access(object, word, kind, worker: worker)
     }
@@ -162,18 +162,18 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// Worker `worker` (-1: the runner, setting the run up) made `object` (recorded for an explorer only).
     func created(_ object: ObjectIdentifier, worker: Int) {
         guard let recorder else { return }
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         guard mode == .controlling else { return }
         recorder.created(object, worker: worker)
     }
 
     /// Worker `worker` reached GuardCore's schedule point `point`.
-    func reach(_ point: SchedulePoint, worker: Int) {
-        monitor.lock()
-        defer { monitor.unlock() }
+    func reach(_ point: NamedSchedulePoint, worker: Int) {
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         events &+= 1
-        decide(worker, at: StepPoint(point))
+        decide(worker, at: SchedulePoint(point))
     }
 
     /// Worker `worker` is about to take `lock`, whose sleeping waiters are `waiters`; returns when the lock is free
@@ -181,10 +181,10 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     func willAcquire(
         _ lock: ObjectIdentifier, mode lockMode: LockMode = .exclusive, waiters: LockWaiters = .untracked, worker: Int
     ) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         events &+= 1
-        var point = StepPoint.acquire
+        var point = SchedulePoint.acquire
         while mode == .controlling {
             if let holder = held[lock] {
                 if holder.owner == worker { selfDeadlock(worker, lock: lock, since: holder.step) }
@@ -215,8 +215,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// does not say). Workers blocked on `lock` may run again, except, after a release that woke none, those that
     /// stand for threads asleep on it: nothing wakes them (a lost wake-up).
     func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool? = nil, worker: Int) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         events &+= 1
         guard mode == .controlling else {
             if mode == .abandoned { parkForever(worker) }
@@ -238,18 +238,18 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     /// The locks worker `worker` holds now (every lock that announces itself to GuardCore's schedule points).
     func locksHeld(by worker: Int) -> Set<ObjectIdentifier> {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         return Set(held.filter { $0.value.owner == worker }.keys)
     }
 
-    // MARK: ExecutionMonitor
+    // MARK: TraceRecorder
 
     func record(_ kind: TraceEvent.Kind, worker: Int) {
-        // Read before taking the monitor: the counters' lock is GuardCore's, kept out of the schedule.
+        // Read before taking the parking lot's mutex: the counters' lock is GuardCore's, kept out of the schedule.
         let misuses = ControlledHook.unannounced { RuntimeMonitor.misuseCountsByKind }
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         for (misuseKind, count) in misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let before = misuseCounts[misuseKind, default: 0]
             for _ in before..<max(before, count) { note(.misuse(kind: misuseKind), worker: worker) }
@@ -262,7 +262,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     /// One scheduling decision by `worker` (-1: the runner, for the first step) at `point`. Monitor held. Returns
     /// when `worker` may go on; never returns if the run is abandoned meanwhile.
-    private func decide(_ worker: Int, at point: StepPoint) {
+    private func decide(_ worker: Int, at point: SchedulePoint) {
         switch mode {
         case .controlling: break
         case .released: return
@@ -278,7 +278,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         if runnable.isEmpty {
             if finished == workerCount {
                 strategy.runEnded(steps: schedule.count)
-                monitor.signal(runnerParty)
+                parkingLot.signal(runnerParty)
                 return
             }
             deadlockedAmongLocks = true
@@ -304,12 +304,12 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         if worker >= 0, statuses[worker] == .running { statuses[worker] = .ready }
         running = chosen
         statuses[chosen] = .running
-        monitor.signal(chosen)
+        parkingLot.signal(chosen)
         if worker < 0 || statuses[worker] == .finished { return }
         waitForTurn(worker)
     }
 
-    /// Whether `worker` is about to take a lock another worker holds now (monitor held). An explored run counts such a
+    /// Whether `worker` is about to take a lock another worker holds now (mutex held). An explored run counts such a
     /// worker as unable to run, whether it found the lock held when it got there (blocked) or the lock was taken
     /// after it got there: the step that brought it there then did the same whatever the lock's state, and steps of
     /// one class line up whichever came first. Other runs let it be chosen, to find the lock held.
@@ -318,11 +318,11 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
         return holder.owner != worker
     }
 
-    /// Waits (monitor held) until `worker` is chosen, the run is released, or abandoned (then forever).
+    /// Waits (mutex held) until `worker` is chosen, the run is released, or abandoned (then forever).
     private func waitForTurn(_ worker: Int) {
         while running != worker {
             switch mode {
-            case .controlling: monitor.wait(worker)
+            case .controlling: parkingLot.wait(worker)
             case .released: return
             case .abandoned: parkForever(worker)
             }
@@ -331,14 +331,14 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
 
     private func parkForever(_ worker: Int) -> Never {
         let party = worker >= 0 && worker < workerCount ? worker : runnerParty
-        while true { monitor.wait(party) }
+        while true { parkingLot.wait(party) }
     }
 
     private func abandon(_ reason: String) {
         guard mode != .abandoned else { return }
         mode = .abandoned
         stopReason = reason
-        monitor.signal(runnerParty)
+        parkingLot.signal(runnerParty)
     }
 
     /// Past the step limit: let every worker run on uncontrolled.
@@ -348,8 +348,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
             "the run was still going after its limit of \(stepLimit) schedule steps (a livelock, or a scenario too "
             + "long for the limit); unfinished: " + unfinished.map(describeWorker).joined(separator: "; ")
         mode = .released
-        for worker in 0..<workerCount { monitor.signal(worker) }
-        monitor.signal(runnerParty)
+        for worker in 0..<workerCount { parkingLot.signal(worker) }
+        parkingLot.signal(runnerParty)
     }
 
     private func selfDeadlock(_ worker: Int, lock: ObjectIdentifier, since step: Int) -> Never {
@@ -398,8 +398,8 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// seconds while some were missing (the run is then abandoned); threads that keep arriving, however slowly on a
     /// busy machine, are waited for.
     func start(timeout: Double) -> Bool {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         var seen = arrived
         var deadline = MonotonicClock.now + UInt64(timeout * 1e9)
         while arrived < workerCount {
@@ -414,7 +414,7 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
                         + "of this process or machine, not of the system under test)")
                 return false
             }
-            monitor.wait(runnerParty, seconds: 0.05)
+            parkingLot.wait(runnerParty, seconds: 0.05)
         }
         events &+= 1
         decide(-1, at: .start)
@@ -424,14 +424,14 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// Waits until every worker finished or the run is abandoned. A running worker that reaches no schedule point
     /// for `blockedTimeout` seconds is blocked outside the scheduler's control: the run is abandoned.
     func awaitEnd(blockedTimeout: Double) -> End {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         var seen = events
         var since = MonotonicClock.now
         while true {
             if finished == workerCount { return .completed }
             if mode == .abandoned { return .abandoned(stopReason ?? "the run was abandoned") }
-            monitor.wait(runnerParty, seconds: min(0.1, blockedTimeout))
+            parkingLot.wait(runnerParty, seconds: min(0.1, blockedTimeout))
             RoundProgress.note(events)
             let now = MonotonicClock.now
             if events != seen {
@@ -473,16 +473,16 @@ final class CooperativeScheduler: ExecutionMonitor, @unchecked Sendable {
     /// Whether the run was abandoned for a deadlock among announced locks (see ``ControlledRunner``), which is the
     /// system's failure, rather than for a worker blocked where the scheduler cannot see.
     var abandonedForDeadlock: Bool {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         return deadlockedAmongLocks
     }
 
     /// What the run's scheduling produced: the schedule, counted steps, the step-limit report, the trace and the
     /// strategy's divergence.
     func results() -> (schedule: Schedule, choiceSteps: Int, stepLimitReport: String?, trace: ExecutionTrace?, divergence: ScheduleDivergence?) {
-        monitor.lock()
-        defer { monitor.unlock() }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
         var trace = self.trace
         if trace != nil {
             for (lock, number) in lockNumbers {

@@ -1,10 +1,16 @@
 import GuardCore
 
-/// Why a controlled run came to a scheduling decision: the place the running worker reached.
+/// A schedule point: a place where a controlled run decides which worker runs next, the place the running worker
+/// reached.
+///
+/// The set is the harness's own points (``SchedulePoint/start``, ``SchedulePoint/operation``,
+/// ``SchedulePoint/finish``), the lock boundaries GuardCore and ``ScheduledLock`` announce (``SchedulePoint/acquire``,
+/// ``SchedulePoint/wait``, ``SchedulePoint/release``), and GuardCore's named schedule points
+/// (``SchedulePoint/guardCore(index:)``): every place a controlled run may switch workers.
 ///
 /// Each point has a one-character code, so a recorded schedule can store the point of every step in one string
 /// (`"sooaarh..."`) and a replay can tell the moment it stops reaching the same places.
-public enum StepPoint: Hashable, Sendable {
+public enum SchedulePoint: Hashable, Sendable {
     /// The run starts: every worker is ready and none has run.
     case start
     /// A worker is about to begin its next operation.
@@ -17,12 +23,11 @@ public enum StepPoint: Hashable, Sendable {
     case release
     /// A worker finished its operations.
     case finish
-    /// A worker reached one of GuardCore's named schedule points (its position among GuardCore's points; see
-    /// ``name``).
+    /// A worker reached one of GuardCore's named schedule points (its position among them; see ``name``).
     case guardCore(index: UInt8)
 
-    /// The step point of GuardCore's schedule point `point`.
-    package init(_ point: SchedulePoint) {
+    /// The schedule point of GuardCore's named point `point`.
+    package init(_ point: NamedSchedulePoint) {
         self = .guardCore(index: point.rawValue)
     }
 
@@ -63,7 +68,7 @@ public enum StepPoint: Hashable, Sendable {
     ]
 
     /// The code of each GuardCore point, by raw value.
-    private static let guardCoreCodes: [Character] = SchedulePoint.allCases.map { point in
+    private static let guardCoreCodes: [Character] = NamedSchedulePoint.allCases.map { point in
         lettersByName["\(point)"] ?? Character(Unicode.Scalar(UInt8(ascii: "0") &+ point.rawValue % 10))
     }
 
@@ -77,7 +82,11 @@ public enum StepPoint: Hashable, Sendable {
         case .release: return "release"
         case .finish: return "finish"
         case .guardCore(let index):
-            return SchedulePoint(rawValue: index).map { "\($0)" } ?? "GuardCore point \(index)"
+            return NamedSchedulePoint(rawValue: index).map { "\($0)" } ?? "GuardCore point \(index)"
         }
     }
 }
+
+/// The former name of ``SchedulePoint``.
+@available(*, deprecated, renamed: "SchedulePoint")
+public typealias StepPoint = SchedulePoint

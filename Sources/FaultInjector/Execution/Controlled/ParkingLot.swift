@@ -6,16 +6,17 @@ import Musl
 import Darwin
 #endif
 
-/// A pthread mutex with one condition variable per party: the cooperative scheduler's own lock and wake-ups.
+/// A pthread mutex with one condition variable per party, where each party parks until it is woken: the
+/// cooperative scheduler's own lock and wake-ups (one party per worker, one for the runner).
 ///
 /// It is deliberately not GuardCore's `Lock`, which announces every acquire and release to the schedule hook,
 /// that is, to the scheduler itself, which would recurse.
-final class SchedulerMonitor: @unchecked Sendable {
+final class ParkingLot: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let conditions: UnsafeMutablePointer<pthread_cond_t>
     private let parties: Int
 
-    /// A monitor with `parties` condition variables, numbered from 0.
+    /// A parking lot with `parties` condition variables, numbered from 0.
     init(parties: Int) {
         self.parties = parties
         mutex = .allocate(capacity: 1)
