@@ -1,7 +1,7 @@
 import GuardCore
 
-/// Replays a seed file: runs its scenario (the written operations, or the ones its seed regenerates) with the
-/// file's runner against its target several times, judges each run, and reports how often the failure came back.
+/// Replays a seed file: runs its round (``SeedFileRound``: the file's scenario with the file's runner against its
+/// target, judged) several times, and reports how often the failure came back.
 ///
 /// A chaos file replays operations, not interleavings, so a race reproduces with a rate; misuse that follows from
 /// the operations alone (removing what was never added) reproduces every time. A controlled file replays exactly:
@@ -57,72 +57,65 @@ public struct Replayer: Sendable {
         public var finishedRuns: Int { runs - crashedRuns }
     }
 
-    /// The seed file being replayed.
-    public let file: SeedFile
-    /// The system the operations run against.
-    public let target: any SystemUnderTest
-    /// Whether the target is the one the file names (a recorded schedule applies only to that one).
-    public let replaysRecordedTarget: Bool
-    /// Whether controlled runs record their step-by-step trace (for explaining them).
-    public var recordsTrace = false
-    /// Seconds without progress after which a chaos run counts as deadlocked.
-    public var chaosStallTimeout = ChaosRunner().deadlockTimeout
+    /// The round every run repeats: the file, the target, and how a run is made and compared with the recording.
+    public var round: SeedFileRound
     /// Whether to write down the first run that violates the oracle (``Outcome/recordedFailure``): the way to a seed
     /// file that records a failure, from a text scenario or a seed file that records none, so it can be shrunk.
     public var recordsFailure = false
 
     /// A replay of `file` against `target` (by default the target the file names).
     public init(file: SeedFile, target: (any SystemUnderTest)? = nil) throws(SeedFileError) {
-        self.file = file
-        guard let resolved = target ?? TargetCatalog.make(file.target, diagnostics: CountingSink(keepsEvents: false)) else {
-            throw .unknownTarget(file.target)
-        }
-        self.target = resolved
-        replaysRecordedTarget = target == nil || target?.name == file.target
+        round = try SeedFileRound(file: file, target: target)
     }
 
-    /// The runner of every replay run: the file's, following its recorded schedule when there is one and the
-    /// target is the recorded one.
+    /// A replay that repeats `round`.
+    public init(round: SeedFileRound) {
+        self.round = round
+    }
+
+    /// The seed file being replayed.
+    public var file: SeedFile { round.file }
+    /// The system the operations run against.
+    public var target: any SystemUnderTest { round.target }
+    /// Whether the target is the one the file names (a recorded schedule applies only to that one).
+    public var replaysRecordedTarget: Bool { round.replaysRecordedTarget }
+    /// Whether controlled runs record their step-by-step trace (for explaining them).
+    public var recordsTrace: Bool {
+        get { round.recordsTrace }
+        set { round.recordsTrace = newValue }
+    }
+    /// Seconds without progress after which a chaos run counts as deadlocked.
+    public var chaosStallTimeout: Double {
+        get { round.chaosStallTimeout }
+        set { round.chaosStallTimeout = newValue }
+    }
+
+    /// The runner of every replay run (``SeedFileRound/makeRunner()``).
+    @available(*, deprecated, message: "use round.makeRunner() (SeedFileRound)")
     public func makeRunner() throws(SeedFileError) -> any ScenarioRunner {
-        let choice = try file.makeRunnerChoice()
-        guard case .controlled(var settings) = choice else {
-            var chaos = ChaosRunner()
-            chaos.deadlockTimeout = chaosStallTimeout
-            return chaos
-        }
-        settings.recordsTrace = recordsTrace
-        let schedule = replaysRecordedTarget ? try file.makeSchedule() : nil
-        return ControlledRunner(settings: settings, replaying: schedule)
+        try round.makeRunner()
     }
 
-    /// Whether runs follow a recorded schedule.
-    public var followsRecordedSchedule: Bool {
-        file.isControlled && file.schedule != nil && replaysRecordedTarget
-    }
-
+    /// Whether runs follow a recorded schedule (``SeedFileRound/followsRecordedSchedule``).
+    public var followsRecordedSchedule: Bool { round.followsRecordedSchedule }
 
     /// For a controlled file: why its runs cannot be checked for exactness, naming what the file or the replay
     /// lacks; `nil` when they can (a recorded schedule with its history digest, replayed against the file's own
     /// target), and always for chaos, which never claims exactness.
-    public var exactnessNotChecked: String? { exactness.notCheckedReason }
-
-    /// Whether this replay's runs are compared with the file's recording, and if not, why.
-    var exactness: ReplayExactness {
-        ReplayExactness(
-            file: file, controlled: file.isControlled, targetName: target.name, replaysRecordedTarget: replaysRecordedTarget)
-    }
+    public var exactnessNotChecked: String? { round.exactnessNotChecked }
 
     /// Runs the scenario `runs` times in this process.
     public func replay(runs: Int) throws(SeedFileError) -> Outcome {
         let scenario = try file.makeScenario()
-        let runner = try makeRunner()
-        var tally = Tally(file: file, exactness: exactness)
+        let runner = try round.makeRunner()
+        var tally = Tally(file: file, exactness: round.exactness)
         var lastResult: RunResult?
         for run in 0..<max(1, runs) {
-            let (result, mismatch) = runOnce(scenario, with: runner)
+            let outcome = round.run(scenario, with: runner)
+            let result = outcome.result
             lastResult = result
             if recordsFailure, !result.passed { tally.record(SeedFile(result: result, toolVersion: ToolVersion.current)) }
-            tally.add(RoundVerdict(result), mismatch: mismatch.map { "run \(run + 1): \($0)" })
+            tally.add(RoundVerdict(result), mismatch: outcome.mismatch.map { "run \(run + 1): \($0)" })
             if result.abandoned, !file.isControlled { break }
         }
         return tally.outcome(lastResult: lastResult, isolation: nil)
@@ -134,13 +127,13 @@ public struct Replayer: Sendable {
     /// file, an ``IsolationError`` when no child process can be started.
     public func replay(runs: Int, isolatedBy settings: ChildProcessSettings) throws -> Outcome {
         let scenario = try file.makeScenario()
-        _ = try makeRunner()
+        _ = try round.makeRunner()
         let host = ChildRoundHost(settings: settings, roundsPerProcess: settings.roundsPerProcess(for: try file.makeRunnerChoice()))
         defer { host.finish() }
         let request = RoundRequest(
             file: file, target: replaysRecordedTarget ? nil : target.name, stallTimeout: settings.stallTimeout,
             seedFile: recordsFailure ? .always : .never)
-        var tally = Tally(file: file, exactness: exactness)
+        var tally = Tally(file: file, exactness: round.exactness)
         for run in 0..<max(1, runs) {
             switch host.run(request, operations: scenario.operationCount) {
             case .answered(let answer):
@@ -161,25 +154,6 @@ public struct Replayer: Sendable {
             }
         }
         return tally.outcome(lastResult: nil, isolation: host.statistics)
-    }
-
-    /// One run of `scenario` with `runner`, judged, and for a controlled file why it did not match the recording
-    /// (`nil` if nothing showed it did not, and always for chaos; whether it was compared at all is
-    /// ``exactnessNotChecked``'s to say).
-    func runOnce(_ scenario: Scenario, with runner: any ScenarioRunner) -> (RunResult, mismatch: String?) {
-        let result = runner.runAndEvaluate(scenario, against: target)
-        guard file.isControlled else { return (result, nil) }
-        if let divergence = result.recording.controlled?.divergence { return (result, "\(divergence)") }
-        let recordedDigest = followsRecordedSchedule ? file.schedule?.historyDigest : nil
-        if let recordedDigest, result.history.digest != recordedDigest {
-            return (
-                result,
-                "the recorded schedule was followed step for step, but the history differs "
-                    + "(digest \(result.history.digest), recorded \(recordedDigest)): something outside the "
-                    + "scheduler's control decided differently"
-            )
-        }
-        return (result, nil)
     }
 
     /// Counts runs into an ``Outcome``.

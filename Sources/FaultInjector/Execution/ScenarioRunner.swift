@@ -8,3 +8,10 @@ public protocol ScenarioRunner: Sendable {
     /// Runs `scenario` against `target` and returns the recording.
     func run(_ scenario: Scenario, against target: any SystemUnderTest) -> RunRecording
 }
+
+extension ScenarioRunner {
+    /// Runs `scenario` against `target`, then judges the recording: the two steps in one call.
+    public func runAndEvaluate(_ scenario: Scenario, against target: any SystemUnderTest) -> RunResult {
+        RunResult(evaluating: run(scenario, against: target))
+    }
+}

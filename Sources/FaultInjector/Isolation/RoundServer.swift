@@ -108,10 +108,10 @@ public enum RoundServer {
                     + "one as Campaign.Settings.makeTarget); guard-stress serves only the built-in targets")
         }
         do {
-            var replayer = try Replayer(file: request.file, target: target)
-            replayer.chaosStallTimeout = request.stallTimeout
+            var round = try SeedFileRound(file: request.file, target: target)
+            round.chaosStallTimeout = request.stallTimeout
             let scenario = try request.file.makeScenario()
-            var runner = try replayer.makeRunner()
+            var runner = try round.makeRunner()
             if let guide = request.guide {
                 guard var controlled = runner as? ControlledRunner else {
                     return RoundAnswer(error: "a guided round needs a controlled seed file, not \(request.file.runner)")
@@ -120,8 +120,10 @@ public enum RoundServer {
                 controlled.customStrategy = { _ in GuidedStrategy(plan: guide) }
                 runner = controlled
             }
-            let (result, mismatch) = replayer.runOnce(scenario, with: runner)
-            var answer = RoundAnswer(verdict: RoundVerdict(result, preventedMisuses: diagnostics.counts), mismatch: mismatch)
+            let outcome = round.run(scenario, with: runner)
+            let result = outcome.result
+            var answer = RoundAnswer(
+                verdict: RoundVerdict(result, preventedMisuses: diagnostics.counts), mismatch: outcome.mismatch)
             if !result.passed, request.seedFile.wants(result.report.signature) {
                 answer.seedFile = SeedFile(result: result, toolVersion: ToolVersion.current)
             }

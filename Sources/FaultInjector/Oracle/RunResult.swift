@@ -35,10 +35,3 @@ public struct RunResult: Sendable {
     /// True when workers were blocked for good and abandoned.
     public var abandoned: Bool { recording.abandoned }
 }
-
-extension ScenarioRunner {
-    /// Runs `scenario` against `target`, then judges the recording: the two steps in one call.
-    public func runAndEvaluate(_ scenario: Scenario, against target: any SystemUnderTest) -> RunResult {
-        RunResult(evaluating: run(scenario, against: target))
-    }
-}

@@ -28,19 +28,21 @@ public struct Explainer: Sendable {
 
     /// Replays the file and tells the run.
     public func explain() throws(SeedFileError) -> RunStory {
-        var replayer = try Replayer(file: file, target: target)
-        replayer.recordsTrace = true
-        let controlled = file.runner == RunnerChoice.controlled(.init()).name
-        if controlled {
-            let outcome = try replayer.replay(runs: 1)
-            guard let result = outcome.lastResult, let trace = result.recording.controlled?.trace else {
+        var round = try SeedFileRound(file: file, target: target)
+        round.recordsTrace = true
+        let scenario = try file.makeScenario()
+        let runner = try round.makeRunner()
+        if file.isControlled {
+            let outcome = round.run(scenario, with: runner)
+            let result = outcome.result
+            guard let trace = result.recording.controlled?.trace else {
                 throw .nonsensical("the replay recorded no trace")
             }
             let steps = result.recording.controlled?.steps ?? 0
             let provenance: String
-            if let mismatch = outcome.mismatches.first {
-                provenance = "NOT an exact replay of the recorded run: \(mismatch)"
-            } else if let reason = outcome.exactnessNotChecked {
+            if let mismatch = outcome.mismatch {
+                provenance = "NOT an exact replay of the recorded run: run 1: \(mismatch)"
+            } else if let reason = round.exactnessNotChecked {
                 provenance = "\(steps) schedule steps; whether this is the recorded run was not checked: \(reason)"
             } else {
                 provenance = "an exact replay of the recorded schedule: \(steps) steps, "
@@ -51,24 +53,25 @@ public struct Explainer: Sendable {
                 header: header(result, provenance: provenance), stepsAreScheduleSteps: true
             ).build()
         }
-        var last: RunResult?
-        var attempt = 0
-        while attempt < max(1, chaosAttempts) {
+        var result = round.run(scenario, with: runner).result
+        var attempt = 1
+        while !showsRecordedFailure(result), attempt < max(1, chaosAttempts) {
             attempt += 1
-            let outcome = try replayer.replay(runs: 1)
-            last = outcome.lastResult
-            if let result = last, !result.passed, result.report.signature == file.failure.signature { break }
+            result = round.run(scenario, with: runner).result
         }
-        guard let result = last else { throw .nonsensical("the replay produced no run") }
-        let showed = !result.passed && result.report.signature == file.failure.signature
         let provenance = "one chaos replay (run \(attempt) of up to \(max(1, chaosAttempts)), "
-            + (showed ? "the first that showed the recorded failure" : "none showed the recorded failure")
+            + (showsRecordedFailure(result) ? "the first that showed the recorded failure" : "none showed the recorded failure")
             + "): the operations are the file's, the interleaving is this replay's own, not necessarily the original's; "
             + "events in wall-clock order"
         return StoryBuilder(
             result: result, events: StoryEvents.chaos(result.history), lockNames: ExecutionTrace(),
             header: header(result, provenance: provenance), stepsAreScheduleSteps: false
         ).build()
+    }
+
+    /// Whether `result` failed with the file's recorded signature.
+    private func showsRecordedFailure(_ result: RunResult) -> Bool {
+        !result.passed && result.report.signature == file.failure.signature
     }
 
     private func header(_ result: RunResult, provenance: String) -> RunStory.Header {
