@@ -4,7 +4,7 @@ line limit. A function's length is counted from the line of its declaration keyw
 with braces matched outside comments, string literals (single-line, multi-line and raw) and character data.
 
 Usage: scripts/code-size.py [--file-limit N] [--function-limit N] [PATH ...]   (default: Sources Tests)
-Exit status 1 when something is over a limit, else 0."""
+Exit status 1 when something is over a limit, 2 when a PATH does not exist, else 0."""
 import argparse, os, re, sys
 
 DECL = re.compile(r'\b(func\s+[^\s(<]+|init[?!]?\s*[(<]|deinit\b|subscript\s*[(<]|var\s+\w+\s*:[^=\n{]+(?=\{))')
@@ -91,6 +91,17 @@ def functions(code):
             k += 1
         yield m.group(1).split(':')[0].strip(' ({<'), line_of(m.start()), line_of(k)
 
+def swift_files(paths):
+    """Yields each .swift file named in paths, or under a folder named there, in a stable order."""
+    for root in paths:
+        if os.path.isfile(root):
+            if root.endswith('.swift'): yield root
+            continue
+        for dirpath, dirnames, names in os.walk(root):
+            dirnames.sort()
+            for name in sorted(names):
+                if name.endswith('.swift'): yield os.path.join(dirpath, name)
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--file-limit', type=int, default=500)
@@ -98,22 +109,22 @@ def main():
     p.add_argument('paths', nargs='*', default=['Sources', 'Tests'])
     a = p.parse_args()
     over, files, funcs, longest = 0, 0, 0, (0, '')
-    for root in a.paths:
-        for dirpath, _, names in os.walk(root):
-            for name in sorted(names):
-                if not name.endswith('.swift'): continue
-                path = os.path.join(dirpath, name)
-                text = open(path, encoding='utf-8').read()
-                lines = text.count('\n') + (0 if text.endswith('\n') else 1)
-                files += 1
-                if lines > a.file_limit:
-                    over += 1; print(f'{path}: {lines} lines (file limit {a.file_limit})')
-                for fname, first, last in functions(strip_code(text)):
-                    funcs += 1
-                    length = last - first + 1
-                    if length > longest[0]: longest = (length, f'{path}:{first} {fname}')
-                    if length > a.function_limit:
-                        over += 1; print(f'{path}:{first}: {fname} is {length} lines (function limit {a.function_limit})')
+    missing = [root for root in a.paths if not os.path.exists(root)]
+    if missing:
+        print(f'code-size.py: no such file or folder: {", ".join(missing)}', file=sys.stderr)
+        return 2
+    for path in swift_files(a.paths):
+        text = open(path, encoding='utf-8').read()
+        lines = text.count('\n') + (0 if text.endswith('\n') else 1)
+        files += 1
+        if lines > a.file_limit:
+            over += 1; print(f'{path}: {lines} lines (file limit {a.file_limit})')
+        for fname, first, last in functions(strip_code(text)):
+            funcs += 1
+            length = last - first + 1
+            if length > longest[0]: longest = (length, f'{path}:{first} {fname}')
+            if length > a.function_limit:
+                over += 1; print(f'{path}:{first}: {fname} is {length} lines (function limit {a.function_limit})')
     print(f'{files} files, {funcs} functions; longest function: {longest[0]} lines ({longest[1]}); {over} over a limit')
     return 1 if over else 0
 
