@@ -1,6 +1,7 @@
-/// Whether a replay's runs are compared with a recording, decided once per replay (``Replayer``): a chaos file
-/// never claims exactness; a controlled file's runs are compared only when it has a recorded schedule with its
-/// history digest and is replayed against its own target, and otherwise ``notCheckedReason`` says why.
+/// Whether a seed file's runs are compared with a recording, decided once per round (``SeedFileRound``, which
+/// ``Replayer`` repeats): a chaos file never claims exactness; a controlled file's runs are compared only when it has
+/// a recorded schedule with its history digest and is replayed against its own target, and otherwise
+/// ``notCheckedReason`` says why.
 enum ReplayExactness: Sendable, Equatable {
     /// A chaos file: it replays operations, not interleavings, so it has a rate, never an exactness.
     case notClaimed

@@ -9,8 +9,9 @@ import GuardCore
 /// To check a type of your own against the same oracle, go through the library: run it with ``ChaosRunner`` or
 /// ``ControlledRunner`` (`runAndEvaluate(_:against:)`), in a ``Campaign`` by name with
 /// ``Campaign/Settings/makeTarget`` (a ``TargetFactory`` of yours; the child program of isolated rounds serves the same
-/// factory with ``RoundServer/serve(makeTarget:)``), and replay, shrink or explain its seed files with ``Replayer``
-/// (and FaultInjectorTools' `Shrinker` and `Explainer`) given the target. `guard-stress` runs only the built-in targets (``TargetCatalog``).
+/// factory with ``RoundServer/serve(makeTarget:)``), and run its seed files once with ``SeedFileRound``, replay them
+/// with ``Replayer``, shrink or explain them with FaultInjectorTools' `Shrinker` and `Explainer`, each given the
+/// target. `guard-stress` runs only the built-in targets (``TargetCatalog``).
 /// If your wrapper serializes with a lock of its own, take it as a ``ScheduledLock`` under the harness: the controlled
 /// runner sees only announced locks, and reports a worker blocked on any other lock as blocked outside its control.
 /// See <doc:YourOwnSystemUnderTest> for an example.
