@@ -34,8 +34,9 @@ final class BlindSpotTests: XCTestCase {
         Set(summary.report.violationCounts.keys)
     }
 
-    /// Both runners catch the variation with one of `expected` (and, where `only`, with nothing else: no earlier check
-    /// saw it), and the unmodified guard passes the same rounds.
+    /// Both runners catch the variation with one of `expected` (and, where `only`, the controlled runner with nothing
+    /// else: no earlier check saw it; a chaos round that breaks the promise may also break others, as timing falls),
+    /// and the unmodified guard passes the same rounds.
     private func assertCaught(
         _ variation: PlantedGuardVariation.Variation, by expected: Set<Violation.Kind>, only: Bool,
         file: StaticString = #filePath, line: UInt = #line
@@ -44,7 +45,7 @@ final class BlindSpotTests: XCTestCase {
         for runner in [RunnerChoice.controlled(ControlledRunner.Settings()), .chaos] {
             let planted = try campaign("planted-\(variation.rawValue)", runner: runner, rounds: runner == .chaos ? 30 : 400, seed: 3)
             XCTAssertFalse(kinds(planted).isDisjoint(with: expected), "\(runner.name): \(kinds(planted))", file: file, line: line)
-            if only {
+            if only, runner != .chaos {
                 XCTAssertEqual(kinds(planted), expected, "\(runner.name): \(planted.report.violations)", file: file, line: line)
             }
             let unmodified = try campaign("guard", runner: runner, rounds: max(1, planted.rounds), seed: 3)
