@@ -114,9 +114,11 @@ final class ControllerCore: @unchecked Sendable {
     /// Whether the observer has not begun its deinit, asked without a strong reference to it where possible.
     @inline(__always)
     var observerLives: Bool {
-        guard let observerLiveness else { return true }
-        SchedulePoints.access(observerIdentity, .lifetime, .read)
-        return observerLiveness.observerLives(weakObserver: weakObserver)
+        // Asked through the stored property, with no copy of it alive across the announcement, which would cost an
+        // unowned retain and release of the observer on every call.
+        let lives = observerLiveness?.observerLives(weakObserver: weakObserver) ?? true
+        if observerLiveness != nil { SchedulePoints.access(observerIdentity, .lifetime, .read) }
+        return lives
     }
 
     /// The observer's unqualified type name, as diagnostics show it.

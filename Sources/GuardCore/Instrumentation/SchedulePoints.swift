@@ -133,31 +133,28 @@ package enum SchedulePoints {
     /// Runs the installed hook, if any, for `point`, where the thread is about to act on `object`.
     @inline(__always)
     package static func reach<Object: AnyObject>(_ point: NamedSchedulePoint, _ object: Object) {
-        guard let hook = installed else { return }
-        hook.reach(point, object: ObjectIdentifier(object))
+        if _slowPath(isInstalled) { Dispatch.reach(point, ObjectIdentifier(object)) }
     }
 
     /// Tells the installed hook, if any, that the calling thread accessed `word` of `object` without a lock. Costs one
     /// atomic load and a nil check when no hook is installed.
     @inline(__always)
     package static func access<Object: AnyObject>(_ object: Object, _ word: SharedWord, _ kind: SharedAccess) {
-        guard let hook = installed else { return }
-        hook.access(ObjectIdentifier(object), word, kind)
+        if _slowPath(isInstalled) { Dispatch.access(ObjectIdentifier(object), word, kind) }
     }
 
     /// ``access(_:_:_:)`` for an object known by its identity only (one that may be gone, such as the target of a
     /// weak reference that reads `nil`).
     @inline(__always)
     package static func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {
-        installed?.access(object, word, kind)
+        if _slowPath(isInstalled) { Dispatch.access(object, word, kind) }
     }
 
     /// Tells the installed hook, if any, that the calling thread finished making `object` (see
     /// ``ScheduleHook/created(_:)``). Costs one atomic load and a nil check when no hook is installed.
     @inline(__always)
     package static func created<Object: AnyObject>(_ object: Object) {
-        guard let hook = installed else { return }
-        hook.created(ObjectIdentifier(object))
+        if _slowPath(isInstalled) { Dispatch.created(ObjectIdentifier(object)) }
     }
 
     /// Whether a hook is installed: code that would record many accesses in a loop asks this first.
@@ -170,14 +167,43 @@ package enum SchedulePoints {
     /// `waiters` (see ``LockWaiters``).
     @inline(__always)
     package static func willAcquire(_ lock: AnyObject, waiters: LockWaiters = .untracked) {
-        installed?.willAcquire(ObjectIdentifier(lock), waiters: waiters)
+        if _slowPath(isInstalled) { Dispatch.willAcquire(ObjectIdentifier(lock), waiters) }
     }
 
     /// Tells the installed hook, if any, that the calling thread released `lock`, and whether the release woke a
     /// sleeping waiter (`nil`: the lock does not say; see ``LockWaiters``).
     @inline(__always)
     package static func didRelease(_ lock: AnyObject, wokeWaiter: Bool? = nil) {
-        installed?.didRelease(ObjectIdentifier(lock), wokeWaiter: wokeWaiter)
+        if _slowPath(isInstalled) { Dispatch.didRelease(ObjectIdentifier(lock), wokeWaiter) }
+    }
+
+    /// The calls into an installed hook, out of line and given identities only, so that a schedule point costs its
+    /// callers one load and one branch: no code around the hook's call, and no reference kept alive across it.
+    private enum Dispatch {
+        @inline(never)
+        static func reach(_ point: NamedSchedulePoint, _ object: ObjectIdentifier) {
+            installed?.reach(point, object: object)
+        }
+
+        @inline(never)
+        static func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {
+            installed?.access(object, word, kind)
+        }
+
+        @inline(never)
+        static func created(_ object: ObjectIdentifier) {
+            installed?.created(object)
+        }
+
+        @inline(never)
+        static func willAcquire(_ lock: ObjectIdentifier, _ waiters: LockWaiters) {
+            installed?.willAcquire(lock, waiters: waiters)
+        }
+
+        @inline(never)
+        static func didRelease(_ lock: ObjectIdentifier, _ wokeWaiter: Bool?) {
+            installed?.didRelease(lock, wokeWaiter: wokeWaiter)
+        }
     }
 
     @inline(__always)
