@@ -4,7 +4,8 @@
 /// returned before B's was called; the handlers each removal released on its thread (``History/bulkReleases``) must
 /// not release B before A. Only registrations whose observe returned before the removal began are judged: one made
 /// while the removal ran may not be part of it, and may still go on its thread (an object deinitializing during the
-/// removal drops its weakly held registrations there).
+/// removal drops its weakly held registrations there). A registration that a change under way still holds goes when
+/// that change ends, after the removal, and is not in its list.
 struct ReleaseOrderChecks {
     let index: HistoryIndex
     let history: History

@@ -123,7 +123,8 @@ public final class ObservationController<Observer: AnyObject>: @unchecked Sendab
     }
 
     /// Stops observing every key path of `object`. Returns ``UnobserveResult/removed`` if anything was removed. The
-    /// registrations are unregistered, then released, in the order they were made.
+    /// registrations are unregistered, then released, in the order they were made (one that a change under way still
+    /// holds goes when that change ends).
     @discardableResult
     public func unobserve(_ object: AnyObject?, file: String = #fileID, line: UInt = #line) -> UnobserveResult {
         core.unobserve(object, callSite: .init(file: file, line: line))

@@ -9,7 +9,7 @@ import GuardCoreAtomics
 /// path that depends on it, once. The table installs a relay when a dependent key path is registered and none is
 /// installed (several registering threads may each start one; the table keeps one and the others are dropped), and
 /// stops it when the last dependent goes. The relay's observance holds the relay; the relay holds its object
-/// weakly.
+/// weakly, and a change it began holds the object until that change ends (see ``ManualChanges/DetachedChange``).
 ///
 /// Every prior notification an observer gets is followed by its change: a relay stopped (see ``stop(_:on:)``) while a
 /// change it began is open stays registered until the last such change has ended, then is removed, so an observer

@@ -122,10 +122,18 @@ enum ManualChanges {
 
     /// A change begun by a caller that pairs its begin and end itself (a dependent key's relay) instead of through the
     /// thread's pending list: if the caller never ends it, nothing is left behind for another `didChange` to pair with.
+    ///
+    /// It holds its object until it ends, as the caller of a setter does: the change it relays is made on another
+    /// object (the one at the end of the dotted key path), so nothing else keeps this one alive meanwhile. Were the
+    /// object to deinitialize between the prior notification and the change, the relay and this change would go with
+    /// it, releasing the registrations the change holds wherever that deinit ran: inside some other release (a bulk
+    /// removal's, whose registrations then go out of the order they were made), not when the change ends.
     struct DetachedChange {
         fileprivate var plan: ChangePlan?
         fileprivate let epoch: UInt64
         let key: String
+        /// The object whose key path changes, held until the change ends.
+        fileprivate let object: KVOObject
     }
 
     /// Begins a change of `key` that the caller ends with ``endDetached(_:object:)`` (on the same thread). Only a
@@ -136,7 +144,7 @@ enum ManualChanges {
         var plan = ChangePlan(
             object: object, key: key, hash: KeyHash.of(key), kind: .setting, indexes: nil, isRelayed: true)
         plan?.begin(on: object, readOwnValue: ownValueReader(of: object, key: key))
-        return DetachedChange(plan: plan, epoch: epoch, key: key)
+        return DetachedChange(plan: plan, epoch: epoch, key: key, object: object)
     }
 
     /// Ends a change begun with ``beginDetached(object:key:)``.
