@@ -127,7 +127,7 @@ extension ExplorationSearch {
         var inFlight: [Int: ExecutionRequest] = [:]
         var nextID = 0
         while true {
-            while stop == nil, inFlight.count < jobs, let request = tree.nextRequest() {
+            while stop == nil, inFlight.count < 2 * jobs, let request = tree.nextRequest() {
                 var job = ExplorationJob()
                 job.execution = request
                 workers.submit(job, id: nextID)

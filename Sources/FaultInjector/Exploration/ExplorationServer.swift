@@ -29,7 +29,7 @@ struct ScenarioMessage: Codable, Sendable {
 }
 
 /// One job for an explorer's child process: set up the scenario and target that later executions use, run one
-/// execution of it, or explore a whole scenario.
+/// execution of it, or explore a whole scenario. An execution's request travels packed (``WireCodable``).
 struct ExplorationJob: Codable, Sendable {
     /// The scenario (for `setUp` and `explore`).
     var scenario: ScenarioMessage?
@@ -41,13 +41,57 @@ struct ExplorationJob: Codable, Sendable {
     var execution: ExecutionRequest?
     /// Whether to explore the whole scenario (its ``ExplorationOutcome`` comes back).
     var exploresWhole = false
+
+    init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case scenario, target, settings, execution, exploresWhole
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        scenario = try container.decodeIfPresent(ScenarioMessage.self, forKey: .scenario)
+        target = try container.decodeIfPresent(String.self, forKey: .target)
+        settings = try container.decodeIfPresent(ExplorationSettings.self, forKey: .settings)
+        execution = try container.decodeIfPresent(String.self, forKey: .execution).map(ExecutionRequest.init(packed:))
+        exploresWhole = try container.decodeIfPresent(Bool.self, forKey: .exploresWhole) ?? false
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(scenario, forKey: .scenario)
+        try container.encodeIfPresent(target, forKey: .target)
+        try container.encodeIfPresent(settings, forKey: .settings)
+        try container.encodeIfPresent(execution?.packed, forKey: .execution)
+        try container.encode(exploresWhole, forKey: .exploresWhole)
+    }
 }
 
-/// A child process's answer to one ``ExplorationJob``.
+/// A child process's answer to one ``ExplorationJob``. An execution's report travels packed (``WireCodable``).
 struct ExplorationJobAnswer: Codable, Sendable {
     var report: ExecutionReport?
     var outcome: ExplorationOutcome?
     var error: String?
+
+    init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case report, outcome, error
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        report = try container.decodeIfPresent(String.self, forKey: .report).map(ExecutionReport.init(packed:))
+        outcome = try container.decodeIfPresent(ExplorationOutcome.self, forKey: .outcome)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(report?.packed, forKey: .report)
+        try container.encodeIfPresent(outcome, forKey: .outcome)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
 }
 
 /// The child side of `explore --jobs N`: reads ``ExplorationJob``s (one JSON line each) on standard input and writes
