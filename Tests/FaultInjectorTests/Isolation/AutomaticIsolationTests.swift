@@ -51,7 +51,7 @@ final class AutomaticIsolationTests: XCTestCase {
         let statistics = try XCTUnwrap(summary.isolation, "the rounds ran in child processes")
         XCTAssertEqual(statistics.rounds, summary.rounds)
         XCTAssertGreaterThan(statistics.processesReady, 0)
-        XCTAssertEqual(summary.report.checks[RoundVerdict.survivalCheck], summary.rounds)
+        XCTAssertEqual(summary.verdict.checks[Verdict.survivalCheck], summary.rounds)
 
         RoundIsolation.roundServer = nil
         XCTAssertNil(Campaign.Settings().isolation.childProcessSettings, "unregistered: in process again")

@@ -107,7 +107,7 @@ final class YourOwnTargetExampleTests: XCTestCase {
         XCTAssertGreaterThan(summary.operations, 0)
         XCTAssertNil(summary.harnessError)
         XCTAssertTrue(summary.passed, "\(summary.failures.map(\.messages))")
-        XCTAssertGreaterThan(summary.report.checks["observe/unobserve results linearizable", default: 0], 0)
+        XCTAssertGreaterThan(summary.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
     }
 
     func testANameTheFactoryDoesNotMakeIsAThrownErrorNotATrap() {

@@ -50,7 +50,7 @@ final class IsolatedShrinkingTests: XCTestCase {
         XCTAssertEqual(probe.crashedRuns, 1)
         let verdict = try XCTUnwrap(probe.verdicts.first)
         XCTAssertEqual(verdict.signature, BuildSanitizer.segfaultSignature)
-        return (file.finished(with: verdict.report, scenario: scenario), scenario)
+        return (file.finished(with: verdict, scenario: scenario), scenario)
     }
 
     func testAFileThatCrashesItsTargetShrinksToASmallerFileThatStillCrashes() throws {
