@@ -144,6 +144,6 @@ final class GuardStressTests: XCTestCase {
             Scenario(configuration: configuration, seed: 42), against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         assertOracleHeld(result, "guard, no faults")
         assertOracleChecked(result, "guard, no faults")
-        XCTAssertEqual(result.faultsInjected, 0)
+        XCTAssertEqual(result.verdict.faultsInjected, 0)
     }
 }

@@ -36,7 +36,7 @@ final class ScenarioCorpusTests: XCTestCase {
             let run = Scenario(configuration: scenario.configuration, seed: seed, operations: scenario.operations)
             let result = ControlledRunner(settings: settings).runAndEvaluate(run, against: try self.target(target))
             if !result.passed { found.append(result.verdict.signature) }
-            if result.abandoned || enough(found) { break }
+            if result.verdict.abandoned || enough(found) { break }
         }
         return found
     }

@@ -116,7 +116,7 @@ public struct Replayer: Sendable {
             lastResult = result
             if recordsFailure, !result.passed { tally.record(SeedFile(result: result, toolVersion: ToolVersion.current)) }
             tally.add(result.verdict, mismatch: outcome.mismatch.map { "run \(run + 1): \($0)" })
-            if result.abandoned, !file.isControlled { break }
+            if result.verdict.abandoned, !file.isControlled { break }
         }
         return tally.outcome(lastResult: lastResult, isolation: nil)
     }

@@ -25,14 +25,4 @@ public struct RunResult: Sendable {
     public var targetName: String { recording.targetName }
     /// The recorded history (empty if the run was abandoned).
     public var history: History { recording.history }
-    /// Operations performed, handler actions included.
-    public var operationsPerformed: Int { recording.operationsPerformed }
-    /// Notifications received.
-    public var deliveries: Int { recording.deliveries }
-    /// Pauses injected.
-    public var faultsInjected: Int { recording.faultsInjected }
-    /// Wall-clock seconds the workers ran.
-    public var seconds: Double { recording.seconds }
-    /// True when workers were blocked for good and abandoned.
-    public var abandoned: Bool { recording.abandoned }
 }

@@ -46,7 +46,7 @@ struct StoryBuilder {
             violationCount: result.verdict.totalViolations, lastStep: state.lastStep,
             stepsAreScheduleSteps: stepsAreScheduleSteps)
         ViolationPins(state: (state.labels, state.endedLine, state.deliveryLines, state.misuseLines), endLine: endLine,
-            abandoned: result.abandoned, names: StoryNames(records: result.history.operations, scenario: result.scenario))
+            abandoned: result.verdict.abandoned, names: StoryNames(records: result.history.operations, scenario: result.scenario))
             .pin(result.verdict, records: result.history.operations, into: &story)
         return story
     }
@@ -190,7 +190,7 @@ struct StoryBuilder {
         var text = stepsAreScheduleSteps
             ? "end of run: every worker finished, everything was released"
             : "end of run"
-        if result.abandoned { text = "the run was abandoned: its workers were blocked for good" }
+        if result.verdict.abandoned { text = "the run was abandoned: its workers were blocked for good" }
         if !untraced.isEmpty {
             text += stepsAreScheduleSteps
                 ? "; runtime misuse while releasing: " + untraced.joined(separator: ", ")

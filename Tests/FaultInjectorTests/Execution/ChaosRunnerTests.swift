@@ -21,10 +21,10 @@ final class ChaosRunnerTests: XCTestCase {
             XCTAssertTrue(result.passed, "seed \(seed): \(describe(result))")
             XCTAssertEqual(result.verdict.runtimeMisuses, [:], "seed \(seed)")
             XCTAssertEqual(RuntimeMonitor.misuseCount, misusesBefore, "seed \(seed): misuse reached the runtime")
-            XCTAssertFalse(result.abandoned)
+            XCTAssertFalse(result.verdict.abandoned)
             XCTAssertEqual(result.targetName, "guard")
-            XCTAssertGreaterThanOrEqual(result.operationsPerformed, 12 * 150, "double unobserves and handler actions add records")
-            XCTAssertGreaterThan(result.deliveries, 0)
+            XCTAssertGreaterThanOrEqual(result.verdict.operations, 12 * 150, "double unobserves and handler actions add records")
+            XCTAssertGreaterThan(result.verdict.deliveries, 0)
             XCTAssertGreaterThan(result.verdict.totalChecks, 1_000)
             XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable"] ?? 0, 0)
             // The scenario's removals of what was never observed were absorbed by the guard, not the runtime.
@@ -57,7 +57,7 @@ final class ChaosRunnerTests: XCTestCase {
             XCTAssertEqual(RuntimeMonitor.misusePolicy, .log)
             return result
         }
-        XCTAssertFalse(result.abandoned)
+        XCTAssertFalse(result.verdict.abandoned)
         XCTAssertEqual(RuntimeMonitor.misusePolicy, before)
     }
 
@@ -68,12 +68,12 @@ final class ChaosRunnerTests: XCTestCase {
         let result = ChaosRunner().runAndEvaluate(
             Scenario(configuration: configuration, seed: 77), against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertTrue(result.passed, describe(result))
-        XCTAssertEqual(result.faultsInjected, 0)
+        XCTAssertEqual(result.verdict.faultsInjected, 0)
         XCTAssertEqual(result.verdict.runtimeMisuses, [:])
     }
 
     func testFaultsAreInjectedWhenEnabled() {
-        XCTAssertGreaterThan(RunFixtures.guardPass.faultsInjected, 0)
+        XCTAssertGreaterThan(RunFixtures.guardPass.verdict.faultsInjected, 0)
     }
 
     func testHistoryRecordsEveryScheduledOperation() {
@@ -91,6 +91,6 @@ final class ChaosRunnerTests: XCTestCase {
         }
         XCTAssertTrue(zip(result.history.operations, result.history.operations.dropFirst()).allSatisfy { $0.call <= $1.call })
         XCTAssertTrue(result.history.operations.allSatisfy { $0.call <= $0.ret })
-        XCTAssertEqual(result.history.deliveries.count, result.deliveries)
+        XCTAssertEqual(result.history.deliveries.count, result.verdict.deliveries)
     }
 }

@@ -38,7 +38,7 @@ final class ControlledRunnerTests: XCTestCase {
                     XCTAssertTrue(first.history.operations.map(\.id) == second.history.operations.map(\.id), label)
                     XCTAssertEqual(first.history.deliveries.count, second.history.deliveries.count, label)
                     XCTAssertEqual(first.verdict.signature, second.verdict.signature, label)
-                    XCTAssertFalse(first.abandoned, label)
+                    XCTAssertFalse(first.verdict.abandoned, label)
                 }
             }
         }
@@ -139,7 +139,7 @@ final class ControlledRunnerTests: XCTestCase {
                 let result = run(Scenario(configuration: ControlledFixtures.configuration(), seed: seed), guardTarget, .init(strategy: strategy))
                 XCTAssertTrue(result.passed, "\(strategy), seed \(seed): \(describe(result))")
                 XCTAssertEqual(result.verdict.runtimeMisuses, [:])
-                XCTAssertGreaterThan(result.deliveries, 0)
+                XCTAssertGreaterThan(result.verdict.deliveries, 0)
                 XCTAssertGreaterThan(result.verdict.checks["finished within the step limit"] ?? 0, 0)
                 XCTAssertNil(result.recording.controlled?.divergence)
             }
@@ -222,7 +222,7 @@ final class ControlledRunnerTests: XCTestCase {
         let divergence = try XCTUnwrap(replay.recording.controlled?.divergence, "another scenario cannot follow this schedule")
         XCTAssertGreaterThan(divergence.step, 0)
         XCTAssertTrue(divergence.description.hasPrefix("the schedule diverged at step \(divergence.step): "))
-        XCTAssertFalse(replay.abandoned)
+        XCTAssertFalse(replay.verdict.abandoned)
     }
 
     func testAScheduleThatRunsAFinishedWorkerDivergesAtThatStep() throws {
@@ -272,7 +272,7 @@ final class ControlledRunnerTests: XCTestCase {
         let performed = Set(result.history.operations.filter { $0.outcome != .skipped }.map(\.id))
         XCTAssertEqual(began, performed)
         XCTAssertEqual(ended, performed)
-        XCTAssertEqual(delivered, result.deliveries)
+        XCTAssertEqual(delivered, result.verdict.deliveries)
         XCTAssertEqual(decisions, execution.steps - 1, "every step but the runner's first is a worker's decision")
         XCTAssertGreaterThan(acquired, 0)
         XCTAssertEqual(acquired, released)
@@ -293,7 +293,7 @@ final class ControlledRunnerTests: XCTestCase {
         let result = run(scenario, ControlledTargets.LockLeak(), settings)
         XCTAssertLessThan(
             Date().timeIntervalSince(start), BuildSanitizer.timeLimit(5), "a deadlock among announced locks is known at once")
-        XCTAssertTrue(result.abandoned)
+        XCTAssertTrue(result.verdict.abandoned)
         XCTAssertEqual(result.verdict.violationCounts[.deadlock], 1, describe(result))
         let message = try XCTUnwrap(result.recording.facts.deadlock)
         XCTAssertTrue(message.contains("deadlock at step"), message)
@@ -312,7 +312,7 @@ final class ControlledRunnerTests: XCTestCase {
         let start = Date()
         let result = run(scenario, ControlledTargets.LockLeak(), settings)
         XCTAssertLessThan(Date().timeIntervalSince(start), BuildSanitizer.timeLimit(5))
-        XCTAssertTrue(result.abandoned)
+        XCTAssertTrue(result.verdict.abandoned)
         let message = try XCTUnwrap(result.recording.facts.deadlock)
         XCTAssertTrue(message.hasPrefix("self-deadlock: worker 0 in op 1 (unobserve-all c0) takes lock L"), message)
         XCTAssertTrue(message.contains("which it has held since step"), message)
@@ -326,7 +326,7 @@ final class ControlledRunnerTests: XCTestCase {
         let start = Date()
         let result = run(scenario, ControlledTargets.SilentSemaphore(), settings)
         XCTAssertLessThan(Date().timeIntervalSince(start), BuildSanitizer.timeLimit(10))
-        XCTAssertTrue(result.abandoned)
+        XCTAssertTrue(result.verdict.abandoned)
         let message = try XCTUnwrap(result.recording.facts.deadlock)
         XCTAssertTrue(message.hasPrefix("worker 0 in op 1 (unobserve-all c0) reached no schedule point for"), message)
         XCTAssertTrue(message.contains("blocked outside the scheduler's control"), message)
@@ -341,7 +341,7 @@ final class ControlledRunnerTests: XCTestCase {
         var settings = ControlledRunner.Settings()
         settings.stepLimit = 40
         let result = run(Scenario(configuration: ControlledFixtures.configuration(), seed: 7), guardTarget, settings)
-        XCTAssertFalse(result.abandoned, "past the limit the workers run on uncontrolled to the end")
+        XCTAssertFalse(result.verdict.abandoned, "past the limit the workers run on uncontrolled to the end")
         XCTAssertEqual(result.recording.controlled?.steps, 40)
         XCTAssertNotNil(result.recording.facts.stepLimitExceeded)
         XCTAssertEqual(result.verdict.signature, "step-limit", describe(result))

@@ -31,7 +31,7 @@ final class ScheduledLockTests: XCTestCase {
             XCTAssertTrue(
                 result.passed,
                 "seed \(seed): \(result.verdict.signature): \(result.verdict.violations.prefix(2).map(\.message))")
-            XCTAssertFalse(result.abandoned, "seed \(seed)")
+            XCTAssertFalse(result.verdict.abandoned, "seed \(seed)")
             XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
         }
     }
@@ -64,7 +64,7 @@ final class ScheduledLockTests: XCTestCase {
         var blocked = 0
         for seed in Self.seeds {
             let result = runControlled(SerializingWrapperTarget(lockKind: .unannounced), seed: seed, blockedTimeout: 0.5)
-            guard result.abandoned else {
+            guard result.verdict.abandoned else {
                 XCTAssertTrue(result.passed, "seed \(seed): \(result.verdict.signature)")
                 continue
             }
@@ -103,7 +103,7 @@ final class ScheduledLockTests: XCTestCase {
         // And delivering outside the lock is clean.
         let correct = ControlledRunner().runAndEvaluate(scenario, against: SerializingWrapperTarget(lockKind: .scheduled))
         XCTAssertTrue(correct.passed, correct.verdict.signature)
-        XCTAssertEqual(correct.deliveries, 1)
+        XCTAssertEqual(correct.verdict.deliveries, 1)
     }
 
     func testAScheduledLockTakenTwiceByOneWorkerIsASelfDeadlockNamingTheLock() throws {
@@ -135,7 +135,7 @@ final class ScheduledLockTests: XCTestCase {
         configuration.controllers = 1
         let scenario = Scenario(configuration: configuration, seed: 1, operations: [[Operation("observe c0 o0 k0 []")!]])
         let result = ControlledRunner().runAndEvaluate(scenario, against: TakesItsLockTwice())
-        XCTAssertTrue(result.abandoned)
+        XCTAssertTrue(result.verdict.abandoned)
         let message = try XCTUnwrap(result.verdict.violations.first { $0.kind == .deadlock }?.message)
         XCTAssertTrue(message.hasPrefix("self-deadlock: "), message)
         XCTAssertTrue(message.contains("(TakesItsLockTwice.lock)"), "the report names the lock: \(message)")

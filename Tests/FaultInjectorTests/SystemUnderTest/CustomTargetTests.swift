@@ -109,7 +109,7 @@ final class CustomTargetTests: XCTestCase {
         configuration.mix[.unobserveAll] = 20
         let start = Date()
         let result = runner.runAndEvaluate(Scenario(configuration: configuration, seed: 33), against: SemaphoreLeakTarget())
-        XCTAssertTrue(result.abandoned, "the run should have been abandoned as deadlocked")
+        XCTAssertTrue(result.verdict.abandoned, "the run should have been abandoned as deadlocked")
         XCTAssertEqual(result.verdict.violationCounts[.deadlock], 1, result.verdict.signature)
         let message = result.verdict.violations.first { $0.kind == .deadlock }?.message ?? ""
         XCTAssertTrue(message.contains("stuck"), message)

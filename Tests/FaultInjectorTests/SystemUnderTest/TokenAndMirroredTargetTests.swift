@@ -51,7 +51,7 @@ final class TokenAndMirroredTargetTests: XCTestCase {
                 result.passed,
                 "seed \(seed): \(result.verdict.signature): \(result.verdict.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.targetName, "token")
-            XCTAssertGreaterThan(result.deliveries, 0)
+            XCTAssertGreaterThan(result.verdict.deliveries, 0)
             XCTAssertGreaterThan(result.verdict.checks["initial exactly once", default: 0], 0)
             XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
             XCTAssertEqual(sink.total, 0, "tokens report nothing for valid observations")

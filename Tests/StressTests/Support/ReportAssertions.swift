@@ -8,7 +8,7 @@ func assertOracleHeld(_ result: RunResult, _ label: String, file: StaticString =
     XCTAssertTrue(
         result.passed,
         "\(label): the oracle was violated (\(result.verdict.signature)):\n\(details)", file: file, line: line)
-    XCTAssertFalse(result.abandoned, "\(label): the run deadlocked", file: file, line: line)
+    XCTAssertFalse(result.verdict.abandoned, "\(label): the run deadlocked", file: file, line: line)
 }
 
 /// Asserts that the oracle really looked at the run: the core checks were each made at least once.
@@ -21,5 +21,5 @@ func assertOracleChecked(_ result: RunResult, _ label: String, file: StaticStrin
             result.verdict.checks[check, default: 0], 0, "\(label): the oracle never checked '\(check)'",
             file: file, line: line)
     }
-    XCTAssertGreaterThan(result.deliveries, 0, "\(label): no notification was delivered at all", file: file, line: line)
+    XCTAssertGreaterThan(result.verdict.deliveries, 0, "\(label): no notification was delivered at all", file: file, line: line)
 }
