@@ -5,7 +5,7 @@ import GuardCore
 /// outcome of a run that everything after the oracle keeps.
 ///
 /// ```swift
-/// let recording = ChaosRunner().run(scenario, against: GuardTarget())
+/// let recording = ChaosRunner().run(scenario, against: RawRuntimeTarget())
 /// let verdict = Oracle(for: recording).evaluate(recording)
 /// if !verdict.passed { print(verdict.signature, verdict.violations.first?.message ?? "") }
 /// ```

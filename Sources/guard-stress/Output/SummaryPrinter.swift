@@ -131,22 +131,22 @@ enum SummaryPrinter {
         return lines
     }
 
-    static func rawComparison(_ result: Verdict, runner: RunnerChoice) -> String {
+    static func rawComparison(_ verdict: Verdict, runner: RunnerChoice) -> String {
         var lines = [
             "What the raw runtime (no guard) would have done with round 1's operations "
-                + "(\(Format.count(result.operations)) operations, same seed"
+                + "(\(Format.count(verdict.operations)) operations, same seed"
                 + (runner.controlledSettings.map { ", \($0.strategy) schedule" } ?? "") + "):"
         ]
-        if result.runtimeMisuses.isEmpty {
+        if verdict.runtimeMisuses.isEmpty {
             lines.append("  no misuse reached the runtime")
         } else {
-            let total = result.runtimeMisuses.values.reduce(0, +)
+            let total = verdict.runtimeMisuses.values.reduce(0, +)
             lines.append("  \(Format.count(total)) misuses reached the runtime; under Foundation the first would have crashed the app:")
-            for (kind, count) in result.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for (kind, count) in verdict.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
             }
         }
-        let others = result.violationCounts.filter { $0.key != .runtimeMisuse }
+        let others = verdict.violationCounts.filter { $0.key != .runtimeMisuse }
         if !others.isEmpty {
             lines.append("  other oracle violations: " + others.sorted(by: { $0.key < $1.key })
                 .map { "\($0.key.rawValue) \(Format.count($0.value))" }.joined(separator: ", "))
