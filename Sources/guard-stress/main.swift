@@ -1,3 +1,4 @@
+import FaultInjector
 import Foundation
 
 // guard-stress: run a stress campaign against KVOGuard (or the raw runtime), replay seed files.
@@ -6,6 +7,9 @@ import Foundation
 // A report written to a pipe whose reader went away fails (EPIPE) and is written beside it, instead of the signal
 // ending guard-stress with the report lost.
 signal(SIGPIPE, SIG_IGN)
+// guard-stress serves rounds (its hidden subcommand), so every campaign, replay and shrink runs its rounds in child
+// processes running it unless `--in-process` (``RoundIsolation/automatic``).
+RoundIsolation.registerRoundServer(arguments: [RoundServerCommand.name])
 let arguments = Array(CommandLine.arguments.dropFirst())
 let exitCode: ExitCode
 do {

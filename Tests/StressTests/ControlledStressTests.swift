@@ -32,7 +32,7 @@ final class ControlledStressTests: XCTestCase {
                         scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
                     let label = "guard, \(profile.rawValue), \(strategy), seed \(seed)"
                     assertOracleHeld(result, label)
-                    XCTAssertEqual(result.report.runtimeMisuses, [:], label)
+                    XCTAssertEqual(result.verdict.runtimeMisuses, [:], label)
                     XCTAssertNil(result.recording.facts.stepLimitExceeded, label)
                     XCTAssertGreaterThan(result.recording.controlled?.steps ?? 0, scenario.operationCount, label)
                 }
@@ -45,7 +45,7 @@ final class ControlledStressTests: XCTestCase {
             let scenario = Scenario(configuration: configuration(profile), seed: 4_000)
             let result = runner(.pct(depth: 3)).runAndEvaluate(scenario, against: RawRuntimeTarget())
             XCTAssertFalse(result.passed, "raw \(profile.rawValue) passed the oracle under the controlled runner")
-            XCTAssertFalse(result.report.runtimeMisuses.isEmpty, "raw \(profile.rawValue): no misuse reached the runtime")
+            XCTAssertFalse(result.verdict.runtimeMisuses.isEmpty, "raw \(profile.rawValue): no misuse reached the runtime")
         }
     }
 }

@@ -14,9 +14,9 @@ final class GuardStressTests: XCTestCase {
             let label = "guard, \(profile.rawValue), seed \(seed)"
             assertOracleHeld(result, label)
             assertOracleChecked(result, label)
-            XCTAssertEqual(result.report.runtimeMisuses, [:], "\(label): misuse reached the runtime")
+            XCTAssertEqual(result.verdict.runtimeMisuses, [:], "\(label): misuse reached the runtime")
             XCTAssertGreaterThan(
-                result.report.checks["observe/unobserve results linearizable", default: 0], 0,
+                result.verdict.checks["observe/unobserve results linearizable", default: 0], 0,
                 "\(label): no key had its results checked for linearizability")
         }
     }
@@ -59,7 +59,7 @@ final class GuardStressTests: XCTestCase {
         let strangers = result.history.operations.filter { $0.kind == .link && $0.newLeaf == StressValue.nilValue && $0.newValue != StressValue.nilValue }
         XCTAssertGreaterThan(strangers.count, 20, "links to objects without the leaf key")
         XCTAssertTrue(result.history.diagnostics.contains { $0.kind == .keyPathUnavailable }, "broken chains were reported")
-        XCTAssertGreaterThan(result.report.checks["a broken chain is reported once per re-wiring", default: 0], 0)
+        XCTAssertGreaterThan(result.verdict.checks["a broken chain is reported once per re-wiring", default: 0], 0)
     }
 
     /// The dotted-leaf profile reaches what the dotted one cannot: links that overlap a set of the leaf (`gauge`, set
@@ -75,9 +75,9 @@ final class GuardStressTests: XCTestCase {
                 scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
             let label = "guard, dotted-leaf, seed \(seed)"
             XCTAssertEqual(
-                result.report.violationCounts, [:], "\(label): \(result.report.violations.prefix(3).map(\.message))")
-            XCTAssertGreaterThan(result.report.checks["one notification per change and registration", default: 0], 0, label)
-            XCTAssertEqual(result.report.runtimeMisuses, [:], "\(label): misuse reached the runtime")
+                result.verdict.violationCounts, [:], "\(label): \(result.verdict.violations.prefix(3).map(\.message))")
+            XCTAssertGreaterThan(result.verdict.checks["one notification per change and registration", default: 0], 0, label)
+            XCTAssertEqual(result.verdict.runtimeMisuses, [:], "\(label): misuse reached the runtime")
             let gaugeSets = result.history.operations.filter { $0.kind == .mutate && $0.key == .gauge && $0.outcome != .skipped }
             let links = result.history.operations.filter { $0.kind == .link && $0.outcome != .skipped }
             overlapping += links.filter { link in
@@ -134,7 +134,7 @@ final class GuardStressTests: XCTestCase {
         for (controller, objects) in objectsPerController {
             XCTAssertGreaterThan(objects.count, 300, "controller \(controller) saw few objects")
         }
-        XCTAssertGreaterThan(result.report.checks["registration counts within what was surely and possibly registered", default: 0], 100)
+        XCTAssertGreaterThan(result.verdict.checks["registration counts within what was surely and possibly registered", default: 0], 100)
     }
 
     func testWithoutInjectedFaults() {
@@ -144,6 +144,6 @@ final class GuardStressTests: XCTestCase {
             Scenario(configuration: configuration, seed: 42), against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         assertOracleHeld(result, "guard, no faults")
         assertOracleChecked(result, "guard, no faults")
-        XCTAssertEqual(result.faultsInjected, 0)
+        XCTAssertEqual(result.verdict.faultsInjected, 0)
     }
 }

@@ -12,22 +12,22 @@ final class RawDetectionTests: XCTestCase {
     func testRemovalChurnReachesTheRuntimeAsNotRegistered() {
         let result = runRaw(.removalChurn, seed: 2_001)
         XCTAssertFalse(result.passed)
-        XCTAssertGreaterThan(result.report.runtimeMisuses[.notRegistered, default: 0], 0, result.report.signature)
+        XCTAssertGreaterThan(result.verdict.runtimeMisuses[.notRegistered, default: 0], 0, result.verdict.signature)
     }
 
     func testTeardownReachesTheRuntimeAsDeallocationMisuse() {
         let result = runRaw(.teardown, seed: 2_002)
         XCTAssertFalse(result.passed)
-        XCTAssertGreaterThan(result.report.runtimeMisuses[.observerDeallocated, default: 0], 0, result.report.signature)
+        XCTAssertGreaterThan(result.verdict.runtimeMisuses[.observerDeallocated, default: 0], 0, result.verdict.signature)
         XCTAssertGreaterThan(
-            result.report.runtimeMisuses[.deallocatedWhileObserved, default: 0], 0, result.report.signature)
+            result.verdict.runtimeMisuses[.deallocatedWhileObserved, default: 0], 0, result.verdict.signature)
     }
 
     func testInitialRaceReachesTheRuntime() {
         let result = runRaw(.initialRace, seed: 2_003)
         XCTAssertFalse(result.passed)
         // Unobserving inside the initial notification removes a registration that does not exist yet.
-        XCTAssertGreaterThan(result.report.runtimeMisuses[.notRegistered, default: 0], 0, result.report.signature)
+        XCTAssertGreaterThan(result.verdict.runtimeMisuses[.notRegistered, default: 0], 0, result.verdict.signature)
     }
 
     /// A middle object without the leaf key, typed key paths without a name, and weak or unowned properties: each
@@ -37,7 +37,7 @@ final class RawDetectionTests: XCTestCase {
             let result = runRaw(profile, seed: 2_004)
             XCTAssertFalse(result.passed)
             XCTAssertGreaterThan(
-                result.report.runtimeMisuses[.unknownKey, default: 0], 0, "\(profile.rawValue): \(result.report.signature)")
+                result.verdict.runtimeMisuses[.unknownKey, default: 0], 0, "\(profile.rawValue): \(result.verdict.signature)")
         }
     }
 
@@ -45,7 +45,7 @@ final class RawDetectionTests: XCTestCase {
         for profile in StressProfile.allCases {
             let result = runRaw(profile, seed: 2_100)
             XCTAssertFalse(result.passed, "raw \(profile.rawValue) passed the oracle: the harness cannot see")
-            XCTAssertFalse(result.report.runtimeMisuses.isEmpty, "raw \(profile.rawValue): no misuse reached the runtime")
+            XCTAssertFalse(result.verdict.runtimeMisuses.isEmpty, "raw \(profile.rawValue): no misuse reached the runtime")
         }
     }
 }

@@ -35,8 +35,8 @@ final class ScenarioCorpusTests: XCTestCase {
             settings.strategy = seed % 2 == 0 ? .random : .pct(depth: 3)
             let run = Scenario(configuration: scenario.configuration, seed: seed, operations: scenario.operations)
             let result = ControlledRunner(settings: settings).runAndEvaluate(run, against: try self.target(target))
-            if !result.passed { found.append(result.report.signature) }
-            if result.abandoned || enough(found) { break }
+            if !result.passed { found.append(result.verdict.signature) }
+            if result.verdict.abandoned || enough(found) { break }
         }
         return found
     }
@@ -88,7 +88,7 @@ final class ScenarioCorpusTests: XCTestCase {
             for seed: UInt64 in 1...20 {
                 let run = Scenario(configuration: loaded.scenario.configuration, seed: seed, operations: loaded.scenario.operations)
                 let result = ControlledRunner().runAndEvaluate(run, against: try target("guard"))
-                XCTAssertTrue(result.passed, "\(name), seed \(seed): the guard failed: \(result.report.signature)")
+                XCTAssertTrue(result.passed, "\(name), seed \(seed): the guard failed: \(result.verdict.signature)")
             }
         }
         XCTAssertEqual(checked, 6, "the six corpus files of the reported races, as text")

@@ -109,7 +109,7 @@ final class SeedCorpusTests: XCTestCase {
             XCTAssertFalse(guarded.followsRecordedSchedule, "\(name): the guard takes its own schedule")
             let outcome = try guarded.replay(runs: 1)
             XCTAssertEqual(outcome.violatedRuns, 0, "\(name): the guard failed the same operations: \(outcome.signatures)")
-            let report = try XCTUnwrap(outcome.lastResult?.report)
+            let report = try XCTUnwrap(outcome.lastResult?.verdict)
             XCTAssertEqual(report.runtimeMisuses.values.reduce(0, +), 0, "\(name): misuse reached the runtime")
             XCTAssertGreaterThan(report.totalChecks, 0, "\(name): the oracle looked at the run")
         }
@@ -147,7 +147,7 @@ final class SeedCorpusTests: XCTestCase {
                     again.lastResult?.history.digest, outcome.lastResult?.history.digest,
                     "\(name): the strategy and seed regenerate the same run")
             }
-            let report = try XCTUnwrap(outcome.lastResult?.report)
+            let report = try XCTUnwrap(outcome.lastResult?.verdict)
             XCTAssertGreaterThan(report.totalChecks, 0, "\(name): the oracle looked at the run")
         }
         XCTAssertEqual(checked, Self.guardRegressions, "every guard regression replayed")

@@ -25,7 +25,7 @@ final class SeedReplayTests: XCTestCase {
         let path = try SeedFileStore.write(SeedFile(result: original, toolVersion: ToolVersion.current), into: directory)
         let file = try SeedFileStore.read(path)
         XCTAssertEqual(file.target, "raw")
-        XCTAssertEqual(file.failure.signature, original.report.signature)
+        XCTAssertEqual(file.failure.signature, original.verdict.signature)
         XCTAssertEqual(try file.makeScenario(), scenario, "the file must carry exactly the operations that ran")
 
         let outcome = try Replayer(file: file).replay(runs: 2)

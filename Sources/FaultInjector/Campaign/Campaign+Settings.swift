@@ -41,8 +41,10 @@ extension Campaign {
         /// otherwise fill the disk with near-identical files). A failure with a signature not seen before in the
         /// campaign is always written; repeats beyond the limit are only counted.
         public var maximumSeedFiles = 10
-        /// Where rounds run: in this process (the default), or each in a child process.
-        public var isolation = RoundIsolation.inProcess
+        /// Where rounds run: in this process, or each in a child process. The default, ``RoundIsolation/automatic``:
+        /// child processes running this program's ``RoundIsolation/roundServer`` when it set one (`guard-stress`
+        /// does), else this process.
+        public var isolation = RoundIsolation.automatic
         /// Whether each round's seed file is written before the round runs (and removed after it passed).
         public var writesSeedFileBeforeEachRound = true
         /// The same operations for every round (a scenario written by hand, `guard-stress run --scenario`), each
@@ -50,7 +52,8 @@ extension Campaign {
         /// each round draws its own operations from its seed.
         public var operations: [[Operation]]?
 
-        /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard, in this process.
+        /// The defaults: 64 queues × 1,000 operations per round, 50 seconds, the guard, rounds where
+        /// ``RoundIsolation/automatic`` says.
         public init() {}
 
         /// The scenario of round `round`, after `operationsDone` operations: its own seed, and cut to fit when the

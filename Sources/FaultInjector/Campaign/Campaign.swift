@@ -9,7 +9,8 @@ import GuardCore
 /// `unfinished`), so even a crash of the whole process leaves the round to replay; it is removed when the round has
 /// finished, and a failing round gets its seed file under the usual name.
 ///
-/// Rounds run in this process by default. With ``Settings/isolation`` set to child processes, a crash, a trap or a
+/// Rounds run where ``Settings/isolation`` says, by default ``RoundIsolation/automatic``: child processes when this
+/// program serves rounds (`guard-stress` does), else this process. In child processes, a crash, a trap or a
 /// hang of the system under test is the verdict of its round (`crash(SIGSEGV)`, `trap`, `deadlock`), with its seed
 /// file (and the process's standard error beside it, `.log`), and the campaign goes on in a fresh process.
 ///

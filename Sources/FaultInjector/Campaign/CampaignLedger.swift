@@ -103,7 +103,7 @@ struct CampaignLedger {
         var failure: CampaignSummary.FailedRound?
         if !verdict.passed {
             var failed = CampaignSummary.FailedRound(round: round, seed: seed, signature: verdict.signature)
-            failed.messages = verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" }
+            failed.messages = verdict.violations.map { "\($0.kind.rawValue): \($0.message)" }
             failed.seconds = outcome.seconds
             summary.failures.append(failed)
             keepSeedFile(of: executed, isNewFailure: signaturesSeen.insert(verdict.signature).inserted)
@@ -113,7 +113,7 @@ struct CampaignLedger {
         progress(
             Campaign.Progress(
                 rounds: recorded, operations: summary.operations, deliveries: summary.deliveries,
-                violations: summary.report.totalViolations, elapsed: Double(MonotonicClock.now - start) / 1e9,
+                violations: summary.verdict.totalViolations, elapsed: Double(MonotonicClock.now - start) / 1e9,
                 round: record, failure: failure, summary: summary))
     }
 

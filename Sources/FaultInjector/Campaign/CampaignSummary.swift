@@ -64,8 +64,8 @@ public struct CampaignSummary: Sendable {
     public internal(set) var seconds = 0.0
     /// Seconds the workers ran.
     public internal(set) var workerSeconds = 0.0
-    /// All rounds' oracle reports merged.
-    public internal(set) var report = OracleReport()
+    /// Every round's verdict merged (``Verdict/merge(_:)``): what the oracle checked and found over the campaign.
+    public internal(set) var verdict = Verdict()
     /// Mistakes the guard absorbed, by kind (empty for targets without diagnostics).
     public internal(set) var preventedMisuses: [GuardDiagnostic.Kind: Int] = [:]
     /// Rounds whose oracle failed.
@@ -92,7 +92,7 @@ public struct CampaignSummary: Sendable {
     public internal(set) var jobs = 1
     /// Round 0's scenario run against ``Campaign/Settings/comparisonTarget``, if one was set and it ran: not
     /// counted in any other figure of the summary.
-    public internal(set) var comparison: RoundVerdict?
+    public internal(set) var comparison: Verdict?
     /// Why the comparison run has no verdict, if it could not be run.
     public internal(set) var comparisonError: String?
 
@@ -107,7 +107,7 @@ public struct CampaignSummary: Sendable {
     }
 
     /// Whether every round's oracle held (and every planned round ran).
-    public var passed: Bool { failures.isEmpty && report.passed && harnessError == nil && interruption == nil }
+    public var passed: Bool { failures.isEmpty && verdict.passed && harnessError == nil && interruption == nil }
 
     /// The summary of a campaign with `settings` that has not run a round yet, for a report written before it starts.
     public init(notStarted settings: Campaign.Settings) {
@@ -130,7 +130,7 @@ public struct CampaignSummary: Sendable {
     /// Schedule steps per second over the whole campaign (controlled runner).
     public var stepsPerSecond: Double { seconds > 0 ? Double(steps) / seconds : 0 }
 
-    mutating func add(_ verdict: RoundVerdict) {
+    mutating func add(_ verdict: Verdict) {
         rounds += 1
         operations += verdict.operations
         deliveries += verdict.deliveries
@@ -138,8 +138,8 @@ public struct CampaignSummary: Sendable {
         steps += verdict.steps
         if verdict.hitStepLimit { stepLimitRounds += 1 }
         workerSeconds += verdict.seconds
-        report.merge(verdict.report)
-        if verdict.report.violationCounts[.deadlock] != nil || verdict.abandoned { deadlockedRounds += 1 }
+        self.verdict.merge(verdict)
+        if verdict.violationCounts[.deadlock] != nil || verdict.abandoned { deadlockedRounds += 1 }
         for (kind, count) in verdict.preventedMisuses { preventedMisuses[kind, default: 0] += count }
     }
 }

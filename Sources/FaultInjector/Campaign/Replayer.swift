@@ -20,8 +20,8 @@ public struct Replayer: Sendable {
         public let sameSignatureRuns: Int
         /// The signature of each run (empty when the oracle held).
         public let signatures: [String]
-        /// The last violated run's report, for details.
-        public let lastViolation: OracleReport?
+        /// The last violated run's verdict, for details.
+        public let lastViolation: Verdict?
         /// The last run, judged (its recording holds the schedule and, if asked for, the trace). `nil` when the
         /// runs were made in child processes.
         public let lastResult: RunResult?
@@ -35,7 +35,7 @@ public struct Replayer: Sendable {
         /// Why runs did not match (a divergence, or a different history), one line per such run.
         public let mismatches: [String]
         /// Each run's verdict, in order.
-        public let verdicts: [RoundVerdict]
+        public let verdicts: [Verdict]
         /// Runs whose process crashed, trapped or was killed before answering (child processes only): their
         /// histories could not be compared with the recording.
         public let crashedRuns: Int
@@ -115,8 +115,8 @@ public struct Replayer: Sendable {
             let result = outcome.result
             lastResult = result
             if recordsFailure, !result.passed { tally.record(SeedFile(result: result, toolVersion: ToolVersion.current)) }
-            tally.add(RoundVerdict(result), mismatch: outcome.mismatch.map { "run \(run + 1): \($0)" })
-            if result.abandoned, !file.isControlled { break }
+            tally.add(result.verdict, mismatch: outcome.mismatch.map { "run \(run + 1): \($0)" })
+            if result.verdict.abandoned, !file.isControlled { break }
         }
         return tally.outcome(lastResult: lastResult, isolation: nil)
     }
@@ -141,11 +141,11 @@ public struct Replayer: Sendable {
                     throw IsolationError(description: "the child process could not run \(file.target)'s seed file: \(answer.error ?? "no reason given")")
                 }
                 if recordsFailure, !verdict.passed {
-                    tally.record(answer.seedFile ?? file.finished(with: verdict.report, scenario: scenario))
+                    tally.record(answer.seedFile ?? file.finished(with: verdict, scenario: scenario))
                 }
                 tally.add(verdict, mismatch: answer.mismatch.map { "run \(run + 1): \($0)" })
             case .ended(let verdict, _):
-                if recordsFailure { tally.record(file.finished(with: verdict.report, scenario: scenario)) }
+                if recordsFailure { tally.record(file.finished(with: verdict, scenario: scenario)) }
                 tally.add(verdict, mismatch: nil, crashed: true)
             case .failed(let error):
                 throw error
@@ -165,8 +165,8 @@ public struct Replayer: Sendable {
         var exact = 0
         var crashed = 0
         var mismatches: [String] = []
-        var verdicts: [RoundVerdict] = []
-        var last: OracleReport?
+        var verdicts: [Verdict] = []
+        var last: Verdict?
         var recorded: SeedFile?
 
         init(file: SeedFile, exactness: ReplayExactness) {
@@ -183,11 +183,11 @@ public struct Replayer: Sendable {
             recorded = failure
         }
 
-        mutating func add(_ verdict: RoundVerdict, mismatch: String?, crashed runCrashed: Bool = false) {
+        mutating func add(_ verdict: Verdict, mismatch: String?, crashed runCrashed: Bool = false) {
             verdicts.append(verdict)
             if !verdict.passed {
                 violated += 1
-                last = verdict.report
+                last = verdict
                 if verdict.signature == file.failure.signature { same += 1 }
             }
             if runCrashed {

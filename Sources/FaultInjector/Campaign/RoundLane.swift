@@ -67,7 +67,8 @@ final class RoundLane {
             return .harnessError("the campaign's target factory no longer makes target \"\(name)\"")
         }
         let result = plan.runner.makeRunner().runAndEvaluate(plan.scenario, against: target)
-        let verdict = RoundVerdict(result, preventedMisuses: diagnostics.counts)
+        var verdict = result.verdict
+        verdict.preventedMisuses = diagnostics.counts
         let wanted = !verdict.passed && plan.wish.wants(verdict.signature)
         return .executed(
             ExecutedRound(verdict: verdict, seedFile: wanted ? SeedFile(result: result, toolVersion: ToolVersion.current) : nil))
@@ -94,7 +95,7 @@ final class RoundLane {
             let wanted = plan.wish.wants(verdict.signature)
             return .executed(
                 ExecutedRound(
-                    verdict: verdict, seedFile: wanted ? file.finished(with: verdict.report, scenario: plan.scenario) : nil,
+                    verdict: verdict, seedFile: wanted ? file.finished(with: verdict, scenario: plan.scenario) : nil,
                     log: log))
         case .failed(let error):
             return .harnessError(error.description)

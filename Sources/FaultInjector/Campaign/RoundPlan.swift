@@ -57,7 +57,7 @@ struct RoundPlan: Sendable {
 /// A round a lane ran: its verdict, its seed file if it failed and the campaign may write it, and for a round whose
 /// process died, that process's standard error.
 struct ExecutedRound: Sendable {
-    let verdict: RoundVerdict
+    let verdict: Verdict
     /// The failing round's seed file (`nil` when it passed, or when the plan's wish did not ask for it).
     let seedFile: SeedFile?
     /// The standard error of the round's process, if it died.

@@ -7,7 +7,7 @@ import GuardCore
 /// ```swift
 /// let round = try SeedFileRound(file: try SeedFileStore.read("seed-raw-7.json"))
 /// let outcome = try round.run()
-/// print(outcome.result.report.signature, outcome.mismatch ?? "nothing showed a mismatch")
+/// print(outcome.result.verdict.signature, outcome.mismatch ?? "nothing showed a mismatch")
 /// ```
 ///
 /// A round served in a child process (``RoundServer``) is one such run; ``Replayer`` repeats it and tallies how often

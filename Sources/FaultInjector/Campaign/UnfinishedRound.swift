@@ -53,15 +53,15 @@ extension SeedFile {
             Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 
-    /// This file with the failure `report` found, and `scenario`'s operations written out (when not too many):
+    /// This file with the failure `verdict` found, and `scenario`'s operations written out (when not too many):
     /// the seed file of a round whose process crashed, trapped or hung, built by the parent that saw it happen.
-    package func finished(with report: OracleReport, scenario: Scenario) -> SeedFile {
+    package func finished(with verdict: Verdict, scenario: Scenario) -> SeedFile {
         var file = self
         file.failure = Failure(
-            signature: report.signature,
-            violationCounts: Dictionary(uniqueKeysWithValues: report.violationCounts.map { ($0.key.rawValue, $0.value) }),
-            runtimeMisuses: Dictionary(uniqueKeysWithValues: report.runtimeMisuses.map { ($0.key.rawValue, $0.value) }),
-            examples: report.violations.map { "\($0.kind.rawValue): \($0.message)" })
+            signature: verdict.signature,
+            violationCounts: Dictionary(uniqueKeysWithValues: verdict.violationCounts.map { ($0.key.rawValue, $0.value) }),
+            runtimeMisuses: Dictionary(uniqueKeysWithValues: verdict.runtimeMisuses.map { ($0.key.rawValue, $0.value) }),
+            examples: verdict.violations.map { "\($0.kind.rawValue): \($0.message)" })
         file.operations = scenario.operationCount <= Self.operationListLimit
             ? scenario.operations.map { $0.map(\.description) } : nil
         return file

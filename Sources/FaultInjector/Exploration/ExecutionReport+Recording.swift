@@ -14,11 +14,11 @@ extension ExecutionReport {
         canonical.history = CanonicalTimes(
             start: recorder.ticksAtStart, ends: recorder.ticksAtStepEnd, order: order
         ).apply(to: recording.history)
-        let report = Oracle(for: canonical).evaluate(canonical)
+        let verdict = Oracle(for: canonical).evaluate(canonical)
         self.init(
             execution: execution, problem: Self.problem(of: recording, explored: explored),
             classHash: Self.hash(canonicalWorkers), canonicalDigest: canonical.history.digest,
-            signature: report.signature, examples: report.violations.prefix(3).map { "\($0.kind.rawValue): \($0.message)" },
+            signature: verdict.signature, examples: verdict.violations.prefix(3).map { "\($0.kind.rawValue): \($0.message)" },
             canonicalWorkers: canonicalWorkers,
             scheduleWorkers: recording.controlled?.schedule.workersText ?? "",
             schedulePoints: recording.controlled?.schedule.pointsText ?? "")

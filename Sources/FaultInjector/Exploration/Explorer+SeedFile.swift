@@ -8,7 +8,7 @@ extension Explorer {
     /// a bug of the explorer's, never expected).
     public func seedFile(for failure: ExploredFailure, toolVersion: String = ToolVersion.current) -> SeedFile? {
         let result = reproduce(failure)
-        guard result.report.signature == failure.signature else { return nil }
+        guard result.verdict.signature == failure.signature else { return nil }
         var file = SeedFile(result: result, toolVersion: toolVersion)
         let bound = settings.preemptionBound.map { " with at most \($0) preemption\($0 == 1 ? "" : "s")" } ?? ""
         file.description =

@@ -15,7 +15,7 @@ package final class ChildRoundHost {
         case answered(RoundAnswer)
         /// The child died or was killed before answering: the verdict says how, `log` is its standard error during
         /// the round.
-        case ended(RoundVerdict, log: String)
+        case ended(Verdict, log: String)
         /// No child could run the round.
         case failed(IsolationError)
         /// The round was stopped from outside (``interrupt()``): its process was killed, it has no verdict.
@@ -113,7 +113,7 @@ package final class ChildRoundHost {
             statistics.rounds += 1
             statistics.roundTripSeconds += elapsed
             statistics.busySeconds += answer.busySeconds
-            answer.verdict?.report.count(RoundVerdict.survivalCheck)
+            answer.verdict?.count(Verdict.survivalCheck)
             if retiresAfter || answer.verdict?.abandoned == true {
                 retire(child)
             } else {
@@ -125,12 +125,12 @@ package final class ChildRoundHost {
             let end = child.process.waitForEnd(timeout: 60) ?? child.process.kill()
             let log = child.process.log(from: logStart)
             lose(child)
-            return .ended(RoundVerdict(processEnd: end, log: log, seconds: elapsed, note: note), log: log)
+            return .ended(Verdict(processEnd: end, log: log, seconds: elapsed, note: note), log: log)
         case .timedOut:
             child.process.kill()
             let log = child.process.log(from: logStart)
             lose(child)
-            return .ended(RoundVerdict(unresponsiveFor: elapsed, silentFor: timeout, log: log, note: note), log: log)
+            return .ended(Verdict(unresponsiveFor: elapsed, silentFor: timeout, log: log, note: note), log: log)
         }
     }
 
@@ -155,7 +155,7 @@ package final class ChildRoundHost {
         else { return nil }
         let log = child.process.log(from: logStart)
         lose(child)
-        return .ended(RoundVerdict(processEnd: end, log: log, seconds: elapsed, note: note), log: log)
+        return .ended(Verdict(processEnd: end, log: log, seconds: elapsed, note: note), log: log)
     }
 
     /// Stops every child.

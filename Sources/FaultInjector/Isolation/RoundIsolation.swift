@@ -2,14 +2,17 @@
 ///
 /// In this process (``inProcess``), a crash, a trap or a hang of the system under test ends the whole campaign.
 /// In child processes (``childProcesses(_:)``), each is a verdict of its round: `crash(SIGSEGV)`, `trap` or
-/// `deadlock`, with the round's seed file, and the campaign goes on in a fresh process.
+/// `deadlock`, with the round's seed file, and the campaign goes on in a fresh process. The default, ``automatic``,
+/// picks child processes when this program serves rounds (it set ``roundServer``), else this process.
 public enum RoundIsolation: Sendable {
-    /// Rounds run in the calling process (the library's default; any ``SystemUnderTest`` works).
+    /// Rounds run in the calling process (any ``SystemUnderTest`` works; what ``automatic`` is in a program that
+    /// does not serve rounds).
     case inProcess
-    /// Rounds run in child processes that serve them with ``RoundServer`` (`guard-stress` does by default). The
-    /// target must be one the child can make by name: `guard-stress` makes the built-in ones; for a target of your
-    /// own, the child is a program of yours serving the same ``TargetFactory`` as ``Campaign/Settings/makeTarget``. Starting the first child makes this process ignore SIGPIPE
-    /// (a write to a child that died must fail, not end the parent).
+    /// Rounds run in child processes that serve them with ``RoundServer`` (what ``automatic`` is in a program that
+    /// set ``roundServer``, as `guard-stress` does). The target must be one the child can make by name:
+    /// `guard-stress` makes the built-in ones; for a target of your own, the child is a program of yours serving the
+    /// same ``TargetFactory`` as ``Campaign/Settings/makeTarget``. Starting the first child makes this process ignore
+    /// SIGPIPE (a write to a child that died must fail, not end the parent).
     case childProcesses(ChildProcessSettings)
 
     /// The child-process settings, or `nil` in process.

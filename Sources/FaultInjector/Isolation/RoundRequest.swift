@@ -68,7 +68,7 @@ package struct RoundRequest: Codable, Sendable {
 /// A ``RoundServer``'s answer to one ``RoundRequest``, sent as one line of JSON.
 package struct RoundAnswer: Codable, Sendable {
     /// The verdict, or `nil` if the request could not be run (then ``error`` says why).
-    package var verdict: RoundVerdict?
+    package var verdict: Verdict?
     /// The failing run written down, if the request asked for it.
     package var seedFile: SeedFile?
     /// For a controlled replay: why the run did not match the recording (`nil` if it matched, or for chaos).

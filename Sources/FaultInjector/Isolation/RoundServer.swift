@@ -122,9 +122,10 @@ public enum RoundServer {
             }
             let outcome = round.run(scenario, with: runner)
             let result = outcome.result
-            var answer = RoundAnswer(
-                verdict: RoundVerdict(result, preventedMisuses: diagnostics.counts), mismatch: outcome.mismatch)
-            if !result.passed, request.seedFile.wants(result.report.signature) {
+            var verdict = result.verdict
+            verdict.preventedMisuses = diagnostics.counts
+            var answer = RoundAnswer(verdict: verdict, mismatch: outcome.mismatch)
+            if !result.passed, request.seedFile.wants(result.verdict.signature) {
                 answer.seedFile = SeedFile(result: result, toolVersion: ToolVersion.current)
             }
             return answer

@@ -21,66 +21,66 @@ struct DeliveryChecks {
         var firstPrior: DeliveryRecord?
     }
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         var pairs: [PairKey: PairCount] = [:]
         var initials: [Int: Int] = [:]
         for delivery in history.deliveries {
-            check(delivery, pairs: &pairs, initials: &initials, report: &report)
+            check(delivery, pairs: &pairs, initials: &initials, verdict: &verdict)
         }
-        checkPairs(pairs, report: &report)
-        checkLiveRegistrationsHeard(pairs, report: &report)
-        checkInitials(initials, report: &report)
+        checkPairs(pairs, verdict: &verdict)
+        checkLiveRegistrationsHeard(pairs, verdict: &verdict)
+        checkInitials(initials, verdict: &verdict)
     }
 
     // MARK: Each notification
 
     private func check(
         _ delivery: DeliveryRecord, pairs: inout [PairKey: PairCount], initials: inout [Int: Int],
-        report: inout OracleReport
+        verdict: inout Verdict
     ) {
-        report.count("notification has a live registration and a cause")
+        verdict.count("notification has a live registration and a cause")
         guard let observe = index.observes[delivery.registration] else {
-            return report.add(.init(.unexpectedDelivery, "a notification reached registration \(delivery.registration), which no observe made"))
+            return verdict.add(.init(.unexpectedDelivery, "a notification reached registration \(delivery.registration), which no observe made"))
         }
         guard index.windows[delivery.registration] != nil else {
-            return report.add(.init(.unexpectedDelivery, "the handler of \(describe(observe)), which reported \(observe.outcome), ran"))
+            return verdict.add(.init(.unexpectedDelivery, "the handler of \(describe(observe)), which reported \(observe.outcome), ran"))
         }
         if delivery.worker < 0 {
-            report.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived on a thread that runs no operation"))
+            verdict.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived on a thread that runs no operation"))
         }
-        report.count("notification names its observer, object and key path")
+        verdict.count("notification names its observer, object and key path")
         if delivery.observer < 0 || delivery.observer != observe.observer || !delivery.keyPathMatches {
-            report.add(.init(
+            verdict.add(.init(
                 .misroutedDelivery,
                 "a notification for \(describe(observe)) named observer \(delivery.observer) and "
                     + (delivery.keyPathMatches ? "the right key path" : "another key path")))
         }
         if delivery.object >= 0, delivery.object != observe.object {
-            report.add(.init(
+            verdict.add(.init(
                 .misroutedDelivery,
                 "a notification for \(describe(observe)) handed the handler object \(delivery.object)"))
         }
         if let gone = history.observerDeinitTimes[observe.observer], gone < delivery.time {
-            report.add(.init(.misroutedDelivery, "a notification for \(describe(observe)) came after observer \(observe.observer) was gone"))
+            verdict.add(.init(.misroutedDelivery, "a notification for \(describe(observe)) came after observer \(observe.observer) was gone"))
         }
         guard let cause = index.operations[delivery.cause] else {
-            return report.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived while no operation was running"))
+            return verdict.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived while no operation was running"))
         }
         if cause.kind == .observe, cause.id == observe.id {
             initials[observe.id, default: 0] += 1
-            checkInitialValues(delivery, observe: observe, report: &report)
+            checkInitialValues(delivery, observe: observe, verdict: &verdict)
         } else if cause.kind.isChange {
-            checkChange(delivery, observe: observe, change: cause, pairs: &pairs, report: &report)
+            checkChange(delivery, observe: observe, change: cause, pairs: &pairs, verdict: &verdict)
         } else {
-            report.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived during \(describe(cause)), which changes nothing"))
+            verdict.add(.init(.unexpectedDelivery, "a notification for \(describe(observe)) arrived during \(describe(cause)), which changes nothing"))
         }
     }
 
-    private func checkInitialValues(_ delivery: DeliveryRecord, observe: OperationRecord, report: inout OracleReport) {
-        report.count("initial notification content")
+    private func checkInitialValues(_ delivery: DeliveryRecord, observe: OperationRecord, verdict: inout Verdict) {
+        verdict.count("initial notification content")
         let options = observe.options
         guard options.contains(.initial) else {
-            return report.add(.init(.initialNotExactlyOnce, "\(describe(observe)) did not ask for .initial but got an initial notification"))
+            return verdict.add(.init(.initialNotExactlyOnce, "\(describe(observe)) did not ask for .initial but got an initial notification"))
         }
         var problems: [String] = []
         if delivery.kind != 1 { problems.append("kind \(delivery.kind) instead of setting") }
@@ -95,40 +95,40 @@ struct DeliveryChecks {
             problems.append("new \(show(delivery.newValue)) instead of \(show(observe.newValue))")
         }
         if !problems.isEmpty {
-            report.add(.init(.valueMismatch, "the initial notification of \(describe(observe)) had " + problems.joined(separator: ", ")))
+            verdict.add(.init(.valueMismatch, "the initial notification of \(describe(observe)) had " + problems.joined(separator: ", ")))
         }
     }
 
     private func checkChange(
         _ delivery: DeliveryRecord, observe: OperationRecord, change: OperationRecord, pairs: inout [PairKey: PairCount],
-        report: inout OracleReport
+        verdict: inout Verdict
     ) {
-        report.count("notification belongs to its change")
+        verdict.count("notification belongs to its change")
         guard let expected = ChangeExpectation.of(change, forKey: observe.key!, on: observe.object, index: index) else {
-            return report.add(.init(.unexpectedDelivery, "\(describe(observe)) heard about \(describe(change)), which does not affect it"))
+            return verdict.add(.init(.unexpectedDelivery, "\(describe(observe)) heard about \(describe(change)), which does not affect it"))
         }
         let window = index.windows[observe.id]!
         // A registration with `.prior` hears of a change twice: say which notification it was.
         let heard = delivery.isPrior ? "heard (a prior notification) about" : "heard about"
-        report.count("no notification outside the registration")
+        verdict.count("no notification outside the registration")
         if change.ret < window.mayStart {
-            report.add(.init(
+            verdict.add(.init(
                 .deliveryOutsideRegistration,
                 "\(describe(observe)) \(heard) \(describe(change)), made before the observe began"))
         } else if change.call > window.sureEnd {
             if let removal = window.endedBy.flatMap({ index.operations[$0] }) {
-                report.add(.init(
+                verdict.add(.init(
                     .deliveryOutsideRegistration,
                     "\(Self.removalRule), but \(describe(observe)) \(heard) \(describe(change)), made after "
                         + "\(describe(removal)) returned" + (removal.outcome == .none ? "" : " \(removal.outcome)")))
             } else {
-                report.add(.init(
+                verdict.add(.init(
                     .deliveryOutsideRegistration,
                     "\(describe(observe)) \(heard) \(describe(change)), made after the registration was surely gone"))
             }
         }
-        if window.endedBy != nil { report.count(Self.removalRule) }
-        report.count("notification values")
+        if window.endedBy != nil { verdict.count(Self.removalRule) }
+        verdict.count("notification values")
         var problems: [String] = []
         if delivery.kind != expected.kind { problems.append("kind \(delivery.kind) instead of \(expected.kind)") }
         if delivery.indexMask != expected.indexMask {
@@ -155,7 +155,7 @@ struct DeliveryChecks {
             problems.append("old \(show(delivery.oldValue)) instead of \(show(expected.old))")
         }
         if !problems.isEmpty {
-            report.add(.init(.valueMismatch, "\(describe(observe)) heard about \(describe(change)) with " + problems.joined(separator: ", ")))
+            verdict.add(.init(.valueMismatch, "\(describe(observe)) heard about \(describe(change)) with " + problems.joined(separator: ", ")))
         }
         var count = pairs[PairKey(registration: observe.id, change: change.id)] ?? PairCount()
         if delivery.isPrior {
@@ -170,16 +170,16 @@ struct DeliveryChecks {
 
     // MARK: Per registration and change
 
-    private func checkPairs(_ pairs: [PairKey: PairCount], report: inout OracleReport) {
+    private func checkPairs(_ pairs: [PairKey: PairCount], verdict: inout Verdict) {
         for (pair, count) in pairs {
-            report.count("one notification per change and registration")
+            verdict.count("one notification per change and registration")
             let observe = index.observes[pair.registration]!
             let change = index.operations[pair.change]!
             if count.changes > 1 || count.priors > 1 {
-                report.add(.init(.duplicateDelivery, "\(describe(observe)) heard about \(describe(change)) \(count.changes) times (\(count.priors) prior)"))
+                verdict.add(.init(.duplicateDelivery, "\(describe(observe)) heard about \(describe(change)) \(count.changes) times (\(count.priors) prior)"))
             }
-            report.count("prior before its change, late joiners included")
-            for violation in checkPriorOrder(of: observe, change: change, count) { report.add(violation) }
+            verdict.count("prior before its change, late joiners included")
+            for violation in checkPriorOrder(of: observe, change: change, count) { verdict.add(violation) }
         }
     }
 
@@ -225,13 +225,13 @@ struct DeliveryChecks {
     /// Every change that began after the registration had to hear it (``RegistrationWindow/hearsFrom``) and ended
     /// before it possibly ended, of a key it hears on its object, or of its leaf (`k0`, `gauge`) on an object it surely
     /// linked throughout.
-    private func checkLiveRegistrationsHeard(_ pairs: [PairKey: PairCount], report: inout OracleReport) {
+    private func checkLiveRegistrationsHeard(_ pairs: [PairKey: PairCount], verdict: inout Verdict) {
         for (id, window) in index.windows {
             let observe = window.observe
             guard window.hearsFrom < window.mayEnd, let key = observe.key else { continue }
             for changedKey in key.notifyingKeys {
                 let changes = index.changes[.init(object: observe.object, key: changedKey)] ?? []
-                requireHeard(changes, by: window, id: id, from: window.hearsFrom, to: window.mayEnd, pairs, &report)
+                requireHeard(changes, by: window, id: id, from: window.hearsFrom, to: window.mayEnd, pairs, &verdict)
             }
             guard let leaf = key.leaf else { continue }
             for span in index.spansByRoot[observe.object] ?? [] {
@@ -239,7 +239,7 @@ struct DeliveryChecks {
                 let end = min(window.mayEnd, span.sureEnd)
                 guard start < end else { continue }
                 let changes = index.changes[.init(object: span.target, key: leaf)] ?? []
-                requireHeard(changes, by: window, id: id, from: start, to: end, pairs, &report)
+                requireHeard(changes, by: window, id: id, from: start, to: end, pairs, &verdict)
             }
         }
     }
@@ -248,7 +248,7 @@ struct DeliveryChecks {
     /// reach registration `id`.
     private func requireHeard(
         _ changes: [OperationRecord], by window: RegistrationWindow, id: Int, from start: UInt64, to end: UInt64,
-        _ pairs: [PairKey: PairCount], _ report: inout OracleReport
+        _ pairs: [PairKey: PairCount], _ verdict: inout Verdict
     ) {
         var low = 0
         var high = changes.count
@@ -259,25 +259,25 @@ struct DeliveryChecks {
         for change in changes[low...] {
             if change.call >= end { break }
             guard change.ret < end else { continue }
-            report.count("a live registration hears every change")
+            verdict.count("a live registration hears every change")
             let count = pairs[PairKey(registration: id, change: change.id)] ?? PairCount()
             if count.changes == 0 {
-                report.add(.init(
+                verdict.add(.init(
                     .missingDelivery,
                     "\(describe(window.observe)) was live throughout \(describe(change)) but did not hear about it"))
             }
         }
     }
 
-    private func checkInitials(_ initials: [Int: Int], report: inout OracleReport) {
+    private func checkInitials(_ initials: [Int: Int], verdict: inout Verdict) {
         for (id, window) in index.windows where window.observe.options.contains(.initial) {
-            report.count("initial exactly once")
+            verdict.count("initial exactly once")
             let observe = window.observe
             let delivered = initials[id] ?? 0
             if delivered > 1 {
-                report.add(.init(.initialNotExactlyOnce, "\(describe(observe)) got \(delivered) initial notifications"))
+                verdict.add(.init(.initialNotExactlyOnce, "\(describe(observe)) got \(delivered) initial notifications"))
             } else if delivered == 0 {
-                report.add(.init(.initialNotExactlyOnce, "\(describe(observe)) returned without its initial notification"))
+                verdict.add(.init(.initialNotExactlyOnce, "\(describe(observe)) returned without its initial notification"))
             }
         }
     }

@@ -21,41 +21,41 @@ struct DiagnosticChecks {
     static let observerType = ObjectDescription.typeName(StressObserver.self)
     static let objectType = ObjectDescription.typeName(StressObject.self)
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         var byOperation: [Int: [DiagnosticRecord]] = [:]
         var byRegistration: [Int: [DiagnosticRecord]] = [:]
         for event in history.diagnostics {
-            checkNames(of: event, into: &report)
+            checkNames(of: event, into: &verdict)
             switch event.kind {
             case .observerDeallocated, .keyPathUnavailable: byRegistration[event.operation, default: []].append(event)
             default: byOperation[event.operation, default: []].append(event)
             }
         }
         for record in index.operations.values {
-            check(record, events: byOperation.removeValue(forKey: record.id) ?? [], into: &report)
+            check(record, events: byOperation.removeValue(forKey: record.id) ?? [], into: &verdict)
         }
         for (operation, events) in byOperation {
-            report.add(.init(
+            verdict.add(.init(
                 .diagnosticMismatch,
                 "\(events.count) \(events[0].kind) diagnostic(s) named call site \(operation), which no performed call had"))
         }
         for (registration, events) in byRegistration {
-            checkRegistrationEvents(events, of: registration, into: &report)
+            checkRegistrationEvents(events, of: registration, into: &verdict)
         }
         for (id, window) in index.windows where window.observe.key?.isDotted == true && byRegistration[id] == nil {
-            checkRegistrationEvents([], of: id, into: &report)
+            checkRegistrationEvents([], of: id, into: &verdict)
         }
         for (id, window) in index.windows
         where byRegistration[id]?.contains(where: { $0.kind == .observerDeallocated }) != true {
-            checkGoneObserverReported(window, into: &report)
+            checkGoneObserverReported(window, into: &verdict)
         }
     }
 
     /// Every event names the observer's type, the object's type (when it names an object) and the thread that
     /// reported it.
-    private func checkNames(of event: DiagnosticRecord, into report: inout OracleReport) {
+    private func checkNames(of event: DiagnosticRecord, into verdict: inout Verdict) {
         guard let observerType = event.observerType else { return }
-        report.count("a diagnostic names its observer's and object's types and its thread")
+        verdict.count("a diagnostic names its observer's and object's types and its thread")
         var problems: [String] = []
         if observerType != Self.observerType { problems.append("observer type \(observerType) instead of \(Self.observerType)") }
         if event.objectAddress != nil, event.objectType != Self.objectType {
@@ -65,7 +65,7 @@ struct DiagnosticChecks {
         }
         if !event.namesReportingThread { problems.append("a thread other than the one that reported it") }
         guard !problems.isEmpty else { return }
-        report.add(.init(
+        verdict.add(.init(
             .diagnosticMismatch,
             "a \(event.kind) diagnostic (call site \(event.operation)) named " + problems.joined(separator: ", ")))
     }
@@ -73,7 +73,7 @@ struct DiagnosticChecks {
     /// A registration whose observer was gone when a change it hears began, while it was surely still registered
     /// (no removal may have ended it, its controller was not ending) and hearing changes, must have reported the gone
     /// observer.
-    private func checkGoneObserverReported(_ window: RegistrationWindow, into report: inout OracleReport) {
+    private func checkGoneObserverReported(_ window: RegistrationWindow, into verdict: inout Verdict) {
         let observe = window.observe
         guard let gone = history.observerDeinitTimes[observe.observer], let key = observe.key else { return }
         let controllerEnds = history.controllerEndStartTimes[observe.controller] ?? .max
@@ -85,8 +85,8 @@ struct DiagnosticChecks {
                     && window.surelyInTable(from: change.call, to: change.ret, excluding: -1)
             }
             guard let unheard else { continue }
-            report.count("a notification for a gone observer is reported once")
-            return report.add(.init(
+            verdict.count("a notification for a gone observer is reported once")
+            return verdict.add(.init(
                 .diagnosticMismatch,
                 "\(OperationDescription.of(observe)) never reported its gone observer, though \(OperationDescription.of(unheard)) "
                     + "reached it after the observer was gone"))
@@ -109,12 +109,12 @@ struct DiagnosticChecks {
         }
     }
 
-    private func check(_ record: OperationRecord, events: [DiagnosticRecord], into report: inout OracleReport) {
-        report.count(Self.rule)
+    private func check(_ record: OperationRecord, events: [DiagnosticRecord], into verdict: inout Verdict) {
+        verdict.count(Self.rule)
         let expected = expectedKind(of: record)
         guard let expected else {
             if let event = events.first {
-                report.add(.init(
+                verdict.add(.init(
                     .diagnosticMismatch,
                     "\(OperationDescription.of(record)) reported \(record.outcome) but came with a \(event.kind) diagnostic"))
             }
@@ -122,7 +122,7 @@ struct DiagnosticChecks {
         }
         let describe = { OperationDescription.of(record) }
         guard events.count == 1, let event = events.first else {
-            return report.add(.init(
+            return verdict.add(.init(
                 .diagnosticMismatch,
                 "\(describe()) reported \(record.outcome) with \(events.count) diagnostics instead of one \(expected)"))
         }
@@ -147,7 +147,7 @@ struct DiagnosticChecks {
             problems.append("no reason")
         }
         if !problems.isEmpty {
-            report.add(.init(.diagnosticMismatch, "the \(expected) diagnostic of \(describe()) had " + problems.joined(separator: ", ")))
+            verdict.add(.init(.diagnosticMismatch, "the \(expected) diagnostic of \(describe()) had " + problems.joined(separator: ", ")))
         }
     }
 
@@ -169,11 +169,11 @@ struct DiagnosticChecks {
     }
 
     private func checkRegistrationEvents(
-        _ events: [DiagnosticRecord], of registration: Int, into report: inout OracleReport
+        _ events: [DiagnosticRecord], of registration: Int, into verdict: inout Verdict
     ) {
         guard let window = index.windows[registration] else {
             guard let first = events.first else { return }
-            return report.add(.init(
+            return verdict.add(.init(
                 .diagnosticMismatch,
                 "\(events.count) \(first.kind) diagnostic(s) named call site \(registration), which made no registration"))
         }
@@ -181,28 +181,28 @@ struct DiagnosticChecks {
         // The registration's object, or none once a weakly held object is gone.
         for event in events
         where observe.objectAddress != 0 && event.objectAddress != nil && event.objectAddress != observe.objectAddress {
-            report.add(.init(
+            verdict.add(.init(
                 .diagnosticMismatch,
                 "a \(event.kind) diagnostic of \(OperationDescription.of(observe)) named object "
                     + "\(Self.hex(event.objectAddress)) instead of \(Self.hex(observe.objectAddress))"))
         }
         let gone = events.filter { $0.kind == .observerDeallocated }
         if !gone.isEmpty {
-            report.count("a notification for a gone observer is reported once")
+            verdict.count("a notification for a gone observer is reported once")
             if gone.count > 1 {
-                report.add(.init(.diagnosticMismatch, "\(OperationDescription.of(observe)) reported its gone observer \(gone.count) times"))
+                verdict.add(.init(.diagnosticMismatch, "\(OperationDescription.of(observe)) reported its gone observer \(gone.count) times"))
             }
             let first = gone.map(\.time).min()!
             let mayBeGone =
                 index.observerMayBeGone(observe.observer, before: first)
                 || (history.observerDeinitTimes[observe.observer].map { $0 <= first } ?? false)
             if !mayBeGone {
-                report.add(.init(.diagnosticMismatch, "\(OperationDescription.of(observe)) reported its observer gone while it lived"))
+                verdict.add(.init(.diagnosticMismatch, "\(OperationDescription.of(observe)) reported its observer gone while it lived"))
             }
         }
         let unavailable = events.filter { $0.kind == .keyPathUnavailable }.count
         guard unavailable > 0 || observe.key?.isDotted == true else { return }
-        report.count("a broken chain is reported once per re-wiring")
+        verdict.count("a broken chain is reported once per re-wiring")
         let strangerLinks = (index.links[observe.object] ?? []).filter(HistoryIndex.linksStranger)
         // Every link to an object without k0 while it lived can re-wire it once; the observe's own first wiring can
         // read such an object once more if one was linked during the observe.
@@ -211,7 +211,7 @@ struct DiagnosticChecks {
             strangerLinks.filter { $0.call < window.tableSureEnd && $0.ret > window.mayStart }.count + (duringObserve ? 1 : 0)
         let certain = strangerLinks.filter { $0.call > window.sureStart && $0.ret < window.mayEnd }.count
         if observe.key?.isDotted != true || unavailable < certain || unavailable > possible {
-            report.add(.init(
+            verdict.add(.init(
                 .diagnosticMismatch,
                 "\(OperationDescription.of(observe)) reported \(unavailable) broken chains, but its object's link was set to "
                     + "an object without k0 \(certain) times for sure and \(possible) times possibly while it lived"))

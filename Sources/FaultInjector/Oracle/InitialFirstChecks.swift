@@ -30,7 +30,7 @@ struct InitialFirstChecks {
     /// The keys whose change notifications carry the key's whole value, set by changes of the key itself.
     static let wholeValueKeys: Set<StressKey> = [.k0, .k1, .k2, .level, .link, .gauge]
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         var byRegistration: [Int: [DeliveryRecord]] = [:]
         for delivery in history.deliveries {
             guard let window = index.windows[delivery.registration], window.observe.options.contains(.initial) else {
@@ -44,8 +44,8 @@ struct InitialFirstChecks {
             guard let initial = deliveries.first(where: { $0.cause == id }), let window = index.windows[id] else {
                 continue
             }
-            checkOrder(deliveries, initial: initial, of: window.observe, into: &report)
-            checkLastValue(deliveries, of: window, into: &report)
+            checkOrder(deliveries, initial: initial, of: window.observe, into: &verdict)
+            checkLastValue(deliveries, of: window, into: &verdict)
         }
     }
 
@@ -57,18 +57,18 @@ struct InitialFirstChecks {
 
     private func checkOrder(
         _ deliveries: [DeliveryRecord], initial: DeliveryRecord, of observe: OperationRecord,
-        into report: inout OracleReport
+        into verdict: inout Verdict
     ) {
-        report.count(Self.orderRule)
+        verdict.count(Self.orderRule)
         guard let early = deliveries.first(where: { $0.cause != observe.id && Self.precedes($0, initial) }) else { return }
         let change = index.operations[early.cause].map(OperationDescription.of) ?? "a change"
-        report.add(.init(
+        verdict.add(.init(
             .changeBeforeInitial,
             "\(Self.orderRule), but \(OperationDescription.of(observe)) heard "
                 + (early.isPrior ? "the prior notification of " : "") + "\(change) before its initial notification"))
     }
 
-    private func checkLastValue(_ deliveries: [DeliveryRecord], of window: RegistrationWindow, into report: inout OracleReport) {
+    private func checkLastValue(_ deliveries: [DeliveryRecord], of window: RegistrationWindow, into verdict: inout Verdict) {
         let observe = window.observe
         guard observe.options.isSuperset(of: [.initial, .new]), let key = observe.key, Self.wholeValueKeys.contains(key)
         else { return }
@@ -84,9 +84,9 @@ struct InitialFirstChecks {
         // Judged by position in the key's changes, not by value: a wrong value is the delivery checks' to report.
         guard let position = position(of: last, for: observe, in: changes) else { return }
         let current = changes.lastIndex { $0.ret <= settled } ?? -1
-        report.count(Self.lastValueRule)
+        verdict.count(Self.lastValueRule)
         guard position < current else { return }
-        report.add(.init(
+        verdict.add(.init(
             .staleLastValue,
             "\(Self.lastValueRule), but once \(OperationDescription.of(observe)) and the changes of \(key.name) "
                 + "overlapping it had returned, its handler had last heard \(show(last.newValue)) while \(key.name) was "

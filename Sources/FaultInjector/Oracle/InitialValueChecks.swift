@@ -31,7 +31,7 @@ struct InitialValueChecks {
     static let throughLinkRule =
         "a raced initial value read through the link is one the leaf of an object the link named had during the observe"
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         var initials: [Int: DeliveryRecord] = [:]
         var delivered: Set<Pair> = []
         for delivery in history.deliveries where !delivery.isPrior {
@@ -55,14 +55,14 @@ struct InitialValueChecks {
         }
         for (observe, delivery) in raced {
             if let leaf = observe.key!.leaf {
-                checkThroughLink(delivery, of: observe, leaf: leaf, into: &report)
+                checkThroughLink(delivery, of: observe, leaf: leaf, into: &verdict)
                 continue
             }
             let objectKey = HistoryIndex.ObjectKey(object: observe.object, key: observe.key!)
             check(
                 delivery, of: observe, changes: index.changes[objectKey] ?? [],
                 others: (windowsByObjectKey[objectKey] ?? []).filter { $0.observe.id != observe.id },
-                delivered: delivered, into: &report)
+                delivered: delivered, into: &verdict)
         }
     }
 
@@ -75,7 +75,7 @@ struct InitialValueChecks {
     /// windows of the other registrations of that object and key.
     private func check(
         _ delivery: DeliveryRecord, of observe: OperationRecord, changes: [OperationRecord], others: [RegistrationWindow],
-        delivered: Set<Pair>, into report: inout OracleReport
+        delivered: Set<Pair>, into verdict: inout Verdict
     ) {
         let key = observe.key!
         // The changes that may have set the value read: from the last one completed before the observe began on,
@@ -84,10 +84,10 @@ struct InitialValueChecks {
         let initial = changes.first?.oldValue ?? (key == .link ? StressValue.nilValue : 0)
         let value = { (position: Int) -> Int in position < 0 ? initial : changes[position].newValue }
         let describe = { OperationDescription.of(observe) }
-        report.count(Self.valueRule)
+        verdict.count(Self.valueRule)
         guard let read = candidates.last(where: { value($0) == delivery.newValue }) else {
             let allowed = candidates.map { value($0) }.map(String.init).joined(separator: ", ")
-            return report.add(.init(
+            return verdict.add(.init(
                 .valueMismatch,
                 "the initial notification of \(describe()) had new \(delivery.newValue), which \(key.name) never had "
                     + "during the call (it had \(allowed))"))
@@ -104,9 +104,9 @@ struct InitialValueChecks {
             guard change.ret > observe.call, change.call < delivery.time, change.ret <= window.mayEnd else { continue }
             // Announced for sure: another registration of the key existed throughout the change.
             guard others.contains(where: { $0.sureStart <= change.call && $0.mayEnd >= change.ret }) else { continue }
-            report.count(Self.lossRule)
+            verdict.count(Self.lossRule)
             if !delivered.contains(Pair(registration: observe.id, change: change.id)) {
-                report.add(.init(
+                verdict.add(.init(
                     .missingDelivery,
                     "\(Self.lossRule), but \(describe()) got \(delivery.newValue) as its initial value and did not "
                         + "hear \(OperationDescription.of(change)), which completed after the observe began"))
@@ -118,7 +118,7 @@ struct InitialValueChecks {
     /// rule above): the values allowed are those of `leaf` during the call on every object the link may have named
     /// during it, and `nil` if the link may have named nothing or an object without `leaf`.
     private func checkThroughLink(
-        _ delivery: DeliveryRecord, of observe: OperationRecord, leaf: StressKey, into report: inout OracleReport
+        _ delivery: DeliveryRecord, of observe: OperationRecord, leaf: StressKey, into verdict: inout Verdict
     ) {
         let links = index.links[observe.object] ?? []
         var allowed: Set<Int> = []
@@ -138,10 +138,10 @@ struct InitialValueChecks {
                 allowed.insert(change < 0 ? (changes.first?.oldValue ?? 0) : changes[change].newValue)
             }
         }
-        report.count(Self.throughLinkRule)
+        verdict.count(Self.throughLinkRule)
         guard !allowed.contains(delivery.newValue) else { return }
         let values = allowed.sorted().map { $0 == StressValue.nilValue ? "nil" : String($0) }.joined(separator: ", ")
-        report.add(.init(
+        verdict.add(.init(
             .valueMismatch,
             "the initial notification of \(OperationDescription.of(observe)) had new "
                 + "\(delivery.newValue == StressValue.nilValue ? "nil" : String(delivery.newValue)), which no object "

@@ -111,7 +111,8 @@ struct LinearizabilityChecker {
         }
     }
 
-    enum Verdict: Equatable {
+    /// What ``check(_:describing:)`` found for one key.
+    enum Outcome: Equatable {
         case linearizable
         /// No order explains the results; the message names the call at which every explanation died.
         case violated(String)
@@ -129,7 +130,7 @@ struct LinearizabilityChecker {
 
     /// Checks `calls`; a violation names the call with its label, or (for a call without one) with what `describe`
     /// says about its index (only built when a verdict names it: most calls never are).
-    func check(_ calls: [Call], describing describe: (Int) -> String = { "call \($0)" }) -> Verdict {
+    func check(_ calls: [Call], describing describe: (Int) -> String = { "call \($0)" }) -> Outcome {
         // Events in time order; at equal times calls come first (the more permissive reading).
         var events: [(time: UInt64, isReturn: Bool, call: Int)] = []
         events.reserveCapacity(calls.count * 2)

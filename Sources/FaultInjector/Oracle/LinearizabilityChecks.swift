@@ -4,7 +4,7 @@
 struct LinearizabilityChecks {
     let index: HistoryIndex
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         var records: [HistoryIndex.Pair: [OperationRecord]] = [:]
         var calls: [HistoryIndex.Pair: [LinearizabilityChecker.Call]] = [:]
         for record in index.operations.values {
@@ -26,15 +26,15 @@ struct LinearizabilityChecks {
         }
         let checker = LinearizabilityChecker()
         for (pair, list) in calls {
-            report.count("observe/unobserve results linearizable")
+            verdict.count("observe/unobserve results linearizable")
             let pairRecords = records[pair]!
             switch checker.check(list, describing: { Self.label(pairRecords[$0]) }) {
             case .linearizable:
                 break
             case .inconclusive:
-                report.inconclusiveKeys += 1
+                verdict.inconclusiveKeys += 1
             case .violated(let why):
-                report.add(.init(.nonLinearizable, "controller \(pair.controller), object \(pair.object): \(why)"))
+                verdict.add(.init(.nonLinearizable, "controller \(pair.controller), object \(pair.object): \(why)"))
             }
         }
     }

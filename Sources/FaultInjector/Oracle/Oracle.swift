@@ -21,7 +21,7 @@ import GuardCore
 /// Rules that only the guard promises (exact results, linearizability, nothing delivered after removal) are
 /// checked only for systems that promise guard semantics, and diagnostics only for systems that report them.
 public struct Oracle: Sendable {
-    /// How many calls of user code under a lock a report names one by one.
+    /// How many calls of user code under a lock a verdict names one by one.
     static let userCodeUnderLockExamples = 5
 
     /// Whether to check the guard-only promises.
@@ -56,70 +56,72 @@ public struct Oracle: Sendable {
             checksReleaseOrder: recording.releasesInRegistrationOrder)
     }
 
-    /// The verdict on a run's history and facts.
-    public func evaluate(_ recording: RunRecording) -> OracleReport {
-        evaluate(recording.history, facts: recording.facts)
+    /// The verdict on a run: its history and facts judged, with the run's numbers.
+    public func evaluate(_ recording: RunRecording) -> Verdict {
+        var verdict = evaluate(recording.history, facts: recording.facts)
+        verdict.takeNumbers(of: recording)
+        return verdict
     }
 
-    /// The verdict on `history` and `facts`.
-    public func evaluate(_ history: History, facts: RunFacts) -> OracleReport {
-        var report = OracleReport()
-        report.count("no runtime misuse")
+    /// The verdict on `history` and `facts` (its numbers zero: a history alone does not carry them).
+    public func evaluate(_ history: History, facts: RunFacts) -> Verdict {
+        var verdict = Verdict()
+        verdict.count("no runtime misuse")
         for (kind, count) in facts.misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where count > 0 {
-            report.runtimeMisuses[kind] = count
-            report.add(.init(.runtimeMisuse, "\(count) × \(kind.rawValue) reached the runtime"))
+            verdict.runtimeMisuses[kind] = count
+            verdict.add(.init(.runtimeMisuse, "\(count) × \(kind.rawValue) reached the runtime"))
         }
-        report.count("no deadlock")
+        verdict.count("no deadlock")
         if let deadlock = facts.deadlock {
-            report.add(.init(.deadlock, deadlock))
+            verdict.add(.init(.deadlock, deadlock))
         }
-        if facts.stepLimit != nil { report.count("finished within the step limit") }
+        if facts.stepLimit != nil { verdict.count("finished within the step limit") }
         if let stepLimit = facts.stepLimitExceeded {
-            report.add(.init(.stepLimit, stepLimit))
+            verdict.add(.init(.stepLimit, stepLimit))
         }
-        report.count("nothing leaked")
+        verdict.count("nothing leaked")
         for (kind, count) in facts.survivors.sorted(by: { $0.key < $1.key }) {
-            report.add(.init(.leak, "\(count) released \(kind)\(count == 1 ? " is" : "s are") still alive"))
+            verdict.add(.init(.leak, "\(count) released \(kind)\(count == 1 ? " is" : "s are") still alive"))
         }
         if facts.liveObservancesAfterTeardown != 0 {
-            report.add(.init(.leak, "the runtime still holds \(facts.liveObservancesAfterTeardown) registrations"))
+            verdict.add(.init(.leak, "the runtime still holds \(facts.liveObservancesAfterTeardown) registrations"))
         }
         if facts.unroutedNotifications != 0 {
-            report.add(.init(
+            verdict.add(.init(
                 .misroutedDelivery,
                 "\(facts.unroutedNotifications) notifications reached an observer's observeValue with a context no "
                     + "registration was made with"))
         }
-        if facts.stepLimit != nil { report.count("user code never called under the system's locks") }
+        if facts.stepLimit != nil { verdict.count("user code never called under the system's locks") }
         for call in facts.userCodeUnderLock.prefix(Self.userCodeUnderLockExamples) {
-            report.add(.init(.calledUnderLock, call))
+            verdict.add(.init(.calledUnderLock, call))
         }
         if facts.userCodeUnderLock.count > Self.userCodeUnderLockExamples {
-            report.add(.init(
+            verdict.add(.init(
                 .calledUnderLock,
                 "\(facts.userCodeUnderLock.count - Self.userCodeUnderLockExamples) more calls of user code under the "
                     + "system's locks"))
         }
-        guard facts.deadlock == nil else { return report }
+        guard facts.deadlock == nil else { return verdict }
         let index = HistoryIndex(
             history, guardSemantics: checksGuardSemantics,
             endsWeakRegistrationsAtObjectDeinit: endsWeakRegistrationsAtObjectDeinit)
-        DeliveryChecks(index: index, history: history).run(into: &report)
-        InitialValueChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
-        ReleasedObjectChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &report)
+        DeliveryChecks(index: index, history: history).run(into: &verdict)
+        InitialValueChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &verdict)
+        ReleasedObjectChecks(index: index, history: history, guardSemantics: checksGuardSemantics).run(into: &verdict)
         if checksGuardSemantics {
-            InitialFirstChecks(index: index, history: history).run(into: &report)
-            ResultChecks(index: index).run(into: &report)
-            LinearizabilityChecks(index: index).run(into: &report)
-            RegistrationCountChecks(index: index).run(into: &report)
+            InitialFirstChecks(index: index, history: history).run(into: &verdict)
+            ResultChecks(index: index).run(into: &verdict)
+            LinearizabilityChecks(index: index).run(into: &verdict)
+            RegistrationCountChecks(index: index).run(into: &verdict)
         }
         if checksDiagnostics {
-            DiagnosticChecks(index: index, history: history).run(into: &report)
+            DiagnosticChecks(index: index, history: history).run(into: &verdict)
         }
         if checksReleaseOrder {
-            ReleaseOrderChecks(index: index, history: history).run(into: &report)
+            ReleaseOrderChecks(index: index, history: history).run(into: &verdict)
         }
-        StreamChecks(index: index, history: history).run(into: &report)
-        return report
+        StreamChecks(index: index, history: history).run(into: &verdict)
+        return verdict
     }
 }

@@ -4,7 +4,7 @@
 struct RegistrationCountChecks {
     let index: HistoryIndex
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         var windowsByController: [Int: [RegistrationWindow]] = [:]
         for window in index.windows.values {
             windowsByController[window.observe.controller, default: []].append(window)
@@ -17,14 +17,14 @@ struct RegistrationCountChecks {
             default: counted = false
             }
             guard counted else { continue }
-            report.count("registration counts within what was surely and possibly registered")
+            verdict.count("registration counts within what was surely and possibly registered")
             let windows = windowsByController[record.controller] ?? []
             let excluded = record.kind == .unobserveAll ? record.id : Int.min
             let surely = windows.filter { $0.surelyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
             let possibly = windows.filter { $0.possiblyInTable(from: record.call, to: record.ret, excluding: excluded) }.count
             if record.answer < surely || record.answer > possibly {
                 let what = record.kind == .unobserveAll ? "removed" : "counted"
-                report.add(.init(
+                verdict.add(.init(
                     .nonLinearizable,
                     "\(OperationDescription.of(record)) \(what) \(record.answer) registrations, but \(surely) were surely "
                         + "and \(possibly) possibly registered during the call"))

@@ -13,15 +13,15 @@ struct ReleaseOrderChecks {
     /// The rule, in the guard's words.
     static let rule = "a bulk removal releases its registrations in the order they were made"
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         for removal in history.bulkReleases where removal.released.count > 1 {
-            report.count(Self.rule)
-            check(removal, report: &report)
+            verdict.count(Self.rule)
+            check(removal, verdict: &verdict)
         }
     }
 
     /// Reports the first registration `removal` released after one made later than it.
-    private func check(_ removal: BulkReleaseRecord, report: inout OracleReport) {
+    private func check(_ removal: BulkReleaseRecord, verdict: inout Verdict) {
         // The latest call among the registrations released so far: a registration whose observe returned before it
         // was made before one of them, and should have gone first.
         var latest: OperationRecord?
@@ -34,7 +34,7 @@ struct ReleaseOrderChecks {
                 let what = removal.operation >= 0
                     ? index.operations[removal.operation].map(OperationDescription.of) ?? "operation #\(removal.operation)"
                     : "the release of controller \(removal.controller) at the end of the run"
-                report.add(
+                verdict.add(
                     .init(
                         .releaseOrder,
                         "\(Self.rule), but \(what) released \(OperationDescription.of(observe)) after "

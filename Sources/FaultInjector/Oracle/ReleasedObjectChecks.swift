@@ -20,12 +20,12 @@ struct ReleasedObjectChecks {
     let history: History
     let guardSemantics: Bool
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         let mayBeHeld = objectsThatMayBeHeld()
         for object in index.leftSlot.keys.sorted() where !index.adopted.contains(object) && !mayBeHeld.contains(object) {
-            report.count("released objects nothing holds are gone before the teardown")
+            verdict.count("released objects nothing holds are gone before the teardown")
             guard history.releasedObjectsAliveAtEnd.contains(object) else { continue }
-            report.add(.init(
+            verdict.add(.init(
                 .leak,
                 "object \(object) was released from its slot and nothing could still hold it (no registration of it "
                     + "left in any controller, not linked, not adopted), yet it was alive once the workers finished, "

@@ -6,45 +6,45 @@
 struct ResultChecks {
     let index: HistoryIndex
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         for record in index.operations.values {
             switch record.kind {
-            case .observe: check(observe: record, into: &report)
-            case .unobserve, .unobserveObject: check(removal: record, into: &report)
+            case .observe: check(observe: record, into: &verdict)
+            case .unobserve, .unobserveObject: check(removal: record, into: &verdict)
             default: continue
             }
         }
     }
 
-    private func check(observe record: OperationRecord, into report: inout OracleReport) {
+    private func check(observe record: OperationRecord, into verdict: inout Verdict) {
         if record.inObjectDeinit {
             // Only made of a system that promises to refuse it (SystemUnderTest.refusesObservationInObjectDeinit).
-            report.count("an observe from the object's own deinit is refused")
+            verdict.count("an observe from the object's own deinit is refused")
             if record.outcome != .invalid {
-                report.add(.init(
+                verdict.add(.init(
                     .unexpectedResult,
                     "\(describe(record)) reported \(record.outcome); an object running its deinit must be refused (invalid)"))
             }
             return
         }
-        report.count("observe results valid arguments can give")
+        verdict.count("observe results valid arguments can give")
         let refused = record.key == nil || record.key!.isRefused
         switch record.outcome {
         case .registered, .duplicate:
             if refused {
-                report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome), but that key path cannot be observed"))
+                verdict.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome), but that key path cannot be observed"))
             }
         case .invalid:
             if refused || index.observerMayBeGone(record.observer, before: record.ret) { return }
             if record.key?.isDotted == true, index.mayLinkStranger(record.object, between: record.call, and: record.ret) { return }
-            report.add(.init(.unexpectedResult, "\(describe(record)) reported invalid"))
+            verdict.add(.init(.unexpectedResult, "\(describe(record)) reported invalid"))
         default:
-            report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))
+            verdict.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))
         }
     }
 
-    private func check(removal record: OperationRecord, into report: inout OracleReport) {
-        report.count("unobserve results valid arguments can give")
+    private func check(removal record: OperationRecord, into verdict: inout Verdict) {
+        verdict.count("unobserve results valid arguments can give")
         let unnamed = record.kind == .unobserve && record.key == nil
         let fine: Bool
         switch record.outcome {
@@ -53,7 +53,7 @@ struct ResultChecks {
         default: fine = false
         }
         if !fine {
-            report.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))
+            verdict.add(.init(.unexpectedResult, "\(describe(record)) reported \(record.outcome)"))
         }
     }
 

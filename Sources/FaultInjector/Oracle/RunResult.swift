@@ -1,37 +1,28 @@
-/// One run judged: its recording and the oracle's verdict on it.
+/// One run judged, while its recording is still wanted (to replay, explain or write it down): the
+/// ``RunRecording`` and the ``Verdict`` on it. Everything after the run keeps only the verdict.
 public struct RunResult: Sendable {
     /// What the runner recorded.
     public let recording: RunRecording
-    /// The oracle's verdict.
-    public let report: OracleReport
+    /// The verdict on the recording.
+    public let verdict: Verdict
 
     /// Pairs a recording with its verdict.
-    public init(recording: RunRecording, report: OracleReport) {
+    public init(recording: RunRecording, verdict: Verdict) {
         self.recording = recording
-        self.report = report
+        self.verdict = verdict
     }
 
     /// Judges `recording` with the oracle for its system under test.
     public init(evaluating recording: RunRecording) {
-        self.init(recording: recording, report: Oracle(for: recording).evaluate(recording))
+        self.init(recording: recording, verdict: Oracle(for: recording).evaluate(recording))
     }
 
     /// Whether the oracle held.
-    public var passed: Bool { report.passed }
+    public var passed: Bool { verdict.passed }
     /// The scenario that ran.
     public var scenario: Scenario { recording.scenario }
     /// The system under test's name.
     public var targetName: String { recording.targetName }
     /// The recorded history (empty if the run was abandoned).
     public var history: History { recording.history }
-    /// Operations performed, handler actions included.
-    public var operationsPerformed: Int { recording.operationsPerformed }
-    /// Notifications received.
-    public var deliveries: Int { recording.deliveries }
-    /// Pauses injected.
-    public var faultsInjected: Int { recording.faultsInjected }
-    /// Wall-clock seconds the workers ran.
-    public var seconds: Double { recording.seconds }
-    /// True when workers were blocked for good and abandoned.
-    public var abandoned: Bool { recording.abandoned }
 }

@@ -12,12 +12,12 @@ struct StreamChecks {
     let index: HistoryIndex
     let history: History
 
-    func run(into report: inout OracleReport) {
+    func run(into verdict: inout Verdict) {
         for record in history.streams where record.object >= 0 {
-            report.count("a value sequence keeps its promises")
-            report.count("a value sequence's values checked", record.values.count)
+            verdict.count("a value sequence keeps its promises")
+            verdict.count("a value sequence's values checked", record.values.count)
             if let problem = problem(with: record) {
-                report.add(.init(.valueStream, "values(of: \\.\(record.plan.key.name), bufferingNewest: \(record.plan.limit)) of object \(record.object): \(problem)"))
+                verdict.add(.init(.valueStream, "values(of: \\.\(record.plan.key.name), bufferingNewest: \(record.plan.limit)) of object \(record.object): \(problem)"))
             }
         }
     }

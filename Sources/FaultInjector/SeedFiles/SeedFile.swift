@@ -29,7 +29,7 @@ public struct SeedFile: Codable, Sendable, Equatable {
 
     /// What failed.
     public struct Failure: Codable, Sendable, Equatable {
-        /// ``OracleReport/signature``: violation kinds and runtime misuse kinds.
+        /// ``Verdict/signature``: violation kinds and runtime misuse kinds.
         public var signature: String
         /// Violations counted by kind (`missing-delivery: 3`).
         public var violationCounts: [String: Int]
@@ -107,10 +107,10 @@ public struct SeedFile: Codable, Sendable, Equatable {
         seed = String(result.scenario.seed)
         scenario = result.scenario.configuration
         failure = Failure(
-            signature: result.report.signature,
-            violationCounts: Dictionary(uniqueKeysWithValues: result.report.violationCounts.map { ($0.key.rawValue, $0.value) }),
-            runtimeMisuses: Dictionary(uniqueKeysWithValues: result.report.runtimeMisuses.map { ($0.key.rawValue, $0.value) }),
-            examples: result.report.violations.map { "\($0.kind.rawValue): \($0.message)" })
+            signature: result.verdict.signature,
+            violationCounts: Dictionary(uniqueKeysWithValues: result.verdict.violationCounts.map { ($0.key.rawValue, $0.value) }),
+            runtimeMisuses: Dictionary(uniqueKeysWithValues: result.verdict.runtimeMisuses.map { ($0.key.rawValue, $0.value) }),
+            examples: result.verdict.violations.map { "\($0.kind.rawValue): \($0.message)" })
         operations = result.scenario.operationCount <= Self.operationListLimit
             ? result.scenario.operations.map { $0.map(\.description) } : nil
         if let controlled = result.recording.controlled {

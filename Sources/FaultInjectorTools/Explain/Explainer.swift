@@ -71,7 +71,7 @@ public struct Explainer: Sendable {
 
     /// Whether `result` failed with the file's recorded signature.
     private func showsRecordedFailure(_ result: RunResult) -> Bool {
-        !result.passed && result.report.signature == file.failure.signature
+        !result.passed && result.verdict.signature == file.failure.signature
     }
 
     private func header(_ result: RunResult, provenance: String) -> RunStory.Header {
@@ -79,6 +79,6 @@ public struct Explainer: Sendable {
         return RunStory.Header(
             title: fileName, target: target.name, runner: runner, seed: file.seed,
             workers: result.scenario.operations.count, operations: result.scenario.operationCount,
-            provenance: provenance, recordedSignature: file.failure.signature, signature: result.report.signature)
+            provenance: provenance, recordedSignature: file.failure.signature, signature: result.verdict.signature)
     }
 }

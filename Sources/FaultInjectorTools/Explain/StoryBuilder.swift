@@ -1,7 +1,7 @@
 import FaultInjector
 import GuardCore
 
-/// Builds a ``RunStory`` from a run's events, its history and its oracle report.
+/// Builds a ``RunStory`` from a run's events, its history and its verdict.
 struct StoryBuilder {
     let result: RunResult
     let events: [TraceEvent]
@@ -43,11 +43,11 @@ struct StoryBuilder {
         var story = RunStory(
             header: header, lines: state.lines, spans: state.spanOrder.compactMap { state.spans[$0] },
             registrations: registrations, misuses: state.misuses, violations: [],
-            violationCount: result.report.totalViolations, lastStep: state.lastStep,
+            violationCount: result.verdict.totalViolations, lastStep: state.lastStep,
             stepsAreScheduleSteps: stepsAreScheduleSteps)
         ViolationPins(state: (state.labels, state.endedLine, state.deliveryLines, state.misuseLines), endLine: endLine,
-            abandoned: result.abandoned, names: StoryNames(records: result.history.operations, scenario: result.scenario))
-            .pin(result.report, records: result.history.operations, into: &story)
+            abandoned: result.verdict.abandoned, names: StoryNames(records: result.history.operations, scenario: result.scenario))
+            .pin(result.verdict, records: result.history.operations, into: &story)
         return story
     }
 
@@ -190,7 +190,7 @@ struct StoryBuilder {
         var text = stepsAreScheduleSteps
             ? "end of run: every worker finished, everything was released"
             : "end of run"
-        if result.abandoned { text = "the run was abandoned: its workers were blocked for good" }
+        if result.verdict.abandoned { text = "the run was abandoned: its workers were blocked for good" }
         if !untraced.isEmpty {
             text += stepsAreScheduleSteps
                 ? "; runtime misuse while releasing: " + untraced.joined(separator: ", ")

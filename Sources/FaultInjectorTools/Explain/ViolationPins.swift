@@ -18,13 +18,13 @@ struct ViolationPins {
     /// The story's names for the run's instances, which replace the oracle's ids.
     let names: StoryNames
 
-    func pin(_ report: OracleReport, records: [OperationRecord], into story: inout RunStory) {
+    func pin(_ verdict: Verdict, records: [OperationRecord], into story: inout RunStory) {
         let descriptions = records.compactMap { record -> (text: String, id: Int, kind: String)? in
             guard state.labels[record.id] != nil else { return nil }
             return (OperationDescription.of(record), record.id, "\(record.kind)")
         }.sorted { $0.text.count > $1.text.count }
         var pinned: [(line: Int, kind: String, message: String, labels: [String])] = []
-        for violation in report.violations {
+        for violation in verdict.violations {
             var message = violation.message
             var named: [Int] = []
             for description in descriptions where message.contains(description.text) {

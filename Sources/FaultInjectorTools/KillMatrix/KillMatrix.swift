@@ -24,12 +24,14 @@ public struct KillMatrix: Sendable {
         public var includesGuard = true
         /// Replay runs of each written seed file.
         public var replayRuns = 3
-        /// Where rounds run; a crash or hang of a mutant is a finding only in child processes.
-        public var isolation = RoundIsolation.inProcess
+        /// Where rounds run, by default ``RoundIsolation/automatic``; a crash or hang of a mutant is a finding only in
+        /// child processes.
+        public var isolation = RoundIsolation.automatic
         /// Where seed files go (a directory per target and runner below it).
         public var outputDirectory = "mutant-seeds"
 
-        /// Every planted bug, both runners, 3 seeds of up to 10 seconds, in this process.
+        /// Every planted bug, both runners, 3 seeds of up to 10 seconds, rounds where ``RoundIsolation/automatic``
+        /// says.
         public init() {}
     }
 

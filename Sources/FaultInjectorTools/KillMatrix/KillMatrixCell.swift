@@ -75,8 +75,8 @@ public struct KillMatrixCell: Sendable {
     public var steps = 0
     /// Seconds all its campaigns took.
     public var seconds = 0.0
-    /// All its campaigns' oracle reports merged.
-    public var report = OracleReport()
+    /// All its campaigns' verdicts merged.
+    public var verdict = Verdict()
     /// Why a campaign could not run its rounds, if one could not.
     public var harnessError: String?
 
@@ -110,9 +110,9 @@ public struct KillMatrixCell: Sendable {
         deliveries += summary.deliveries
         steps += summary.steps
         seconds += summary.seconds
-        report.merge(summary.report)
+        verdict.merge(summary.verdict)
         if let error = summary.harnessError, harnessError == nil { harnessError = error }
-        for (kind, count) in summary.report.violationCounts { violationsByKind[kind.rawValue, default: 0] += count }
+        for (kind, count) in summary.verdict.violationCounts { violationsByKind[kind.rawValue, default: 0] += count }
         guard let failure = summary.failures.first else { return }
         caughtSeeds += 1
         detectionSeconds.append(detectedAfter ?? summary.seconds)

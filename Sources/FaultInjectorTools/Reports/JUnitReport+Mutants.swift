@@ -27,7 +27,7 @@ extension JUnitReport {
                 let signature = cell.signatures.first ?? cell.violationsByKind.keys.sorted().joined(separator: "+")
                 testCase.failure = Failure(
                     message: signature, type: Self.firstKind(of: signature),
-                    text: cell.report.violations.map { "\($0.kind.rawValue): \($0.message)" }.joined(separator: "\n")
+                    text: cell.verdict.violations.map { "\($0.kind.rawValue): \($0.message)" }.joined(separator: "\n")
                         + (cell.firstSeedFile.map { "\nseed file: \($0)\nreplay: guard-stress replay \($0)" } ?? ""))
             }
             if let error = cell.harnessError {

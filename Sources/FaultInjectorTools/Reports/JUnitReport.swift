@@ -123,7 +123,7 @@ public struct JUnitReport: Sendable {
         let cases = outcome.verdicts.enumerated().map { index, verdict -> TestCase in
             var testCase = TestCase(name: "run \(index + 1) of \(path)", className: className, seconds: verdict.seconds)
             if !verdict.passed {
-                let lines = verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" }
+                let lines = verdict.violations.map { "\($0.kind.rawValue): \($0.message)" }
                     + ["seed file: \(path)", "recorded signature: \(file.failure.signature)"]
                 testCase.failure = Failure(
                     message: verdict.signature, type: Self.firstKind(of: verdict.signature),

@@ -78,8 +78,8 @@ extension StressReport {
         runner.name = runners.map(\.name).joined(separator: "+")
         self.isolation = Isolation(isolation, runner: runners.first ?? .chaos, statistics: nil)
         let all = result.mutants + result.guardCells
-        var merged = OracleReport()
-        for cell in all { merged.merge(cell.report) }
+        var merged = Verdict()
+        for cell in all { merged.merge(cell.verdict) }
         let operations = all.reduce(0) { $0 + $1.operations }
         totals = Totals(
             rounds: all.reduce(0) { $0 + $1.rounds }, operations: operations,

@@ -219,7 +219,7 @@ public struct StressReport: Codable, Sendable {
         totals = Totals(
             rounds: summary.rounds, operations: summary.operations, deliveries: summary.deliveries,
             steps: summary.steps, seconds: summary.seconds, operationsPerSecond: summary.throughput)
-        violations = Violations(summary.report)
+        violations = Violations(summary.verdict)
         run = Run(
             seed: String(summary.seed), scenario: summary.scenario,
             passedRounds: summary.rounds - summary.failures.count,
@@ -246,8 +246,8 @@ public struct StressReport: Codable, Sendable {
         self.target = target
         self.runner = Runner(runner)
         self.isolation = Isolation(isolation, runner: runner, statistics: outcome.isolation)
-        var merged = OracleReport()
-        for verdict in outcome.verdicts { merged.merge(verdict.report) }
+        var merged = Verdict()
+        for verdict in outcome.verdicts { merged.merge(verdict) }
         let operations = outcome.verdicts.reduce(0) { $0 + $1.operations }
         totals = Totals(
             rounds: outcome.runs, operations: operations, deliveries: outcome.verdicts.reduce(0) { $0 + $1.deliveries },
@@ -262,7 +262,7 @@ public struct StressReport: Codable, Sendable {
             runResults: outcome.verdicts.enumerated().map { index, verdict in
                 ReplayRun(
                     run: index + 1, signature: verdict.signature, seconds: verdict.seconds,
-                    messages: verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" })
+                    messages: verdict.violations.map { "\($0.kind.rawValue): \($0.message)" })
             })
     }
 
@@ -283,7 +283,7 @@ public struct StressReport: Codable, Sendable {
         self.runner = Runner(runner)
         self.isolation = Isolation(isolation, runner: runner, statistics: nil)
         totals = Totals(rounds: 0, operations: 0, deliveries: 0, steps: 0, seconds: 0, operationsPerSecond: 0)
-        violations = Violations(OracleReport())
+        violations = Violations(Verdict())
     }
 
     /// The report as pretty-printed JSON with sorted keys, ending in a newline.
@@ -325,12 +325,12 @@ extension StressReport.Isolation {
 }
 
 extension StressReport.Violations {
-    init(_ report: OracleReport) {
-        total = report.totalViolations
-        byKind = Dictionary(uniqueKeysWithValues: report.violationCounts.map { ($0.key.rawValue, $0.value) })
-        runtimeMisuses = Dictionary(uniqueKeysWithValues: report.runtimeMisuses.map { ($0.key.rawValue, $0.value) })
-        crashSignals = report.crashSignals
-        checks = report.checks
-        examples = report.violations.map { "\($0.kind.rawValue): \($0.message)" }
+    init(_ verdict: Verdict) {
+        total = verdict.totalViolations
+        byKind = Dictionary(uniqueKeysWithValues: verdict.violationCounts.map { ($0.key.rawValue, $0.value) })
+        runtimeMisuses = Dictionary(uniqueKeysWithValues: verdict.runtimeMisuses.map { ($0.key.rawValue, $0.value) })
+        crashSignals = verdict.crashSignals
+        checks = verdict.checks
+        examples = verdict.violations.map { "\($0.kind.rawValue): \($0.message)" }
     }
 }

@@ -108,7 +108,7 @@ final class CandidateExecutor {
         }
         let result = runner.runAndEvaluate(scenario, against: target)
         return CandidateRun(
-            signature: result.report.signature, scenario: scenario, schedule: result.recording.controlled?.schedule,
+            signature: result.verdict.signature, scenario: scenario, schedule: result.recording.controlled?.schedule,
             file: SeedFile(result: result, toolVersion: ToolVersion.current), result: result)
     }
 
@@ -130,7 +130,7 @@ final class CandidateExecutor {
         case .guided(let plan): request.guide = plan
         case .serial(let first): request.guide = CandidateSchedule.serialPlan(first: first)
         }
-        let crashed: RoundVerdict
+        let crashed: Verdict
         switch host.run(request, operations: scenario.operationCount) {
         case .answered(let answer):
             guard let verdict = answer.verdict else {
@@ -140,7 +140,7 @@ final class CandidateExecutor {
             guard !verdict.passed else {
                 return CandidateRun(signature: "", scenario: scenario, schedule: nil, file: request.file, result: nil)
             }
-            let written = answer.seedFile ?? request.file.finished(with: verdict.report, scenario: scenario)
+            let written = answer.seedFile ?? request.file.finished(with: verdict, scenario: scenario)
             let taken = (try? written.makeSchedule()) ?? nil
             if case .guided = schedule, taken == nil {
                 // A guided run is replayable only from the schedule it took.
@@ -160,7 +160,7 @@ final class CandidateExecutor {
         }
         return CandidateRun(
             signature: crashed.signature, scenario: scenario, schedule: nil,
-            file: request.file.finished(with: crashed.report, scenario: scenario), result: nil)
+            file: request.file.finished(with: crashed, scenario: scenario), result: nil)
     }
 
     /// The seed file a child runs for `scenario`: the file's target, runner, strategy and seed, the candidate's

@@ -59,6 +59,6 @@ extension RaceVerdict {
     public static func serialSignature(_ scenario: Scenario, first: Int, against target: any SystemUnderTest) -> String {
         var runner = ControlledRunner()
         runner.customStrategy = { _ in GuidedStrategy(plan: CandidateSchedule.serialPlan(first: first)) }
-        return runner.runAndEvaluate(scenario, against: target).report.signature
+        return runner.runAndEvaluate(scenario, against: target).verdict.signature
     }
 }

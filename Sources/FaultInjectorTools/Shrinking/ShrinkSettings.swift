@@ -12,12 +12,12 @@ public struct ShrinkSettings: Sendable {
     public var maximumSeconds = 300.0
     /// Replays of the shrunk file after shrinking, to confirm it: a controlled file must replay exactly every time.
     public var verificationRuns = 20
-    /// Where candidate runs (and the verification replays) execute: in this process (the library's default: any
-    /// target works, but a candidate that crashes or traps ends the process, and one that hangs hangs the shrinker),
-    /// or each in a child process (`guard-stress shrink` does by default), where a crash, a trap or a hang is the
+    /// Where candidate runs (and the verification replays) execute, by default ``RoundIsolation/automatic``: in this
+    /// process (any target works, but a candidate that crashes or traps ends the process, and one that hangs hangs
+    /// the shrinker), or each in a child process (`guard-stress shrink` does unless `--in-process`), where a crash, a trap or a hang is the
     /// candidate's verdict (`crash(SIGSEGV)`, `trap`, `deadlock`) and the search goes on. The target must then be
     /// one the children can make by name.
-    public var isolation = RoundIsolation.inProcess
+    public var isolation = RoundIsolation.automatic
     /// Executions the final check gets: the shrunk scenario is explored (``ExploredRace``) to tell whether some
     /// interleaving of it fails with the signature and another passes; 0 skips the check. Past the budget the
     /// answer says it is partial.

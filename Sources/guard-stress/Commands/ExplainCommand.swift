@@ -65,14 +65,14 @@ enum ExplainCommand {
 
     /// Replays `file` once in a child process; the verdict if that process died (crashed, trapped, or hung and was
     /// killed), `nil` if the run finished (then it is safe to replay it here with a trace).
-    private static func processDeath(of file: SeedFile, isolatedBy settings: ChildProcessSettings) throws -> RoundVerdict? {
+    private static func processDeath(of file: SeedFile, isolatedBy settings: ChildProcessSettings) throws -> Verdict? {
         let outcome = try Replayer(file: file).replay(runs: 1, isolatedBy: settings)
         guard outcome.crashedRuns > 0 else { return nil }
         return outcome.verdicts.first
     }
 
     /// The story of a run whose process died: the verdict, each worker's operations, and what the process said.
-    private static func tellDeath(_ verdict: RoundVerdict, of file: SeedFile, path: String, page: ReportDestination?) throws -> ExitCode {
+    private static func tellDeath(_ verdict: Verdict, of file: SeedFile, path: String, page: ReportDestination?) throws -> ExitCode {
         let scenario = try file.makeScenario()
         var lines = [
             "\((path as NSString).lastPathComponent): target \(file.target), runner \(ShrinkCommand.runnerText(file)), seed \(file.seed)",
@@ -84,7 +84,7 @@ enum ExplainCommand {
         for (worker, operations) in scenario.operations.enumerated() {
             lines.append("  worker \(worker): " + (operations.isEmpty ? "(none)" : operations.map(\.description).joined(separator: "; ")))
         }
-        lines.append(contentsOf: verdict.report.violations.map { "\($0.kind.rawValue): \($0.message)" })
+        lines.append(contentsOf: verdict.violations.map { "\($0.kind.rawValue): \($0.message)" })
         let text = lines.joined(separator: "\n")
         print(text)
         if let page {

@@ -48,7 +48,7 @@ enum ExploreCommand {
         // asked. A proof suite hands out whole scenarios, which pay for their child.
         let defaultJobs = arguments.string("--proof") == nil ? 1 : ProcessInfo.processInfo.activeProcessorCount
         settings.jobs = try arguments.integer("--jobs", in: 1...256) ?? defaultJobs
-        if settings.jobs > 1 { settings.childExecutable = IsolationOptions.executablePath }
+        if settings.jobs > 1 { settings.childExecutable = ChildProcessSettings.thisExecutable }
         return settings
     }
 

@@ -40,8 +40,8 @@ enum IsolationOptions {
         String(format: "%.1f GB", Double(bytes) / 1e9)
     }
 
-    /// Child processes running this executable's hidden round server (the default), or in process with
-    /// `--in-process`.
+    /// ``RoundIsolation/automatic`` (child processes running this executable's hidden round server, registered at
+    /// start-up), with `--stall-timeout` and `--rounds-per-process` applied, or in process with `--in-process`.
     static func isolation(_ arguments: ParsedArguments) throws -> RoundIsolation {
         // Shorter than this, a round's ordinary pauses (a sleep fault, the scheduler) read as a deadlock.
         let stallTimeout = try arguments.seconds("--stall-timeout", minimum: 0.1)
@@ -52,17 +52,9 @@ enum IsolationOptions {
             }
             return .inProcess
         }
-        var settings = ChildProcessSettings(executable: executablePath, arguments: [RoundServerCommand.name])
+        guard var settings = RoundIsolation.automatic.childProcessSettings else { return .inProcess }
         if let stallTimeout { settings.stallTimeout = stallTimeout }
         settings.roundsPerProcess = roundsPerProcess
         return .childProcesses(settings)
-    }
-
-    /// This program's own executable.
-    static var executablePath: String {
-        #if os(Linux)
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
-        #endif
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 }

@@ -175,7 +175,7 @@ enum RunCommand {
         if Terminal.isInteractive { Terminal.endLine() }
         Terminal.printError(
             "guard-stress: \(summary.rounds) rounds, \(Format.count(summary.operations)) operations in "
-                + "\(Format.seconds(summary.seconds)), \(Format.count(summary.report.totalViolations)) violations")
+                + "\(Format.seconds(summary.seconds)), \(Format.count(summary.verdict.totalViolations)) violations")
         print(SummaryPrinter.campaign(summary, cores: cores))
         if let raw = summary.comparison {
             print("")

@@ -105,10 +105,9 @@ struct ScenarioExploration {
         var shrinkSettings = ShrinkSettings()
         shrinkSettings.maximumSeconds = 120
         shrinkSettings.verificationRuns = 10
-        // Candidates run in child processes, as `guard-stress shrink` runs them: a candidate that crashes, or leaves a
-        // lock held that the world's teardown then waits for, costs a child, not this exploration.
-        shrinkSettings.isolation = .childProcesses(
-            ChildProcessSettings(executable: IsolationOptions.executablePath, arguments: [RoundServerCommand.name]))
+        // Candidates run in child processes (the default here, RoundIsolation.automatic), as `guard-stress shrink`
+        // runs them: a candidate that crashes, or leaves a lock held that the world's teardown then waits for, costs a
+        // child, not this exploration.
         guard let shrinker = try? Shrinker(file: file, fileName: name, settings: shrinkSettings),
             case .shrunk(let outcome) = shrinker.shrink(), outcome.verified
         else {

@@ -42,7 +42,7 @@ enum SummaryPrinter {
                 lines.append("    " + pad(label(kind), 34) + Format.count(count))
             }
         }
-        lines.append(contentsOf: oracle(summary.report))
+        lines.append(contentsOf: oracle(summary.verdict))
         if summary.seedFiles.isEmpty {
             lines.append("  seed files        none")
         } else {
@@ -100,53 +100,53 @@ enum SummaryPrinter {
         return lines
     }
 
-    static func oracle(_ report: OracleReport) -> [String] {
-        var lines = ["  oracle            \(Format.count(report.totalChecks)) checks, \(Format.count(report.totalViolations)) violations"]
-        for (check, count) in report.checks.sorted(by: { $0.key < $1.key }) {
+    static func oracle(_ verdict: Verdict) -> [String] {
+        var lines = ["  oracle            \(Format.count(verdict.totalChecks)) checks, \(Format.count(verdict.totalViolations)) violations"]
+        for (check, count) in verdict.checks.sorted(by: { $0.key < $1.key }) {
             lines.append("    " + pad(check, 52) + Format.count(count))
         }
-        if report.inconclusiveKeys > 0 {
-            lines.append("    linearizability search budget ran out for \(report.inconclusiveKeys) keys (neither confirmed nor refuted)")
+        if verdict.inconclusiveKeys > 0 {
+            lines.append("    linearizability search budget ran out for \(verdict.inconclusiveKeys) keys (neither confirmed nor refuted)")
         }
-        if !report.crashSignals.isEmpty {
+        if !verdict.crashSignals.isEmpty {
             lines.append("  processes of rounds ended by:")
-            for (signal, count) in report.crashSignals.sorted(by: { $0.key < $1.key }) {
+            for (signal, count) in verdict.crashSignals.sorted(by: { $0.key < $1.key }) {
                 lines.append("    " + pad(signal, 34) + Format.count(count))
             }
         }
-        if !report.runtimeMisuses.isEmpty {
+        if !verdict.runtimeMisuses.isEmpty {
             lines.append("  runtime misuse (each one a crash under Foundation):")
-            for (kind, count) in report.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for (kind, count) in verdict.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
             }
         }
-        if !report.violationCounts.isEmpty {
+        if !verdict.violationCounts.isEmpty {
             lines.append("  violations by kind:")
-            for (kind, count) in report.violationCounts.sorted(by: { $0.key < $1.key }) {
+            for (kind, count) in verdict.violationCounts.sorted(by: { $0.key < $1.key }) {
                 lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
             }
             lines.append("  first violations:")
-            lines.append(contentsOf: report.violations.prefix(8).map { "    - \($0.kind.rawValue): \($0.message)" })
+            lines.append(contentsOf: verdict.violations.prefix(8).map { "    - \($0.kind.rawValue): \($0.message)" })
         }
         return lines
     }
 
-    static func rawComparison(_ result: RoundVerdict, runner: RunnerChoice) -> String {
+    static func rawComparison(_ verdict: Verdict, runner: RunnerChoice) -> String {
         var lines = [
             "What the raw runtime (no guard) would have done with round 1's operations "
-                + "(\(Format.count(result.operations)) operations, same seed"
+                + "(\(Format.count(verdict.operations)) operations, same seed"
                 + (runner.controlledSettings.map { ", \($0.strategy) schedule" } ?? "") + "):"
         ]
-        if result.report.runtimeMisuses.isEmpty {
+        if verdict.runtimeMisuses.isEmpty {
             lines.append("  no misuse reached the runtime")
         } else {
-            let total = result.report.runtimeMisuses.values.reduce(0, +)
+            let total = verdict.runtimeMisuses.values.reduce(0, +)
             lines.append("  \(Format.count(total)) misuses reached the runtime; under Foundation the first would have crashed the app:")
-            for (kind, count) in result.report.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for (kind, count) in verdict.runtimeMisuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 lines.append("    " + pad(kind.rawValue, 34) + Format.count(count))
             }
         }
-        let others = result.report.violationCounts.filter { $0.key != .runtimeMisuse }
+        let others = verdict.violationCounts.filter { $0.key != .runtimeMisuse }
         if !others.isEmpty {
             lines.append("  other oracle violations: " + others.sorted(by: { $0.key < $1.key })
                 .map { "\($0.key.rawValue) \(Format.count($0.value))" }.joined(separator: ", "))

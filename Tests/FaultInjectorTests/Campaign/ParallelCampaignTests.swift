@@ -78,8 +78,8 @@ final class ParallelCampaignTests: XCTestCase {
         XCTAssertEqual(three.failures.map(\.round), one.failures.map(\.round))
         XCTAssertEqual(three.operations, one.operations)
         XCTAssertEqual(three.steps, one.steps)
-        XCTAssertEqual(three.report.checks, one.report.checks)
-        XCTAssertEqual(three.report.violationCounts, one.report.violationCounts)
+        XCTAssertEqual(three.verdict.checks, one.verdict.checks)
+        XCTAssertEqual(three.verdict.violationCounts, one.verdict.violationCounts)
         XCTAssertEqual(three.seedFiles.count, one.seedFiles.count)
         XCTAssertEqual(one.seedFiles.count, one.failures.count)
         for (first, second) in zip(one.seedFiles, three.seedFiles) {
@@ -184,7 +184,7 @@ final class ParallelCampaignTests: XCTestCase {
             XCTAssertTrue(summary.passed, "the raw comparison's failures are not the campaign's")
             XCTAssertEqual(summary.rounds, 3)
             let comparison = try XCTUnwrap(summary.comparison, summary.comparisonError ?? "no comparison")
-            XCTAssertNotNil(comparison.report.violationCounts[.runtimeMisuse], "\(comparison.report.violationCounts)")
+            XCTAssertNotNil(comparison.violationCounts[.runtimeMisuse], "\(comparison.violationCounts)")
             XCTAssertGreaterThanOrEqual(comparison.operations, settings.scenario(forRound: 0).operationCount)
             XCTAssertEqual(summary.isolation?.rounds, 4, "the comparison ran in a child process too")
         }

@@ -31,7 +31,7 @@ final class SeedFileRoundTests: XCTestCase {
         let outcome = try round.run()
         XCTAssertNil(outcome.mismatch)
         XCTAssertFalse(outcome.result.passed)
-        XCTAssertEqual(outcome.result.report.signature, file.failure.signature)
+        XCTAssertEqual(outcome.result.verdict.signature, file.failure.signature)
         XCTAssertEqual(outcome.result.history.digest, file.schedule?.historyDigest)
         XCTAssertNil(outcome.result.recording.controlled?.trace, "no trace unless asked for")
     }
@@ -54,7 +54,7 @@ final class SeedFileRoundTests: XCTestCase {
         let reason = try XCTUnwrap(round.exactnessNotChecked)
         XCTAssertTrue(reason.contains("is not the file's"), reason)
         let outcome = try round.run()
-        XCTAssertTrue(outcome.result.passed, "\(outcome.result.report.signature)")
+        XCTAssertTrue(outcome.result.passed, "\(outcome.result.verdict.signature)")
         XCTAssertNil(outcome.mismatch)
     }
 

@@ -6,7 +6,7 @@ import XCTest
 /// End-to-end runs at small size. Runs use the process-wide misuse counters; XCTest runs tests one at a time.
 final class ChaosRunnerTests: XCTestCase {
     private func describe(_ result: RunResult) -> String {
-        "signature \(result.report.signature): " + result.report.violations.prefix(3).map(\.message).joined(separator: " | ")
+        "signature \(result.verdict.signature): " + result.verdict.violations.prefix(3).map(\.message).joined(separator: " | ")
     }
 
     func testGuardPassesTheOracleAcrossSeeds() {
@@ -19,14 +19,14 @@ final class ChaosRunnerTests: XCTestCase {
             let misusesBefore = RuntimeMonitor.misuseCount
             let result = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: diagnostics))
             XCTAssertTrue(result.passed, "seed \(seed): \(describe(result))")
-            XCTAssertEqual(result.report.runtimeMisuses, [:], "seed \(seed)")
+            XCTAssertEqual(result.verdict.runtimeMisuses, [:], "seed \(seed)")
             XCTAssertEqual(RuntimeMonitor.misuseCount, misusesBefore, "seed \(seed): misuse reached the runtime")
-            XCTAssertFalse(result.abandoned)
+            XCTAssertFalse(result.verdict.abandoned)
             XCTAssertEqual(result.targetName, "guard")
-            XCTAssertGreaterThanOrEqual(result.operationsPerformed, 12 * 150, "double unobserves and handler actions add records")
-            XCTAssertGreaterThan(result.deliveries, 0)
-            XCTAssertGreaterThan(result.report.totalChecks, 1_000)
-            XCTAssertGreaterThan(result.report.checks["observe/unobserve results linearizable"] ?? 0, 0)
+            XCTAssertGreaterThanOrEqual(result.verdict.operations, 12 * 150, "double unobserves and handler actions add records")
+            XCTAssertGreaterThan(result.verdict.deliveries, 0)
+            XCTAssertGreaterThan(result.verdict.totalChecks, 1_000)
+            XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable"] ?? 0, 0)
             // The scenario's removals of what was never observed were absorbed by the guard, not the runtime.
             XCTAssertGreaterThan(diagnostics.count(of: .removalOfUnregistered), 0, "seed \(seed)")
         }
@@ -36,11 +36,11 @@ final class ChaosRunnerTests: XCTestCase {
         let raw = RunFixtures.rawFailure
         XCTAssertFalse(raw.passed)
         XCTAssertEqual(raw.targetName, "raw")
-        XCTAssertGreaterThan(raw.report.violationCounts[.runtimeMisuse] ?? 0, 0)
-        XCTAssertGreaterThan(raw.report.runtimeMisuses[.notRegistered] ?? 0, 0, describe(raw))
-        XCTAssertTrue(raw.report.signature.contains("runtime-misuse("), raw.report.signature)
-        XCTAssertTrue(raw.report.signature.contains("notRegistered"), raw.report.signature)
-        XCTAssertNil(raw.report.checks["observe/unobserve results linearizable"], "raw KVO gives no results to check")
+        XCTAssertGreaterThan(raw.verdict.violationCounts[.runtimeMisuse] ?? 0, 0)
+        XCTAssertGreaterThan(raw.verdict.runtimeMisuses[.notRegistered] ?? 0, 0, describe(raw))
+        XCTAssertTrue(raw.verdict.signature.contains("runtime-misuse("), raw.verdict.signature)
+        XCTAssertTrue(raw.verdict.signature.contains("notRegistered"), raw.verdict.signature)
+        XCTAssertNil(raw.verdict.checks["observe/unobserve results linearizable"], "raw KVO gives no results to check")
 
         let guarded = RunFixtures.guardPass
         XCTAssertEqual(guarded.scenario, raw.scenario)
@@ -57,7 +57,7 @@ final class ChaosRunnerTests: XCTestCase {
             XCTAssertEqual(RuntimeMonitor.misusePolicy, .log)
             return result
         }
-        XCTAssertFalse(result.abandoned)
+        XCTAssertFalse(result.verdict.abandoned)
         XCTAssertEqual(RuntimeMonitor.misusePolicy, before)
     }
 
@@ -68,12 +68,12 @@ final class ChaosRunnerTests: XCTestCase {
         let result = ChaosRunner().runAndEvaluate(
             Scenario(configuration: configuration, seed: 77), against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
         XCTAssertTrue(result.passed, describe(result))
-        XCTAssertEqual(result.faultsInjected, 0)
-        XCTAssertEqual(result.report.runtimeMisuses, [:])
+        XCTAssertEqual(result.verdict.faultsInjected, 0)
+        XCTAssertEqual(result.verdict.runtimeMisuses, [:])
     }
 
     func testFaultsAreInjectedWhenEnabled() {
-        XCTAssertGreaterThan(RunFixtures.guardPass.faultsInjected, 0)
+        XCTAssertGreaterThan(RunFixtures.guardPass.verdict.faultsInjected, 0)
     }
 
     func testHistoryRecordsEveryScheduledOperation() {
@@ -91,6 +91,6 @@ final class ChaosRunnerTests: XCTestCase {
         }
         XCTAssertTrue(zip(result.history.operations, result.history.operations.dropFirst()).allSatisfy { $0.call <= $1.call })
         XCTAssertTrue(result.history.operations.allSatisfy { $0.call <= $0.ret })
-        XCTAssertEqual(result.history.deliveries.count, result.deliveries)
+        XCTAssertEqual(result.history.deliveries.count, result.verdict.deliveries)
     }
 }

@@ -59,15 +59,15 @@ final class ControlledReplayTests: XCTestCase {
             }
         }
         let found = try XCTUnwrap(failing, "300 random schedules never hit the check-then-act race")
-        XCTAssertGreaterThan(found.report.violationCounts[.nonLinearizable, default: 0], 0, found.report.signature)
+        XCTAssertGreaterThan(found.verdict.violationCounts[.nonLinearizable, default: 0], 0, found.verdict.signature)
         // The bug needs a particular interleaving: the same operations with no preemption pass.
         let sequential = ControlledRunner(settings: ControlledFixtures.settings(.pct(depth: 1)))
             .runAndEvaluate(found.scenario, against: target)
-        XCTAssertTrue(sequential.passed, "without preemption the planted bug must not show: \(sequential.report.signature)")
+        XCTAssertTrue(sequential.passed, "without preemption the planted bug must not show: \(sequential.verdict.signature)")
 
         let (file, outcome) = try writeAndReplay(found, target: target, runs: 100)
         XCTAssertEqual(file.strategy, "random")
-        XCTAssertEqual(file.failure.signature, found.report.signature)
+        XCTAssertEqual(file.failure.signature, found.verdict.signature)
         assertReproducedEveryTime(outcome, file, runs: 100, "racy dedup after \(passingSeeds) passing seeds")
     }
 
@@ -106,7 +106,7 @@ final class ControlledReplayTests: XCTestCase {
         let target = ControlledTargets.LockLeak()
         let scenario = ControlledFixtures.scenario([["unobserve-all c0", "mutate o0 k0"], ["mutate o0 k1", "unobserve-all c0"]])
         let original = ControlledRunner().runAndEvaluate(scenario, against: target)
-        XCTAssertEqual(original.report.signature, "deadlock")
+        XCTAssertEqual(original.verdict.signature, "deadlock")
         let start = Date()
         let (file, outcome) = try writeAndReplay(original, target: target, runs: 5)
         assertReproducedEveryTime(outcome, file, runs: 5, "lock leak")

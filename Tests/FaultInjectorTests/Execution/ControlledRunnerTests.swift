@@ -10,7 +10,7 @@ final class ControlledRunnerTests: XCTestCase {
     private let guardTarget = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
 
     private func describe(_ result: RunResult) -> String {
-        "signature \(result.report.signature): " + result.report.violations.prefix(3).map(\.message).joined(separator: " | ")
+        "signature \(result.verdict.signature): " + result.verdict.violations.prefix(3).map(\.message).joined(separator: " | ")
     }
 
     private func run(
@@ -37,8 +37,8 @@ final class ControlledRunnerTests: XCTestCase {
                     XCTAssertEqual(first.history.digest, second.history.digest, "\(label): the histories differ")
                     XCTAssertTrue(first.history.operations.map(\.id) == second.history.operations.map(\.id), label)
                     XCTAssertEqual(first.history.deliveries.count, second.history.deliveries.count, label)
-                    XCTAssertEqual(first.report.signature, second.report.signature, label)
-                    XCTAssertFalse(first.abandoned, label)
+                    XCTAssertEqual(first.verdict.signature, second.verdict.signature, label)
+                    XCTAssertFalse(first.verdict.abandoned, label)
                 }
             }
         }
@@ -138,9 +138,9 @@ final class ControlledRunnerTests: XCTestCase {
             for seed: UInt64 in [21, 22, 23] {
                 let result = run(Scenario(configuration: ControlledFixtures.configuration(), seed: seed), guardTarget, .init(strategy: strategy))
                 XCTAssertTrue(result.passed, "\(strategy), seed \(seed): \(describe(result))")
-                XCTAssertEqual(result.report.runtimeMisuses, [:])
-                XCTAssertGreaterThan(result.deliveries, 0)
-                XCTAssertGreaterThan(result.report.checks["finished within the step limit"] ?? 0, 0)
+                XCTAssertEqual(result.verdict.runtimeMisuses, [:])
+                XCTAssertGreaterThan(result.verdict.deliveries, 0)
+                XCTAssertGreaterThan(result.verdict.checks["finished within the step limit"] ?? 0, 0)
                 XCTAssertNil(result.recording.controlled?.divergence)
             }
         }
@@ -149,7 +149,7 @@ final class ControlledRunnerTests: XCTestCase {
     func testTheRawRuntimeFailsUnderTheControlledRunner() {
         let result = run(Scenario(configuration: ControlledFixtures.configuration(), seed: 5), RawRuntimeTarget(), .init())
         XCTAssertFalse(result.passed)
-        XCTAssertGreaterThan(result.report.runtimeMisuses[.notRegistered, default: 0], 0, describe(result))
+        XCTAssertGreaterThan(result.verdict.runtimeMisuses[.notRegistered, default: 0], 0, describe(result))
     }
 
     // MARK: Replaying a recorded schedule
@@ -163,7 +163,7 @@ final class ControlledRunnerTests: XCTestCase {
             XCTAssertNil(replay.recording.controlled?.divergence, target.name)
             XCTAssertTrue(replay.recording.controlled?.schedule == schedule, target.name)
             XCTAssertEqual(replay.history.digest, original.history.digest, target.name)
-            XCTAssertEqual(replay.report.signature, original.report.signature, target.name)
+            XCTAssertEqual(replay.verdict.signature, original.verdict.signature, target.name)
         }
     }
 
@@ -222,7 +222,7 @@ final class ControlledRunnerTests: XCTestCase {
         let divergence = try XCTUnwrap(replay.recording.controlled?.divergence, "another scenario cannot follow this schedule")
         XCTAssertGreaterThan(divergence.step, 0)
         XCTAssertTrue(divergence.description.hasPrefix("the schedule diverged at step \(divergence.step): "))
-        XCTAssertFalse(replay.abandoned)
+        XCTAssertFalse(replay.verdict.abandoned)
     }
 
     func testAScheduleThatRunsAFinishedWorkerDivergesAtThatStep() throws {
@@ -272,7 +272,7 @@ final class ControlledRunnerTests: XCTestCase {
         let performed = Set(result.history.operations.filter { $0.outcome != .skipped }.map(\.id))
         XCTAssertEqual(began, performed)
         XCTAssertEqual(ended, performed)
-        XCTAssertEqual(delivered, result.deliveries)
+        XCTAssertEqual(delivered, result.verdict.deliveries)
         XCTAssertEqual(decisions, execution.steps - 1, "every step but the runner's first is a worker's decision")
         XCTAssertGreaterThan(acquired, 0)
         XCTAssertEqual(acquired, released)
@@ -293,8 +293,8 @@ final class ControlledRunnerTests: XCTestCase {
         let result = run(scenario, ControlledTargets.LockLeak(), settings)
         XCTAssertLessThan(
             Date().timeIntervalSince(start), BuildSanitizer.timeLimit(5), "a deadlock among announced locks is known at once")
-        XCTAssertTrue(result.abandoned)
-        XCTAssertEqual(result.report.violationCounts[.deadlock], 1, describe(result))
+        XCTAssertTrue(result.verdict.abandoned)
+        XCTAssertEqual(result.verdict.violationCounts[.deadlock], 1, describe(result))
         let message = try XCTUnwrap(result.recording.facts.deadlock)
         XCTAssertTrue(message.contains("deadlock at step"), message)
         XCTAssertTrue(message.contains("every unfinished worker is blocked"), message)
@@ -312,11 +312,11 @@ final class ControlledRunnerTests: XCTestCase {
         let start = Date()
         let result = run(scenario, ControlledTargets.LockLeak(), settings)
         XCTAssertLessThan(Date().timeIntervalSince(start), BuildSanitizer.timeLimit(5))
-        XCTAssertTrue(result.abandoned)
+        XCTAssertTrue(result.verdict.abandoned)
         let message = try XCTUnwrap(result.recording.facts.deadlock)
         XCTAssertTrue(message.hasPrefix("self-deadlock: worker 0 in op 1 (unobserve-all c0) takes lock L"), message)
         XCTAssertTrue(message.contains("which it has held since step"), message)
-        XCTAssertEqual(result.report.signature, "deadlock")
+        XCTAssertEqual(result.verdict.signature, "deadlock")
     }
 
     func testAWaitTheSchedulerCannotSeeIsReportedAsBlockedOutsideItsControl() throws {
@@ -326,13 +326,13 @@ final class ControlledRunnerTests: XCTestCase {
         let start = Date()
         let result = run(scenario, ControlledTargets.SilentSemaphore(), settings)
         XCTAssertLessThan(Date().timeIntervalSince(start), BuildSanitizer.timeLimit(10))
-        XCTAssertTrue(result.abandoned)
+        XCTAssertTrue(result.verdict.abandoned)
         let message = try XCTUnwrap(result.recording.facts.deadlock)
         XCTAssertTrue(message.hasPrefix("worker 0 in op 1 (unobserve-all c0) reached no schedule point for"), message)
         XCTAssertTrue(message.contains("blocked outside the scheduler's control"), message)
         XCTAssertTrue(message.contains("its last schedule point was step"), message)
         XCTAssertTrue(message.contains("take its locks as FaultInjector's ScheduledLock"), "it says what to do: \(message)")
-        XCTAssertEqual(result.report.signature, "deadlock")
+        XCTAssertEqual(result.verdict.signature, "deadlock")
         let after = run(Scenario(configuration: ControlledFixtures.configuration(), seed: 2), guardTarget, .init())
         XCTAssertTrue(after.passed, describe(after))
     }
@@ -341,11 +341,11 @@ final class ControlledRunnerTests: XCTestCase {
         var settings = ControlledRunner.Settings()
         settings.stepLimit = 40
         let result = run(Scenario(configuration: ControlledFixtures.configuration(), seed: 7), guardTarget, settings)
-        XCTAssertFalse(result.abandoned, "past the limit the workers run on uncontrolled to the end")
+        XCTAssertFalse(result.verdict.abandoned, "past the limit the workers run on uncontrolled to the end")
         XCTAssertEqual(result.recording.controlled?.steps, 40)
         XCTAssertNotNil(result.recording.facts.stepLimitExceeded)
-        XCTAssertEqual(result.report.signature, "step-limit", describe(result))
-        XCTAssertTrue(result.report.violations.first?.message.contains("limit of 40 schedule steps") ?? false)
+        XCTAssertEqual(result.verdict.signature, "step-limit", describe(result))
+        XCTAssertTrue(result.verdict.violations.first?.message.contains("limit of 40 schedule steps") ?? false)
         XCTAssertEqual(result.history.operations.filter { $0.index >= 0 }.count >= result.scenario.operationCount, true)
     }
 }

@@ -9,7 +9,7 @@ import XCTest
 final class DeinitRemovalTests: XCTestCase {
     private let guardOracle = Oracle(checksGuardSemantics: true, endsWeakRegistrationsAtObjectDeinit: true)
 
-    private func messages(_ report: OracleReport) -> String {
+    private func messages(_ report: Verdict) -> String {
         report.violations.map(\.message).joined(separator: " | ")
     }
 
@@ -125,7 +125,7 @@ final class DeinitRemovalTests: XCTestCase {
             let scenario = Scenario(configuration: ScenarioProfile.teardown.configuration(controlled: true), seed: seed)
             let result = ControlledRunner(settings: settings).runAndEvaluate(scenario, against: target)
             let again = ControlledRunner(settings: settings).runAndEvaluate(scenario, against: target)
-            XCTAssertTrue(result.report.passed, "seed \(seed): \(result.report.violations.prefix(3).map(\.message))")
+            XCTAssertTrue(result.verdict.passed, "seed \(seed): \(result.verdict.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.history.digest, again.history.digest, "seed \(seed): the histories differ")
             let inDeinit = result.history.operations.filter(\.inObjectDeinit)
             removals += inDeinit.filter { $0.kind != .observe }.count

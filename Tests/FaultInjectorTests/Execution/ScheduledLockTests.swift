@@ -30,9 +30,9 @@ final class ScheduledLockTests: XCTestCase {
             let result = runControlled(target, seed: seed)
             XCTAssertTrue(
                 result.passed,
-                "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(2).map(\.message))")
-            XCTAssertFalse(result.abandoned, "seed \(seed)")
-            XCTAssertGreaterThan(result.report.checks["observe/unobserve results linearizable", default: 0], 0)
+                "seed \(seed): \(result.verdict.signature): \(result.verdict.violations.prefix(2).map(\.message))")
+            XCTAssertFalse(result.verdict.abandoned, "seed \(seed)")
+            XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
         }
     }
 
@@ -47,7 +47,7 @@ final class ScheduledLockTests: XCTestCase {
             let scenario = Scenario(configuration: ScenarioProfile.mixed.configuration(controlled: true), seed: seed)
             let result = ControlledRunner(settings: settings).runAndEvaluate(
                 scenario, against: SerializingWrapperTarget(lockKind: .scheduled))
-            XCTAssertTrue(result.passed, "seed \(seed): \(result.report.signature)")
+            XCTAssertTrue(result.passed, "seed \(seed): \(result.verdict.signature)")
             let trace = try XCTUnwrap(result.recording.controlled?.trace)
             for event in trace.events {
                 if case .waits(let lock, _) = event.kind, trace.lockNames[lock] == "SerializingWrapper.table" {
@@ -64,12 +64,12 @@ final class ScheduledLockTests: XCTestCase {
         var blocked = 0
         for seed in Self.seeds {
             let result = runControlled(SerializingWrapperTarget(lockKind: .unannounced), seed: seed, blockedTimeout: 0.5)
-            guard result.abandoned else {
-                XCTAssertTrue(result.passed, "seed \(seed): \(result.report.signature)")
+            guard result.verdict.abandoned else {
+                XCTAssertTrue(result.passed, "seed \(seed): \(result.verdict.signature)")
                 continue
             }
             blocked += 1
-            let message = try XCTUnwrap(result.report.violations.first { $0.kind == .deadlock }?.message, "seed \(seed)")
+            let message = try XCTUnwrap(result.verdict.violations.first { $0.kind == .deadlock }?.message, "seed \(seed)")
             XCTAssertTrue(message.contains("blocked outside the scheduler's control"), message)
             XCTAssertTrue(message.contains("need not be a deadlock of the system under test"), message)
             XCTAssertTrue(message.contains("the scheduler paused worker "), "it names the paused holder: \(message)")
@@ -92,18 +92,18 @@ final class ScheduledLockTests: XCTestCase {
             seed: 1, operations: [[Operation("observe c0 o0 k0 [new]")!, Operation("mutate o0 k0")!]])
         let underScheduled = ControlledRunner().runAndEvaluate(
             scenario, against: SerializingWrapperTarget(lockKind: .scheduled, deliversUnderLock: true))
-        XCTAssertEqual(underScheduled.report.signature, "called-under-lock")
+        XCTAssertEqual(underScheduled.verdict.signature, "called-under-lock")
         XCTAssertTrue(
-            underScheduled.report.violations.contains { $0.message.contains("while the system held one of its locks") },
-            "\(underScheduled.report.violations.map(\.message))")
+            underScheduled.verdict.violations.contains { $0.message.contains("while the system held one of its locks") },
+            "\(underScheduled.verdict.violations.map(\.message))")
         // The lock the scheduler cannot see hides the same mistake: the check needs the scheduled lock.
         let underUnannounced = ControlledRunner().runAndEvaluate(
             scenario, against: SerializingWrapperTarget(lockKind: .unannounced, deliversUnderLock: true))
-        XCTAssertTrue(underUnannounced.passed, underUnannounced.report.signature)
+        XCTAssertTrue(underUnannounced.passed, underUnannounced.verdict.signature)
         // And delivering outside the lock is clean.
         let correct = ControlledRunner().runAndEvaluate(scenario, against: SerializingWrapperTarget(lockKind: .scheduled))
-        XCTAssertTrue(correct.passed, correct.report.signature)
-        XCTAssertEqual(correct.deliveries, 1)
+        XCTAssertTrue(correct.passed, correct.verdict.signature)
+        XCTAssertEqual(correct.verdict.deliveries, 1)
     }
 
     func testAScheduledLockTakenTwiceByOneWorkerIsASelfDeadlockNamingTheLock() throws {
@@ -135,8 +135,8 @@ final class ScheduledLockTests: XCTestCase {
         configuration.controllers = 1
         let scenario = Scenario(configuration: configuration, seed: 1, operations: [[Operation("observe c0 o0 k0 []")!]])
         let result = ControlledRunner().runAndEvaluate(scenario, against: TakesItsLockTwice())
-        XCTAssertTrue(result.abandoned)
-        let message = try XCTUnwrap(result.report.violations.first { $0.kind == .deadlock }?.message)
+        XCTAssertTrue(result.verdict.abandoned)
+        let message = try XCTUnwrap(result.verdict.violations.first { $0.kind == .deadlock }?.message)
         XCTAssertTrue(message.hasPrefix("self-deadlock: "), message)
         XCTAssertTrue(message.contains("(TakesItsLockTwice.lock)"), "the report names the lock: \(message)")
     }

@@ -45,8 +45,8 @@ final class UserCodeUnderLockTests: XCTestCase {
 
     func testAHandlerRunUnderTheSystemsLockIsReportedThoughNothingDeadlocks() {
         let result = run([["observe c0 o0 k0 [initial,new]"]], against: CallsUnderItsLock())
-        XCTAssertEqual(result.report.signature, "called-under-lock")
-        let messages = result.report.violations.map(\.message)
+        XCTAssertEqual(result.verdict.signature, "called-under-lock")
+        let messages = result.verdict.violations.map(\.message)
         XCTAssertEqual(messages.count, 1, "\(messages)")
         XCTAssertTrue(messages[0].hasPrefix("the handler of registration #"), messages[0])
         XCTAssertTrue(messages[0].contains("while the system held one of its locks"), messages[0])
@@ -54,14 +54,14 @@ final class UserCodeUnderLockTests: XCTestCase {
 
     func testADiagnosticSinkCalledUnderTheSystemsLockIsReported() {
         let result = run([["unobserve c0 o0 k0"]], against: CallsUnderItsLock())
-        XCTAssertEqual(result.report.signature, "called-under-lock")
-        XCTAssertTrue(result.report.violations.contains { $0.message.hasPrefix("a diagnostic sink ran on worker 0") })
+        XCTAssertEqual(result.verdict.signature, "called-under-lock")
+        XCTAssertTrue(result.verdict.violations.contains { $0.message.hasPrefix("a diagnostic sink ran on worker 0") })
     }
 
     func testThePlantedHandlerUnderLockBugIsReportedAtItsFirstNotification() {
         // No handler action calls back into the controller, so nothing deadlocks: the lock held is what is seen.
         let result = run([["observe c0 o0 k0 [new]", "mutate o0 k0"]], against: PlantedBugTarget(.handlerUnderLock))
-        XCTAssertEqual(result.report.signature, "called-under-lock")
+        XCTAssertEqual(result.verdict.signature, "called-under-lock")
     }
 
     func testTheGuardAndTheRawRuntimeCallNoUserCodeUnderALock() {
@@ -69,9 +69,9 @@ final class UserCodeUnderLockTests: XCTestCase {
             for seed: UInt64 in 1...8 {
                 let scenario = Scenario(configuration: ControlledFixtures.configuration(), seed: seed)
                 let result = ControlledRunner().runAndEvaluate(scenario, against: target)
-                XCTAssertNil(result.report.violationCounts[.calledUnderLock], "\(target.name) seed \(seed): \(result.report.violations.prefix(3))")
+                XCTAssertNil(result.verdict.violationCounts[.calledUnderLock], "\(target.name) seed \(seed): \(result.verdict.violations.prefix(3))")
                 XCTAssertGreaterThan(
-                    result.report.checks["user code never called under the system's locks"] ?? 0, 0,
+                    result.verdict.checks["user code never called under the system's locks"] ?? 0, 0,
                     "the rule was checked")
             }
         }

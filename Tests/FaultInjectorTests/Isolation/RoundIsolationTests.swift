@@ -45,7 +45,7 @@ final class RoundIsolationTests: XCTestCase {
         XCTAssertNil(summary.harnessError)
         XCTAssertGreaterThan(summary.rounds, 4, "several processes take part")
         XCTAssertFalse(summary.passed, "the raw runtime fails")
-        XCTAssertNotNil(summary.report.runtimeMisuses[.notRegistered], "\(summary.report.runtimeMisuses)")
+        XCTAssertNotNil(summary.verdict.runtimeMisuses[.notRegistered], "\(summary.verdict.runtimeMisuses)")
         XCTAssertGreaterThan(summary.operations, 1_000)
         let statistics = try XCTUnwrap(summary.isolation)
         XCTAssertEqual(statistics.rounds, summary.rounds)
@@ -53,7 +53,7 @@ final class RoundIsolationTests: XCTestCase {
         XCTAssertEqual(statistics.processesLost, 0)
         XCTAssertGreaterThan(statistics.meanStartupSeconds, 0)
         XCTAssertGreaterThan(statistics.busySeconds, 0)
-        XCTAssertEqual(summary.report.checks[RoundVerdict.survivalCheck], summary.rounds)
+        XCTAssertEqual(summary.verdict.checks[Verdict.survivalCheck], summary.rounds)
         XCTAssertEqual(summary.roundRecords.map(\.round), Array(0..<summary.rounds))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.file("there"))
             .filter { $0.hasSuffix(".running.json") }
@@ -78,7 +78,7 @@ final class RoundIsolationTests: XCTestCase {
         XCTAssertFalse(crashed.isEmpty)
         XCTAssertLessThan(crashed.count, 10)
         XCTAssertEqual(Set(crashed.map(\.signature)), [BuildSanitizer.segfaultSignature])
-        XCTAssertEqual(summary.report.crashSignals, [BuildSanitizer.crashCause(ofSignal: "SIGSEGV"): crashed.count])
+        XCTAssertEqual(summary.verdict.crashSignals, [BuildSanitizer.crashCause(ofSignal: "SIGSEGV"): crashed.count])
         XCTAssertEqual(summary.isolation?.processesLost, crashed.count)
         XCTAssertEqual(progressed.compactMap(\.failure).map(\.round), crashed.map(\.round))
         XCTAssertEqual(summary.seedFiles.count, crashed.count)
@@ -196,37 +196,26 @@ final class RoundIsolationTests: XCTestCase {
 
     func testCrashVerdictsHaveTheirSignaturesAndMessages() {
         let log = "noise\nFaultInjector/X.swift:81: Fatal error: something broke\n\n*** Program crashed: Illegal instruction ***\n"
-        let trap = RoundVerdict(processEnd: .signalled(SIGILL), log: log, seconds: 0.25)
+        let trap = Verdict(processEnd: .signalled(SIGILL), log: log, seconds: 0.25)
         XCTAssertEqual(trap.signature, "trap")
-        XCTAssertEqual(trap.report.violations.first?.message, "the round's process trapped (SIGILL) after 0.3 s: FaultInjector/X.swift:81: Fatal error: something broke")
-        XCTAssertEqual(trap.report.crashSignals, ["SIGILL": 1])
+        XCTAssertEqual(trap.violations.first?.message, "the round's process trapped (SIGILL) after 0.3 s: FaultInjector/X.swift:81: Fatal error: something broke")
+        XCTAssertEqual(trap.crashSignals, ["SIGILL": 1])
 
-        let segv = RoundVerdict(processEnd: .signalled(SIGSEGV), log: "*** Program crashed: Bad pointer dereference at 0x8 ***", seconds: 1)
+        let segv = Verdict(processEnd: .signalled(SIGSEGV), log: "*** Program crashed: Bad pointer dereference at 0x8 ***", seconds: 1)
         XCTAssertEqual(segv.signature, "crash(SIGSEGV)")
-        XCTAssertTrue(segv.report.violations.first?.message.hasSuffix(": *** Program crashed: Bad pointer dereference at 0x8 ***") ?? false)
-        XCTAssertEqual(RoundVerdict(processEnd: .exited(3), log: "", seconds: 1).signature, "crash(exit 3)")
+        XCTAssertTrue(segv.violations.first?.message.hasSuffix(": *** Program crashed: Bad pointer dereference at 0x8 ***") ?? false)
+        XCTAssertEqual(Verdict(processEnd: .exited(3), log: "", seconds: 1).signature, "crash(exit 3)")
 
-        let hang = RoundVerdict(unresponsiveFor: 40, log: "")
+        let hang = Verdict(unresponsiveFor: 40, log: "")
         XCTAssertEqual(hang.signature, "deadlock")
         XCTAssertTrue(hang.abandoned)
 
-        var merged = OracleReport()
-        merged.merge(segv.report)
-        merged.merge(trap.report)
-        merged.merge(RoundVerdict(processEnd: .signalled(SIGBUS), log: "", seconds: 1).report)
+        var merged = Verdict()
+        merged.merge(segv)
+        merged.merge(trap)
+        merged.merge(Verdict(processEnd: .signalled(SIGBUS), log: "", seconds: 1))
         XCTAssertEqual(merged.signature, "crash(SIGBUS,SIGSEGV)+trap")
         XCTAssertEqual(merged.crashSignals, ["SIGSEGV": 1, "SIGILL": 1, "SIGBUS": 1])
-    }
-
-    func testAnOracleReportSurvivesJSON() throws {
-        let report = RunFixtures.rawFailure.report
-        XCTAssertFalse(report.passed)
-        let decoded = try JSONDecoder().decode(OracleReport.self, from: JSONEncoder().encode(report))
-        XCTAssertEqual(decoded.signature, report.signature)
-        XCTAssertEqual(decoded.checks, report.checks)
-        XCTAssertEqual(decoded.violations, report.violations)
-        XCTAssertEqual(decoded.violationCounts, report.violationCounts)
-        XCTAssertEqual(decoded.runtimeMisuses, report.runtimeMisuses)
     }
 
     func testTheSeedFileOfARoundAboutToRunRegeneratesTheRound() throws {

@@ -31,7 +31,7 @@ final class BlindSpotTests: XCTestCase {
     }
 
     private func kinds(_ summary: CampaignSummary) -> Set<Violation.Kind> {
-        Set(summary.report.violationCounts.keys)
+        Set(summary.verdict.violationCounts.keys)
     }
 
     /// Both runners catch the variation with one of `expected` (and, where `only`, the controlled runner with nothing
@@ -46,10 +46,10 @@ final class BlindSpotTests: XCTestCase {
             let planted = try campaign("planted-\(variation.rawValue)", runner: runner, rounds: runner == .chaos ? 30 : 400, seed: 3)
             XCTAssertFalse(kinds(planted).isDisjoint(with: expected), "\(runner.name): \(kinds(planted))", file: file, line: line)
             if only, runner != .chaos {
-                XCTAssertEqual(kinds(planted), expected, "\(runner.name): \(planted.report.violations)", file: file, line: line)
+                XCTAssertEqual(kinds(planted), expected, "\(runner.name): \(planted.verdict.violations)", file: file, line: line)
             }
             let unmodified = try campaign("guard", runner: runner, rounds: max(1, planted.rounds), seed: 3)
-            XCTAssertTrue(unmodified.passed, "\(runner.name): \(unmodified.report.violations)", file: file, line: line)
+            XCTAssertTrue(unmodified.passed, "\(runner.name): \(unmodified.verdict.violations)", file: file, line: line)
             caught.append(planted)
         }
         return caught
@@ -63,12 +63,12 @@ final class BlindSpotTests: XCTestCase {
     func testALockReleaseThatForgetsToWakeItsWaiterIsCaughtByTheControlledRunner() throws {
         let runner = RunnerChoice.controlled(ControlledRunner.Settings())
         let planted = try campaign("planted-lost-wake-up", runner: runner, rounds: 400, seed: 3)
-        XCTAssertEqual(kinds(planted), [.deadlock], "\(planted.report.violations)")
-        let messages = planted.report.violations.map(\.message)
+        XCTAssertEqual(kinds(planted), [.deadlock], "\(planted.verdict.violations)")
+        let messages = planted.verdict.violations.map(\.message)
         XCTAssertTrue(
             messages.contains { $0.contains("without waking the threads asleep on it (a lost wake-up)") }, "\(messages)")
         let waking = try campaign("word-locked-guard", runner: runner, rounds: 400, seed: 3)
-        XCTAssertTrue(waking.passed, "\(waking.report.violations)")
+        XCTAssertTrue(waking.passed, "\(waking.verdict.violations)")
         XCTAssertGreaterThan(waking.rounds, planted.rounds, "the waking lock ran more rounds than the planted one needed")
     }
     #endif
@@ -82,7 +82,7 @@ final class BlindSpotTests: XCTestCase {
     /// check sees it for late joiners too (it skipped them before), and nothing else does.
     func testALateJoinerHearingThePriorAfterTheChangeIsCaught() throws {
         for summary in try assertCaught(.latePriorAfterChange, by: [.priorOrder], only: true) {
-            let messages = summary.report.violations.filter { $0.kind == .priorOrder }.map(\.message)
+            let messages = summary.verdict.violations.filter { $0.kind == .priorOrder }.map(\.message)
             XCTAssertTrue(messages.contains { $0.contains("after the change (it joined the change under way)") }, "\(messages)")
         }
     }
@@ -100,8 +100,8 @@ final class BlindSpotTests: XCTestCase {
         for summary in try assertCaught(.keysComparedAsStrings, by: caughtBy, only: false) {
             let names = StressKey.spelledApart.map(\.name)
             XCTAssertTrue(
-                summary.report.violations.contains { violation in names.contains { violation.message.contains($0) } },
-                "a violation names a key spelled apart: \(summary.report.violations)")
+                summary.verdict.violations.contains { violation in names.contains { violation.message.contains($0) } },
+                "a violation names a key spelled apart: \(summary.verdict.violations)")
         }
     }
 
@@ -122,12 +122,12 @@ final class BlindSpotTests: XCTestCase {
         for seed in UInt64(1)...6 where !caught {
             let scenario = Scenario(configuration: configuration, seed: seed)
             let result = planted.runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
-            let messages = result.report.violations.filter { $0.kind == .valueStream }.map(\.message)
+            let messages = result.verdict.violations.filter { $0.kind == .valueStream }.map(\.message)
             XCTAssertTrue(messages.allSatisfy { $0.contains("that may wait") || $0.contains("fewer than") }, "\(messages)")
             caught = !messages.isEmpty
             let unmodified = ChaosRunner().runAndEvaluate(scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
-            XCTAssertTrue(unmodified.passed, "\(unmodified.report.violations)")
-            XCTAssertGreaterThan(unmodified.report.checks["a value sequence's values checked"] ?? 0, 0)
+            XCTAssertTrue(unmodified.passed, "\(unmodified.verdict.violations)")
+            XCTAssertGreaterThan(unmodified.verdict.checks["a value sequence's values checked"] ?? 0, 0)
         }
         XCTAssertTrue(caught, "a sequence holding more than its limit went unnoticed")
     }
@@ -153,7 +153,7 @@ final class BlindSpotTests: XCTestCase {
         settings.outputDirectory = NSTemporaryDirectory() + "fi-blind-token-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: settings.outputDirectory) }
         let summary = try Campaign(settings: settings).run()
-        XCTAssertEqual(Set(summary.report.violationCounts.keys), [.priorOrder], "\(summary.report.violations)")
+        XCTAssertEqual(Set(summary.verdict.violationCounts.keys), [.priorOrder], "\(summary.verdict.violations)")
         var unmodified = settings
         unmodified.makeTarget = TargetCatalog.make
         unmodified.operationBudget = summary.rounds * settings.scenario.workers * settings.scenario.operationsPerWorker

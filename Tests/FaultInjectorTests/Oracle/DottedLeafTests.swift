@@ -102,7 +102,7 @@ final class DottedLeafTests: XCTestCase {
     /// Any of 5, 9, 0 and 7 is a value read through the link; 11 (set on 303, never linked) and 13 (304's, linked only
     /// after the notification) are not, and neither is nil while the link named a stress object throughout.
     func testARacedInitialValueOfLinkGaugeIsALeafValueOfAnObjectTheLinkNamedDuringTheCall() {
-        func report(initial: Int, movingTo target: Int? = 302) -> OracleReport {
+        func report(initial: Int, movingTo target: Int? = 302) -> Verdict {
             var builder = HistoryBuilder()
             builder.mutate(.gauge, from: 0, to: 5, at: 1, returning: 2, object: 301)
             builder.mutate(.gauge, from: 0, to: 13, at: 3, returning: 4, object: 304)

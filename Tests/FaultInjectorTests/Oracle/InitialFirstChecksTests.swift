@@ -42,7 +42,7 @@ final class InitialFirstChecksTests: XCTestCase {
         var history: History { builder.history }
     }
 
-    private func messages(_ report: OracleReport) -> String {
+    private func messages(_ report: Verdict) -> String {
         report.violations.map(\.message).joined(separator: " | ")
     }
 

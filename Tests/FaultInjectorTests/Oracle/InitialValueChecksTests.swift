@@ -42,7 +42,7 @@ final class InitialValueChecksTests: XCTestCase {
         builder.history.operations = builder.history.operations.map { $0.id == record.id ? record : $0 }
     }
 
-    private func messages(_ report: OracleReport) -> String {
+    private func messages(_ report: Verdict) -> String {
         report.violations.map(\.message).joined(separator: " | ")
     }
 

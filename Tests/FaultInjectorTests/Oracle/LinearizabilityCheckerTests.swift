@@ -19,7 +19,7 @@ final class LinearizabilityCheckerTests: XCTestCase {
         Call(call: start, ret: end, effect: effect, label: label)
     }
 
-    private func violation(at label: String) -> LinearizabilityChecker.Verdict {
+    private func violation(at label: String) -> LinearizabilityChecker.Outcome {
         .violated("no order of the calls explains \(label)")
     }
 

@@ -10,7 +10,7 @@ final class ObjectLifetimeOracleTests: XCTestCase {
     private let guardOracle = Oracle(checksGuardSemantics: true, endsWeakRegistrationsAtObjectDeinit: true)
     private let rawOracle = Oracle(checksGuardSemantics: false)
 
-    private func messages(_ report: OracleReport) -> String {
+    private func messages(_ report: Verdict) -> String {
         report.violations.map(\.message).joined(separator: " | ")
     }
 
@@ -151,7 +151,7 @@ final class ObjectLifetimeOracleTests: XCTestCase {
             let result = ControlledRunner(settings: ControlledFixtures.settings(.random)).runAndEvaluate(
                 Scenario(configuration: configuration, seed: seed),
                 against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
-            XCTAssertTrue(result.report.passed, "seed \(seed): \(messages(result.report))")
+            XCTAssertTrue(result.verdict.passed, "seed \(seed): \(messages(result.verdict))")
             let releases = result.history.operations.filter { $0.kind == .releaseObject && $0.object >= 0 }
             for release in releases {
                 guard let gone = result.history.objectDeinitTimes[release.object] else { continue }

@@ -366,6 +366,6 @@ final class OracleTests: XCTestCase {
         let report = guardOracle.evaluate(builder.history, facts: RunFacts())
         XCTAssertEqual(report.violationCounts, [.duplicateDelivery: 7])
         XCTAssertEqual(report.totalViolations, 7)
-        XCTAssertEqual(report.violations.count, OracleReport.keptPerKind)
+        XCTAssertEqual(report.violations.count, Verdict.keptPerKind)
     }
 }

@@ -28,7 +28,7 @@ final class ReleaseOrderTests: XCTestCase {
         XCTAssertEqual(outcome.answer, .complete, outcome.summary)
         XCTAssertNil(outcome.failure, outcome.summary)
         let result = ControlledRunner().runAndEvaluate(scenario, against: target)
-        XCTAssertTrue(result.passed, result.report.signature)
+        XCTAssertTrue(result.passed, result.verdict.signature)
         XCTAssertTrue(
             result.history.operations.contains { $0.kind == .unobserveAll },
             "the handler's removal did not run")

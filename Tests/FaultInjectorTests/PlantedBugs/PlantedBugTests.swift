@@ -31,10 +31,10 @@ final class PlantedBugTests: XCTestCase {
                 XCTFail("\(bug.rawValue): \(Self.seeds(for: bug).count) seeds never caught it")
                 continue
             }
-            let fired = Set(failing.report.violationCounts.keys)
+            let fired = Set(failing.verdict.violationCounts.keys)
             XCTAssertFalse(
                 fired.isDisjoint(with: bug.expectedKinds),
-                "\(bug.rawValue) fired \(failing.report.signature), expected one of \(bug.expectedKinds.map(\.rawValue).sorted())")
+                "\(bug.rawValue) fired \(failing.verdict.signature), expected one of \(bug.expectedKinds.map(\.rawValue).sorted())")
         }
     }
 
@@ -49,7 +49,7 @@ final class PlantedBugTests: XCTestCase {
         XCTAssertEqual(Set(expected.keys), Set(PlantedBug.allCases))
         for (bug, kind) in expected.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             let caught = Self.seeds(for: bug).lazy.map { self.controlledRun(bug, seed: $0) }
-                .first { $0.report.violationCounts[kind] != nil }
+                .first { $0.verdict.violationCounts[kind] != nil }
             XCTAssertNotNil(caught, "\(bug.rawValue): no seed fired \(kind.rawValue)")
         }
         let misuses: [PlantedBug: KVOMisuse.Kind] = [
@@ -57,7 +57,7 @@ final class PlantedBugTests: XCTestCase {
             .weakObjectsNotDropped: .deallocatedWhileObserved,
         ]
         for (bug, misuse) in misuses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let caught = Self.seeds.lazy.map { self.controlledRun(bug, seed: $0) }.first { $0.report.runtimeMisuses[misuse] != nil }
+            let caught = Self.seeds.lazy.map { self.controlledRun(bug, seed: $0) }.first { $0.verdict.runtimeMisuses[misuse] != nil }
             XCTAssertNotNil(caught, "\(bug.rawValue): no seed made the runtime see \(misuse)")
         }
     }
@@ -71,8 +71,8 @@ final class PlantedBugTests: XCTestCase {
             for seed in Self.seeds {
                 let result = ControlledRunner().runAndEvaluate(
                     Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(nil))
-                XCTAssertTrue(result.passed, "baseline, configuration \(index), seed \(seed): \(result.report.signature)")
-                XCTAssertGreaterThan(result.report.totalChecks, 0)
+                XCTAssertTrue(result.passed, "baseline, configuration \(index), seed \(seed): \(result.verdict.signature)")
+                XCTAssertGreaterThan(result.verdict.totalChecks, 0)
             }
         }
     }
@@ -84,20 +84,20 @@ final class PlantedBugTests: XCTestCase {
         let lossChecks = Self.seeds.map { seed -> Int in
             let result = ControlledRunner().runAndEvaluate(
                 Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(nil))
-            return result.report.checks[InitialValueChecks.lossRule] ?? 0
+            return result.verdict.checks[InitialValueChecks.lossRule] ?? 0
         }.reduce(0, +)
         XCTAssertGreaterThan(lossChecks, 0)
         let failing = try XCTUnwrap(
             Self.seeds(for: .initialReadEarly).lazy.map { self.controlledRun(.initialReadEarly, seed: $0) }
                 .first { !$0.passed })
-        XCTAssertNotNil(failing.report.violationCounts[.missingDelivery], failing.report.signature)
+        XCTAssertNotNil(failing.verdict.violationCounts[.missingDelivery], failing.verdict.signature)
         // The value it lost is the one the handler should have ended on.
         XCTAssertTrue(
-            Set(failing.report.violationCounts.keys).isSubset(of: [.missingDelivery, .staleLastValue]),
-            failing.report.signature)
+            Set(failing.verdict.violationCounts.keys).isSubset(of: [.missingDelivery, .staleLastValue]),
+            failing.verdict.signature)
         XCTAssertTrue(
-            failing.report.violations.contains { $0.message.hasPrefix(InitialValueChecks.lossRule) },
-            "\(failing.report.violations)")
+            failing.verdict.violations.contains { $0.message.hasPrefix(InitialValueChecks.lossRule) },
+            "\(failing.verdict.violations)")
     }
 
     /// `bug-change-before-initial` is seen by the initial-first rules: on its scenario the unmodified baseline (which
@@ -110,22 +110,22 @@ final class PlantedBugTests: XCTestCase {
         for seed in Self.seeds {
             let result = ControlledRunner().runAndEvaluate(
                 Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(nil))
-            XCTAssertTrue(result.passed, "baseline, seed \(seed): \(result.report.signature)")
-            orderChecks += result.report.checks[InitialFirstChecks.orderRule] ?? 0
-            lastValueChecks += result.report.checks[InitialFirstChecks.lastValueRule] ?? 0
+            XCTAssertTrue(result.passed, "baseline, seed \(seed): \(result.verdict.signature)")
+            orderChecks += result.verdict.checks[InitialFirstChecks.orderRule] ?? 0
+            lastValueChecks += result.verdict.checks[InitialFirstChecks.lastValueRule] ?? 0
         }
         XCTAssertGreaterThan(orderChecks, 0)
         XCTAssertGreaterThan(lastValueChecks, 0)
         let failing = try XCTUnwrap(
             Self.seeds(for: .changeBeforeInitial).lazy.map { self.controlledRun(.changeBeforeInitial, seed: $0) }
                 .first { !$0.passed })
-        XCTAssertNotNil(failing.report.violationCounts[.changeBeforeInitial], failing.report.signature)
+        XCTAssertNotNil(failing.verdict.violationCounts[.changeBeforeInitial], failing.verdict.signature)
         XCTAssertTrue(
-            Set(failing.report.violationCounts.keys).isSubset(of: PlantedBug.changeBeforeInitial.expectedKinds),
-            failing.report.signature)
+            Set(failing.verdict.violationCounts.keys).isSubset(of: PlantedBug.changeBeforeInitial.expectedKinds),
+            failing.verdict.signature)
         XCTAssertTrue(
-            failing.report.violations.contains { $0.message.hasPrefix(InitialFirstChecks.orderRule) },
-            "\(failing.report.violations)")
+            failing.verdict.violations.contains { $0.message.hasPrefix(InitialFirstChecks.orderRule) },
+            "\(failing.verdict.violations)")
     }
 
     /// The chaos runner catches `bug-change-before-initial` too, on the short chaos round its scenario makes (16
@@ -135,12 +135,12 @@ final class PlantedBugTests: XCTestCase {
         let caught = (1...8 as ClosedRange<UInt64>).lazy.map { seed in
             ChaosRunner().runAndEvaluate(
                 Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(.changeBeforeInitial))
-        }.first { $0.report.violationCounts[.changeBeforeInitial] != nil }
+        }.first { $0.verdict.violationCounts[.changeBeforeInitial] != nil }
         XCTAssertNotNil(caught, "8 chaos rounds never saw a change before its initial notification")
         for seed in 1...2 as ClosedRange<UInt64> {
             let baseline = ChaosRunner().runAndEvaluate(
                 Scenario(configuration: configuration, seed: seed), against: PlantedBugTarget(nil))
-            XCTAssertTrue(baseline.passed, "baseline, chaos seed \(seed): \(baseline.report.signature)")
+            XCTAssertTrue(baseline.passed, "baseline, chaos seed \(seed): \(baseline.verdict.signature)")
         }
     }
 
@@ -150,7 +150,7 @@ final class PlantedBugTests: XCTestCase {
                 let result = ControlledRunner().runAndEvaluate(
                     Scenario(configuration: bug.configuration(controlled: true), seed: seed),
                     against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
-                XCTAssertTrue(result.passed, "guard on \(bug.rawValue)'s scenario, seed \(seed): \(result.report.signature)")
+                XCTAssertTrue(result.passed, "guard on \(bug.rawValue)'s scenario, seed \(seed): \(result.verdict.signature)")
             }
         }
     }

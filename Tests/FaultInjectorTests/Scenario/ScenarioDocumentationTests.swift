@@ -47,7 +47,7 @@ final class ScenarioDocumentationTests: XCTestCase {
                 }
                 let target = try XCTUnwrap(TargetCatalog.make(loaded.target, diagnostics: CountingSink(keepsEvents: false)))
                 let result = ControlledRunner().runAndEvaluate(loaded.scenario, against: target)
-                XCTAssertFalse(result.abandoned, "\(label) ran to its end")
+                XCTAssertFalse(result.verdict.abandoned, "\(label) ran to its end")
                 XCTAssertGreaterThan(result.history.operations.count, 0, label)
                 checked[name, default: 0] += 1
             }

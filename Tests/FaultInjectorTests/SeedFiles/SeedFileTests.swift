@@ -33,7 +33,7 @@ final class SeedFileTests: XCTestCase, SeedFileReadingTestCase {
         XCTAssertNil(written.schedule)
         XCTAssertEqual(written.seed, "5")
         XCTAssertEqual(written.scenario, result.scenario.configuration)
-        XCTAssertEqual(written.failure.signature, result.report.signature)
+        XCTAssertEqual(written.failure.signature, result.verdict.signature)
         XCTAssertGreaterThan(written.failure.runtimeMisuses["notRegistered"] ?? 0, 0)
         XCTAssertFalse(written.failure.examples.isEmpty)
         XCTAssertEqual(written.operations?.count, result.scenario.configuration.workers)

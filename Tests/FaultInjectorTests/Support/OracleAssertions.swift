@@ -2,13 +2,13 @@ import FaultInjector
 import XCTest
 
 /// Asserts that the oracle found nothing wrong in `report`, listing what it found otherwise.
-func assertPassed(_ report: OracleReport, file: StaticString = #filePath, line: UInt = #line) {
+func assertPassed(_ report: Verdict, file: StaticString = #filePath, line: UInt = #line) {
     XCTAssertTrue(report.passed, report.violations.map(\.message).joined(separator: " | "), file: file, line: line)
 }
 
 /// Asserts that `report` failed with exactly one violation, of `kind`, whose message contains `phrase`.
 func assertOnly(
-    _ kind: Violation.Kind, in report: OracleReport, mentioning phrase: String,
+    _ kind: Violation.Kind, in report: Verdict, mentioning phrase: String,
     file: StaticString = #filePath, line: UInt = #line
 ) {
     XCTAssertFalse(report.passed, file: file, line: line)

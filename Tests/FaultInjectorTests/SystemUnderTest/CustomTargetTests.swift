@@ -88,18 +88,18 @@ final class CustomTargetTests: XCTestCase {
 
     func testAUsersFacadeOverTheGuardPassesTheOracle() {
         let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 31), against: FacadeTarget())
-        XCTAssertTrue(result.passed, result.report.signature)
+        XCTAssertTrue(result.passed, result.verdict.signature)
         XCTAssertEqual(result.targetName, "app-facade")
-        XCTAssertGreaterThan(result.report.checks["observe/unobserve results linearizable", default: 0], 0)
+        XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
     }
 
     func testAWrapperThatForgetsToRemoveIsCaught() {
         let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 32), against: ForgetfulTarget())
         XCTAssertFalse(result.passed)
         // It claims removals that never happened: later results contradict them, and changes still arrive.
-        XCTAssertGreaterThan(result.report.violationCounts[.nonLinearizable, default: 0], 0, result.report.signature)
+        XCTAssertGreaterThan(result.verdict.violationCounts[.nonLinearizable, default: 0], 0, result.verdict.signature)
         XCTAssertGreaterThan(
-            result.report.violationCounts[.deliveryOutsideRegistration, default: 0], 0, result.report.signature)
+            result.verdict.violationCounts[.deliveryOutsideRegistration, default: 0], 0, result.verdict.signature)
     }
 
     func testAWrapperThatNeverReleasesItsSemaphoreIsReportedAsADeadlock() {
@@ -109,14 +109,14 @@ final class CustomTargetTests: XCTestCase {
         configuration.mix[.unobserveAll] = 20
         let start = Date()
         let result = runner.runAndEvaluate(Scenario(configuration: configuration, seed: 33), against: SemaphoreLeakTarget())
-        XCTAssertTrue(result.abandoned, "the run should have been abandoned as deadlocked")
-        XCTAssertEqual(result.report.violationCounts[.deadlock], 1, result.report.signature)
-        let message = result.report.violations.first { $0.kind == .deadlock }?.message ?? ""
+        XCTAssertTrue(result.verdict.abandoned, "the run should have been abandoned as deadlocked")
+        XCTAssertEqual(result.verdict.violationCounts[.deadlock], 1, result.verdict.signature)
+        let message = result.verdict.violations.first { $0.kind == .deadlock }?.message ?? ""
         XCTAssertTrue(message.contains("stuck"), message)
         XCTAssertTrue(message.contains("unobserve-all"), "the report names what the stuck workers were doing: \(message)")
         XCTAssertLessThan(Date().timeIntervalSince(start), BuildSanitizer.timeLimit(30), "the watchdog took too long")
         // The harness is still usable after abandoning a deadlocked run.
         let after = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 34), against: FacadeTarget())
-        XCTAssertTrue(after.passed, after.report.signature)
+        XCTAssertTrue(after.passed, after.verdict.signature)
     }
 }

@@ -49,11 +49,11 @@ final class TokenAndMirroredTargetTests: XCTestCase {
                 Scenario(configuration: configuration(), seed: seed), against: TokenTarget(diagnostics: sink))
             XCTAssertTrue(
                 result.passed,
-                "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(3).map(\.message))")
+                "seed \(seed): \(result.verdict.signature): \(result.verdict.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.targetName, "token")
-            XCTAssertGreaterThan(result.deliveries, 0)
-            XCTAssertGreaterThan(result.report.checks["initial exactly once", default: 0], 0)
-            XCTAssertGreaterThan(result.report.checks["observe/unobserve results linearizable", default: 0], 0)
+            XCTAssertGreaterThan(result.verdict.deliveries, 0)
+            XCTAssertGreaterThan(result.verdict.checks["initial exactly once", default: 0], 0)
+            XCTAssertGreaterThan(result.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
             XCTAssertEqual(sink.total, 0, "tokens report nothing for valid observations")
         }
     }
@@ -101,10 +101,10 @@ final class TokenAndMirroredTargetTests: XCTestCase {
             let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration(), seed: seed), against: target)
             XCTAssertTrue(
                 result.passed,
-                "seed \(seed): \(result.report.signature): \(result.report.violations.prefix(3).map(\.message))")
+                "seed \(seed): \(result.verdict.signature): \(result.verdict.violations.prefix(3).map(\.message))")
             XCTAssertEqual(result.targetName, "runtime-twin")
-            XCTAssertGreaterThan(result.report.checks["notification values", default: 0], 0)
-            XCTAssertGreaterThan(result.report.checks["one notification per change and registration", default: 0], 0)
+            XCTAssertGreaterThan(result.verdict.checks["notification values", default: 0], 0)
+            XCTAssertGreaterThan(result.verdict.checks["one notification per change and registration", default: 0], 0)
         }
     }
 

@@ -62,7 +62,8 @@ func checkCountingFacade(seed: UInt64, seconds: Double, into directory: String) 
     settings.seed = seed
     settings.duration = seconds
     settings.outputDirectory = directory
-    // For rounds in child processes: a program of yours that calls `RoundServer.serve(makeTarget: myTargets)`.
+    // Rounds run in this process unless this program registered a round server (RoundIsolation.automatic). For rounds
+    // in child processes: a program of yours that calls `RoundServer.serve(makeTarget: myTargets)`.
     // settings.isolation = .childProcesses(ChildProcessSettings(executable: "/path/to/it", arguments: ["serve"]))
     return try Campaign(settings: settings).run()
 }
@@ -106,7 +107,7 @@ final class YourOwnTargetExampleTests: XCTestCase {
         XCTAssertGreaterThan(summary.operations, 0)
         XCTAssertNil(summary.harnessError)
         XCTAssertTrue(summary.passed, "\(summary.failures.map(\.messages))")
-        XCTAssertGreaterThan(summary.report.checks["observe/unobserve results linearizable", default: 0], 0)
+        XCTAssertGreaterThan(summary.verdict.checks["observe/unobserve results linearizable", default: 0], 0)
     }
 
     func testANameTheFactoryDoesNotMakeIsAThrownErrorNotATrap() {

@@ -58,7 +58,7 @@ final class ScenarioCommandLineTests: XCTestCase {
         let seed = try directory.write(RunFixtures.controlledSeedFileData(), to: "seed.json")
         let outcome = try run(["scenario", seed])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertTrue(outcome.stdout.contains("# the seed file records the failure \(RunFixtures.controlledRawFailure.report.signature)"), outcome.stdout)
+        XCTAssertTrue(outcome.stdout.contains("# the seed file records the failure \(RunFixtures.controlledRawFailure.verdict.signature)"), outcome.stdout)
         let text = outcome.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
         XCTAssertEqual(try ScenarioFile.parse(text).scenario.operations, RunFixtures.controlledRawFailure.scenario.operations)
     }

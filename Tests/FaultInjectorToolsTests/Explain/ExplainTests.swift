@@ -111,7 +111,7 @@ final class ExplainTests: XCTestCase {
 
     func testADeliveryViolationIsPinnedToTheNotificationItNamesAndUsesTheLabels() throws {
         let (story, result) = try story([["observe c0 o0 k0 [new]", "mutate o0 k0"]], target: DoubleDelivery())
-        XCTAssertEqual(result.report.signature, "duplicate-delivery")
+        XCTAssertEqual(result.verdict.signature, "duplicate-delivery")
         let text = StoryText(story: story).text
         let hearing = text.split(separator: "\n").filter { $0.contains("» #1 hears #2") }
         XCTAssertEqual(hearing.count, 2, text)

@@ -43,60 +43,60 @@ final class SanitizerVerdictTests: XCTestCase {
         """
 
     func testASegfaultCaughtByThreadSanitizerIsACrashNamedAfterIt() {
-        let verdict = RoundVerdict(processEnd: .exited(66), log: Self.threadSanitizerSegfault, seconds: 1.2)
+        let verdict = Verdict(processEnd: .exited(66), log: Self.threadSanitizerSegfault, seconds: 1.2)
         XCTAssertEqual(verdict.signature, "crash(ThreadSanitizer)")
-        XCTAssertEqual(verdict.report.crashSignals, ["ThreadSanitizer": 1])
+        XCTAssertEqual(verdict.crashSignals, ["ThreadSanitizer": 1])
         XCTAssertEqual(
-            verdict.report.violations.first?.message,
+            verdict.violations.first?.message,
             "the round's process was ended by ThreadSanitizer (exited with status 66) after 1.2 s: ERROR: "
                 + "ThreadSanitizer: SEGV on unknown address 0x000000000008 (pc 0x560666cbe0ed bp 0x000000000000 sp "
                 + "0x7fffe7cabaf0 T8110)")
-        XCTAssertEqual(verdict.report.violations.first?.kind, .crash)
+        XCTAssertEqual(verdict.violations.first?.kind, .crash)
     }
 
     func testAReportThreadSanitizerExitedOnIsACrashNamedAfterIt() {
-        let verdict = RoundVerdict(processEnd: .exited(66), log: Self.threadSanitizerRace, seconds: 3)
+        let verdict = Verdict(processEnd: .exited(66), log: Self.threadSanitizerRace, seconds: 3)
         XCTAssertEqual(verdict.signature, "crash(ThreadSanitizer)")
         XCTAssertTrue(
-            verdict.report.violations.first?.message.hasSuffix(": WARNING: ThreadSanitizer: Swift access race (pid=8124)")
-                ?? false, verdict.report.violations.first?.message ?? "")
+            verdict.violations.first?.message.hasSuffix(": WARNING: ThreadSanitizer: Swift access race (pid=8124)")
+                ?? false, verdict.violations.first?.message ?? "")
     }
 
     func testAddressSanitizerIsRecognizedToo() {
-        let verdict = RoundVerdict(processEnd: .exited(1), log: Self.addressSanitizerUseAfterFree, seconds: 1)
+        let verdict = Verdict(processEnd: .exited(1), log: Self.addressSanitizerUseAfterFree, seconds: 1)
         XCTAssertEqual(verdict.signature, "crash(AddressSanitizer)")
         XCTAssertTrue(
-            verdict.report.violations.first?.message.contains(": ERROR: AddressSanitizer: heap-use-after-free") ?? false)
+            verdict.violations.first?.message.contains(": ERROR: AddressSanitizer: heap-use-after-free") ?? false)
     }
 
     func testATrapWhoseEndingTheSanitizerGarbledIsStillATrap() {
-        let verdict = RoundVerdict(processEnd: .signalled(SIGSEGV), log: Self.trapUnderThreadSanitizer, seconds: 1)
+        let verdict = Verdict(processEnd: .signalled(SIGSEGV), log: Self.trapUnderThreadSanitizer, seconds: 1)
         XCTAssertEqual(verdict.signature, "trap")
-        XCTAssertEqual(verdict.report.crashSignals, ["SIGILL": 1], "the signal the trap raised, as the backtracer named it")
+        XCTAssertEqual(verdict.crashSignals, ["SIGILL": 1], "the signal the trap raised, as the backtracer named it")
         XCTAssertEqual(
-            verdict.report.violations.first?.message,
+            verdict.violations.first?.message,
             "the round's process trapped (SIGILL, then killed by SIGSEGV) after 1.0 s: FaultInjector/"
                 + "CrashFixtureTarget.swift:95: Fatal error: fixture-trap: deliberate trap while observing")
     }
 
     /// Without a sanitizer's words the ending decides, as before: a signal, an exit status, a trap's signal.
     func testWithoutASanitizerTheEndingDecides() {
-        XCTAssertEqual(RoundVerdict(processEnd: .exited(66), log: "", seconds: 1).signature, "crash(exit 66)")
-        XCTAssertEqual(RoundVerdict(processEnd: .signalled(SIGSEGV), log: "", seconds: 1).signature, "crash(SIGSEGV)")
+        XCTAssertEqual(Verdict(processEnd: .exited(66), log: "", seconds: 1).signature, "crash(exit 66)")
+        XCTAssertEqual(Verdict(processEnd: .signalled(SIGSEGV), log: "", seconds: 1).signature, "crash(SIGSEGV)")
         // A report the process survived (it went on and exited 0) did not end it.
         XCTAssertNil(ProcessDeathCause.find(in: Self.threadSanitizerRace, end: .exited(0)))
         // A trap that ended with its own signal needs no reading.
         XCTAssertNil(ProcessDeathCause.find(in: Self.trapUnderThreadSanitizer, end: .signalled(SIGILL)))
         XCTAssertEqual(
-            RoundVerdict(processEnd: .signalled(SIGILL), log: Self.trapUnderThreadSanitizer, seconds: 1).signature, "trap")
+            Verdict(processEnd: .signalled(SIGILL), log: Self.trapUnderThreadSanitizer, seconds: 1).signature, "trap")
     }
 
     /// A trap whose process the sanitizer then ended with its own exit status is a trap too.
     func testATrapThatTheSanitizerExitedOnIsStillATrap() {
-        let verdict = RoundVerdict(processEnd: .exited(66), log: Self.trapUnderThreadSanitizer, seconds: 1)
+        let verdict = Verdict(processEnd: .exited(66), log: Self.trapUnderThreadSanitizer, seconds: 1)
         XCTAssertEqual(verdict.signature, "trap")
         XCTAssertEqual(
-            verdict.report.violations.first?.message,
+            verdict.violations.first?.message,
             "the round's process trapped (SIGILL, then exited with status 66) after 1.0 s: FaultInjector/"
                 + "CrashFixtureTarget.swift:95: Fatal error: fixture-trap: deliberate trap while observing")
     }

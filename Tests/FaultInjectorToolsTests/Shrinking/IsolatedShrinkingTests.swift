@@ -25,6 +25,17 @@ final class IsolatedShrinkingTests: XCTestCase {
         ChildProcessSettings(executable: try GuardStressProcess.executable().path, arguments: ["__serve-rounds"])
     }
 
+    /// The shrinker and the kill matrix follow the one isolation default, ``RoundIsolation/automatic``: in process in
+    /// a program that serves no rounds, child processes running its round server once it registered one.
+    func testShrinkAndKillMatrixSettingsDefaultToTheRegisteredRoundServer() throws {
+        XCTAssertNil(ShrinkSettings().isolation.childProcessSettings)
+        XCTAssertNil(KillMatrix.Settings().isolation.childProcessSettings)
+        RoundIsolation.roundServer = try childProcesses()
+        defer { RoundIsolation.roundServer = nil }
+        XCTAssertEqual(ShrinkSettings().isolation.childProcessSettings?.arguments, ["__serve-rounds"])
+        XCTAssertEqual(KillMatrix.Settings().isolation.childProcessSettings?.arguments, ["__serve-rounds"])
+    }
+
     /// A controlled seed file against `fixture-segv` (three workers, six operations each, some of them observes),
     /// whose failure is the crash a child process reported when it ran.
     private func crashingFile() throws -> (SeedFile, Scenario) {
@@ -39,7 +50,7 @@ final class IsolatedShrinkingTests: XCTestCase {
         XCTAssertEqual(probe.crashedRuns, 1)
         let verdict = try XCTUnwrap(probe.verdicts.first)
         XCTAssertEqual(verdict.signature, BuildSanitizer.segfaultSignature)
-        return (file.finished(with: verdict.report, scenario: scenario), scenario)
+        return (file.finished(with: verdict, scenario: scenario), scenario)
     }
 
     func testAFileThatCrashesItsTargetShrinksToASmallerFileThatStillCrashes() throws {

@@ -16,7 +16,7 @@ final class ShrinkerRaceTests: XCTestCase {
         for seed: UInt64 in 1...400 {
             let scenario = ControlledFixtures.scenario(texts, seed: seed)
             let result = ControlledRunner(settings: ControlledFixtures.settings(.random)).runAndEvaluate(scenario, against: target)
-            if !result.passed, signature == nil || result.report.signature == signature {
+            if !result.passed, signature == nil || result.verdict.signature == signature {
                 return SeedFile(result: result, toolVersion: ToolVersion.current)
             }
         }
@@ -38,7 +38,7 @@ final class ShrinkerRaceTests: XCTestCase {
     private func serial(_ scenario: Scenario, first: Int, _ target: any SystemUnderTest) -> String {
         var runner = ControlledRunner(settings: ControlledFixtures.settings(.random))
         runner.customStrategy = { _ in GuidedStrategy(plan: CandidateSchedule.serialPlan(first: first)) }
-        return runner.runAndEvaluate(scenario, against: target).report.signature
+        return runner.runAndEvaluate(scenario, against: target).verdict.signature
     }
 
     /// Two workers each observe and unobserve the same key path; the facade's check-then-act lets both unobserves
@@ -48,7 +48,7 @@ final class ShrinkerRaceTests: XCTestCase {
         let target = ControlledTargets.RacyRemoval()
         let texts = [["observe c0 o0 k0 []", "unobserve c0 o0 k0"], ["observe c0 o0 k0 []", "unobserve c0 o0 k0"]]
         let alone = ControlledFixtures.scenario([["unobserve c0 o0 k0"]])
-        let sequentialSignature = ControlledRunner().runAndEvaluate(alone, against: target).report.signature
+        let sequentialSignature = ControlledRunner().runAndEvaluate(alone, against: target).verdict.signature
         let file = try failingFile(texts, target: target, signature: sequentialSignature)
         XCTAssertEqual(file.failure.signature, "non-linearizable")
 

@@ -96,7 +96,7 @@ final class ShrinkerTests: XCTestCase {
         settings.verificationRuns = 0
         let outcome = try shrunk(Shrinker(file: file, fileName: "racy", target: target, settings: settings).shrink())
 
-        XCTAssertEqual(outcome.file.failure.signature, found.report.signature)
+        XCTAssertEqual(outcome.file.failure.signature, found.verdict.signature)
         XCTAssertLessThan(outcome.shrunk.operations, outcome.original.operations, "\(outcome.original) → \(outcome.shrunk)")
         XCTAssertEqual(outcome.shrunk.workers, 2, "a race needs two workers: \(outcome.file.operations ?? [])")
         XCTAssertGreaterThan(outcome.shrunk.preemptions ?? 0, 0, "the race needs a preemption")
@@ -104,10 +104,10 @@ final class ShrinkerTests: XCTestCase {
         // Without preemption the same operations pass: the schedule, not the operations alone, fails.
         let sequential = ControlledRunner(settings: ControlledFixtures.settings(.pct(depth: 1)))
             .runAndEvaluate(outcome.scenario, against: target)
-        XCTAssertTrue(sequential.passed, sequential.report.signature)
+        XCTAssertTrue(sequential.passed, sequential.verdict.signature)
 
         let replay = try replayWritten(outcome.file, target: target, runs: 100)
-        assertExact(replay, runs: 100, signature: found.report.signature, "shrunk racy dedup file")
+        assertExact(replay, runs: 100, signature: found.verdict.signature, "shrunk racy dedup file")
 
         // The story shows both workers, the preemption inside an observe, and the result that cannot be explained.
         let story = try Explainer(file: outcome.file, fileName: "racy-dedup.shrunk.json", target: target).explain()
@@ -184,7 +184,7 @@ final class ShrinkerTests: XCTestCase {
         let scenario = ControlledFixtures.scenario(
             [["mutate o0 k2", "unobserve-all c0", "mutate o0 k0"], ["observe c0 o0 k1 [new]", "mutate o0 k1", "unobserve-all c0"]])
         let original = ControlledRunner().runAndEvaluate(scenario, against: target)
-        XCTAssertEqual(original.report.signature, "deadlock")
+        XCTAssertEqual(original.verdict.signature, "deadlock")
         let (file, _) = try seedFile(original, extraTargets: [target.name])
         var settings = ShrinkSettings()
         settings.verificationRuns = 3
@@ -217,7 +217,7 @@ final class ShrinkerTests: XCTestCase {
         ]
         let scenario = Scenario(configuration: configuration, seed: 9, operations: texts.map { $0.map { Operation($0)! } })
         let original = ChaosRunner().runAndEvaluate(scenario, against: RawRuntimeTarget())
-        XCTAssertEqual(original.report.signature, "runtime-misuse(notRegistered)", "only c1 o0 k2 was never registered")
+        XCTAssertEqual(original.verdict.signature, "runtime-misuse(notRegistered)", "only c1 o0 k2 was never registered")
         let (file, _) = try seedFile(original)
         var settings = ShrinkSettings()
         settings.runsPerCandidate = 3
@@ -255,14 +255,14 @@ final class ShrinkerTests: XCTestCase {
         quiet.mix[.observeInitial] = 0
         for seed: UInt64 in 1...5 {
             let result = ControlledRunner().runAndEvaluate(Scenario(configuration: quiet, seed: seed), against: target)
-            XCTAssertTrue(result.passed, "seed \(seed) without .initial: \(result.report.violations.prefix(3))")
+            XCTAssertTrue(result.passed, "seed \(seed) without .initial: \(result.verdict.violations.prefix(3))")
         }
         // A campaign-shaped controlled run (4 workers × 25 operations, PCT depth 3) that hits the bug.
         var failing: RunResult?
         for seed: UInt64 in 1...50 {
             let result = ControlledRunner().runAndEvaluate(
                 Scenario(configuration: classic, seed: seed), against: target)
-            if result.report.runtimeMisuses[.notRegistered, default: 0] > 0 {
+            if result.verdict.runtimeMisuses[.notRegistered, default: 0] > 0 {
                 failing = result
                 break
             }
@@ -274,7 +274,7 @@ final class ShrinkerTests: XCTestCase {
         let outcome = try shrunk(
             Shrinker(file: file, fileName: (path as NSString).lastPathComponent, target: target, settings: settings).shrink())
 
-        XCTAssertEqual(outcome.file.failure.signature, found.report.signature)
+        XCTAssertEqual(outcome.file.failure.signature, found.verdict.signature)
         XCTAssertLessThanOrEqual(outcome.shrunk.workers, 3, "\(outcome.shrunk)")
         XCTAssertLessThanOrEqual(outcome.shrunk.operations, 10, "\(outcome.shrunk)")
         let texts = (outcome.file.operations ?? []).flatMap { $0 }
@@ -284,7 +284,7 @@ final class ShrinkerTests: XCTestCase {
         // The guard passes the same operations.
         let guarded = ControlledRunner().runAndEvaluate(
             outcome.scenario, against: GuardTarget(diagnostics: CountingSink(keepsEvents: false)))
-        XCTAssertTrue(guarded.passed, guarded.report.signature)
+        XCTAssertTrue(guarded.passed, guarded.verdict.signature)
 
         let written = try SeedFileStore.write(outcome.file, into: directory.file("shrunk"))
         let read = try SeedFileStore.read(written, targets: TargetCatalog.names + [target.name])

@@ -28,9 +28,9 @@ final class GuardConcurrencyTests: XCTestCase {
         let target = AuditedGuardTarget()
         let result = ChaosRunner().runAndEvaluate(Scenario(configuration: configuration, seed: 0x5EED_0C0C), against: target)
 
-        let violations = result.report.violations.prefix(10).map { "\($0.kind.rawValue): \($0.message)" }
-        XCTAssertTrue(result.passed, "the oracle was violated (\(result.report.signature)):\n" + violations.joined(separator: "\n"))
-        XCTAssertFalse(result.abandoned, "the run deadlocked")
+        let violations = result.verdict.violations.prefix(10).map { "\($0.kind.rawValue): \($0.message)" }
+        XCTAssertTrue(result.passed, "the oracle was violated (\(result.verdict.signature)):\n" + violations.joined(separator: "\n"))
+        XCTAssertFalse(result.verdict.abandoned, "the run deadlocked")
         XCTAssertEqual(target.ledger.problems, [], "the guard's backend calls")
         XCTAssertGreaterThan(target.ledger.added, 1_000)
         XCTAssertGreaterThan(target.ledger.removed, 500)
@@ -53,15 +53,15 @@ final class GuardConcurrencyTests: XCTestCase {
         let initialObserves = Set(records.filter { $0.kind == .observe && $0.options.contains(.initial) }.map(\.id))
         let unobservesInInitial = records.filter { $0.kind == .unobserve && initialObserves.contains($0.parent) }
         XCTAssertGreaterThan(unobservesInInitial.count, 10, "unobserve inside the .initial handler (radar 34307466)")
-        XCTAssertGreaterThan(result.deliveries, 10_000)
+        XCTAssertGreaterThan(result.verdict.deliveries, 10_000)
         for check in [
             "observe/unobserve results linearizable", "registration counts within what was surely and possibly registered",
             "one diagnostic per absorbed mistake, naming its call site", "a live registration hears every change",
             "no change made after unobserve returned is delivered to the removed registration", "nothing leaked",
         ] {
-            XCTAssertGreaterThan(result.report.checks[check, default: 0], 0, "the oracle never checked '\(check)'")
+            XCTAssertGreaterThan(result.verdict.checks[check, default: 0], 0, "the oracle never checked '\(check)'")
         }
-        XCTAssertEqual(result.report.runtimeMisuses, [:], "the guard let a misuse reach the runtime")
+        XCTAssertEqual(result.verdict.runtimeMisuses, [:], "the guard let a misuse reach the runtime")
     }
 }
 

@@ -50,7 +50,7 @@ struct ExplorationBench: BenchGroup {
         var settings = ExplorationSettings()
         settings.maxExecutions = executions
         settings.jobs = jobs
-        if jobs > 1 { settings.childExecutable = IsolationOptions.executablePath }
+        if jobs > 1 { settings.childExecutable = ChildProcessSettings.thisExecutable }
         let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
         let outcome = Explorer(scenario: scenario, target: target, settings: settings).explore()
         // Fewer executions are fine when they are all there are (the exploration completed); a failure or an

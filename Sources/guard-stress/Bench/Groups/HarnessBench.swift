@@ -59,10 +59,10 @@ struct HarnessBench: BenchGroup {
             if !result.passed {
                 context.report(
                     "the chaos runner's oracle was violated in bench round \(round) (seed \(scenario.seed)): "
-                        + result.report.violationCounts.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))
+                        + result.verdict.violationCounts.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))
             }
-            let operations = Double(result.operationsPerformed)
-            record("harness.chaos.ops-per-second-workers-only", operations / max(result.seconds, 1e-9))
+            let operations = Double(result.verdict.operations)
+            record("harness.chaos.ops-per-second-workers-only", operations / max(result.verdict.seconds, 1e-9))
             record("harness.chaos.ops-per-second", operations / max(elapsed / 1e9, 1e-9))
             record("harness.controlled.schedules-per-second", controlledSchedulesPerSecond(round: round, context))
         }

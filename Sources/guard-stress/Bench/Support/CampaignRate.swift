@@ -48,9 +48,7 @@ enum CampaignRate {
         settings.runner = runner
         settings.operationBudget = rounds * configuration.workers * configuration.operationsPerWorker
         settings.duration = ParsedArguments.maximumSeconds
-        settings.jobs = jobs
-        settings.isolation = .childProcesses(
-            ChildProcessSettings(executable: IsolationOptions.executablePath, arguments: [RoundServerCommand.name]))
+        settings.jobs = jobs  // in child processes: guard-stress serves rounds (RoundIsolation.automatic)
         settings.outputDirectory = (NSTemporaryDirectory() as NSString).appendingPathComponent(
             "guard-stress-bench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(atPath: settings.outputDirectory) }

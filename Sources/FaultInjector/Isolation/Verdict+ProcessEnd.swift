@@ -1,7 +1,7 @@
 import Foundation
 
 /// Verdicts for rounds whose child process never answered: it crashed, trapped, exited, or hung and was killed.
-extension RoundVerdict {
+extension Verdict {
     /// The name of the check every isolated round makes: the process running it survived and answered.
     static let survivalCheck = "the round's process survived and answered"
 
@@ -14,32 +14,31 @@ extension RoundVerdict {
     /// its report's line in the message, whatever status it exited with. A Swift trap that a sanitizer turned into
     /// another signal is still a trap.
     public init(processEnd end: ProcessEnd, log: String, seconds: Double, note: String = "") {
-        var report = OracleReport()
-        report.count(Self.survivalCheck)
+        self.init()
+        count(Self.survivalCheck)
         let after = "after \(Self.format(seconds))"
         switch ProcessDeathCause.find(in: log, end: end) {
         case .sanitizer(let name, let line)?:
-            report.crashSignals[name] = 1
+            crashSignals[name] = 1
             let trap = Self.crashLine(in: log).map { " (\($0))" } ?? ""
-            report.add(.init(.crash, "the round's process was ended by \(name) (\(end)) \(after): \(line)\(trap)\(note)"))
+            add(.init(.crash, "the round's process was ended by \(name) (\(end)) \(after): \(line)\(trap)\(note)"))
         case .swiftTrap(let signal)?:
-            report.crashSignals[signal ?? end.name] = 1
+            crashSignals[signal ?? end.name] = 1
             let detail = (Self.crashLine(in: log).map { ": \($0)" } ?? "") + note
             let how = signal.map { "\($0), then \(end)" } ?? "\(end)"
-            report.add(.init(.trap, "the round's process trapped (\(how)) \(after)\(detail)"))
+            add(.init(.trap, "the round's process trapped (\(how)) \(after)\(detail)"))
         case nil:
-            report.crashSignals[end.name] = 1
+            crashSignals[end.name] = 1
             let detail = (Self.crashLine(in: log).map { ": \($0)" } ?? "") + note
             switch end {
             case .signalled where end.isTrap:
-                report.add(.init(.trap, "the round's process trapped (\(end.name)) \(after)\(detail)"))
+                add(.init(.trap, "the round's process trapped (\(end.name)) \(after)\(detail)"))
             case .signalled:
-                report.add(.init(.crash, "the round's process was \(end) \(after)\(detail)"))
+                add(.init(.crash, "the round's process was \(end) \(after)\(detail)"))
             case .exited:
-                report.add(.init(.crash, "the round's process \(end) without finishing the round \(after)\(detail)"))
+                add(.init(.crash, "the round's process \(end) without finishing the round \(after)\(detail)"))
             }
         }
-        self.init(report: report)
         self.seconds = seconds
     }
 
@@ -47,17 +46,16 @@ extension RoundVerdict {
     /// them when `nil`) without progress, and was killed: a deadlock outside the workers' watched run (in the
     /// teardown or the oracle), or a watchdog that could not fire.
     public init(unresponsiveFor seconds: Double, silentFor: Double? = nil, log: String, note: String = "") {
-        var report = OracleReport()
-        report.count(Self.survivalCheck)
-        report.count("no deadlock")
+        self.init()
+        count(Self.survivalCheck)
+        count("no deadlock")
         let detail = Self.crashLine(in: log).map { " (its last words: \($0))" } ?? ""
-        report.add(
+        add(
             .init(
                 .deadlock,
                 "the round's process gave no answer, and reported no progress, for \(Self.format(silentFor ?? seconds)) "
                     + "(its own stall watchdog did not fire: "
                     + "a hang outside the workers' run, in the teardown or the oracle) and was killed\(detail)\(note)"))
-        self.init(report: report)
         self.seconds = seconds
         abandoned = true
     }
