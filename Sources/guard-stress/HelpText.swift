@@ -357,9 +357,8 @@ enum HelpText {
           --preemptions K        only interleavings that preempt a running worker at most K times: the answer is
                                  then "complete up to K preemptions", which is not a proof
           --no-reduction         run every interleaving, depth first (slow; for checking the reduction)
-          --jobs N               run executions in N child processes at once (default: 1 for one scenario, whose
-                                 executions are too short to pay for a child process; the processors available
-                                 for --proof, which hands each child whole scenarios)
+          --jobs N               run in N child processes at once (default: the processors available): one
+                                 scenario's executions, or, for --proof, whole scenarios; 1 runs in this process
           --out DIR              where the seed files of a failing interleaving go (default explore-seeds)
           --no-shrink            write the failing interleaving's seed file without shrinking it
           --every-failure        explore on past the first failing interleaving: count the failing and passing

@@ -44,9 +44,8 @@ enum ExploreCommand {
         settings.stopsAtFirstViolation = !arguments.has("--every-failure")
         settings.preemptionBound = try arguments.integer("--preemptions", in: ExplorationSettings.preemptionBounds)
         settings.maxExecutions = try arguments.integer("--max-executions", in: 1...1_000_000_000)
-        // One scenario's executions take microseconds: sending each to a child costs more than it gains, so one job unless
-        // asked. A proof suite hands out whole scenarios, which pay for their child.
-        let defaultJobs = arguments.string("--proof") == nil ? 1 : ProcessInfo.processInfo.activeProcessorCount
+        // Every available core: one scenario's executions, or a proof's whole scenarios, in child processes.
+        let defaultJobs = AvailableCores.count
         settings.jobs = try arguments.integer("--jobs", in: 1...256) ?? defaultJobs
         if settings.jobs > 1 { settings.childExecutable = ChildProcessSettings.thisExecutable }
         return settings
