@@ -61,20 +61,34 @@ final class ExplorationNode {
 
     /// The workers of `mask`, lowest first.
     static func workers(_ mask: UInt64) -> [Int] {
-        (0..<64).filter { mask & (1 << UInt64($0)) != 0 }
+        var workers: [Int] = []
+        var rest = mask
+        while rest != 0 {
+            workers.append(rest.trailingZeroBitCount)
+            rest &= rest - 1
+        }
+        return workers
     }
 
-    /// The workers still to explore from here: in the backtrack set, not explored or running, awake, able to run,
-    /// within the bound.
-    func pending(bound: Int?) -> [Int] {
-        Self.workers(backtrack & ~inFlight).filter { worker in
-            children[worker] == nil && !sleep.contains(worker) && canRun(worker) && allows(worker, bound: bound)
+    /// The lowest worker still to explore from here: in the backtrack set, not explored or running, awake, able to
+    /// run, within the bound.
+    func firstPending(bound: Int?) -> Int? {
+        var rest = backtrack & ~inFlight
+        while rest != 0 {
+            let worker = rest.trailingZeroBitCount
+            if isPending(worker, bound: bound) { return worker }
+            rest &= rest - 1
         }
+        return nil
+    }
+
+    private func isPending(_ worker: Int, bound: Int?) -> Bool {
+        children[worker] == nil && !sleep.contains(worker) && canRun(worker) && allows(worker, bound: bound)
     }
 
     /// Whether everything below this state has been explored.
     func isComplete(bound: Int?) -> Bool {
-        inFlight == 0 && pending(bound: bound).isEmpty && children.values.allSatisfy(\.isComplete)
+        inFlight == 0 && firstPending(bound: bound) == nil && children.values.allSatisfy(\.isComplete)
     }
 
     /// The states from the root to this one.

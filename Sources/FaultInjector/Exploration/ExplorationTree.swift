@@ -60,10 +60,10 @@ final class ExplorationTree {
     }
 
     private func deepestPending(from node: ExplorationNode) -> (ExplorationNode, Int)? {
-        for child in node.children.values.sorted(by: { $0.entry.worker < $1.entry.worker }) {
-            if let next = child.node, let found = deepestPending(from: next) { return found }
+        for worker in 0..<workers {
+            if let next = node.children[worker]?.node, let found = deepestPending(from: next) { return found }
         }
-        if let worker = node.pending(bound: mode.preemptionBound).first { return (node, worker) }
+        if let worker = node.firstPending(bound: mode.preemptionBound) { return (node, worker) }
         return nil
     }
 
