@@ -35,7 +35,10 @@ final class ExplorationTree {
             firstIssued = true
             return ExecutionRequest(prefix: [], checks: [], sleep: SleepSet(), usesSleepSets: mode.usesSleepSets)
         }
-        guard let (node, worker) = deepestPending(from: root) else { return nil }
+        guard
+            let (node, worker) = deepestPending(from: root, besideRunning: false)
+                ?? deepestPending(from: root, besideRunning: true)
+        else { return nil }
         node.inFlight |= 1 << UInt64(worker)
         let path = node.path
         var prefix: [Int] = []
@@ -59,10 +62,17 @@ final class ExplorationTree {
         return ExecutionRequest(prefix: prefix, checks: checks, sleep: sleep, usesSleepSets: mode.usesSleepSets)
     }
 
-    private func deepestPending(from node: ExplorationNode) -> (ExplorationNode, Int)? {
+    /// The deepest state with a worker left to explore, and the worker. Unless `besideRunning`, states with a branch
+    /// running are passed over: a sibling issued while another runs cannot have the other's step in its sleep set (it
+    /// is known only once that execution returns), so it would repeat some of its classes. With several jobs the
+    /// search asks for such a sibling only when nothing else is left to run.
+    private func deepestPending(from node: ExplorationNode, besideRunning: Bool) -> (ExplorationNode, Int)? {
         for worker in 0..<workers {
-            if let next = node.children[worker]?.node, let found = deepestPending(from: next) { return found }
+            if let next = node.children[worker]?.node, let found = deepestPending(from: next, besideRunning: besideRunning) {
+                return found
+            }
         }
+        guard besideRunning || node.inFlight == 0 else { return nil }
         if let worker = node.firstPending(bound: mode.preemptionBound) { return (node, worker) }
         return nil
     }
