@@ -54,6 +54,14 @@ final class ExploreJobsCommandLineTests: XCTestCase {
         XCTAssertEqual(reports[2].classes, reports[0].classes, "three jobs meet every class one job meets")
     }
 
+    /// Without `--jobs`, one scenario is explored in one child process per available processor.
+    func testTheDefaultIsOneJobPerAvailableProcessor() throws {
+        try directory.write(Data("worker 0:\n  mutate o0 k0\nworker 1:\n  mutate o0 k0\n".utf8), to: "two.scenario")
+        let outcome = try run(["explore", "two.scenario", "--quiet", "--json", "d.json"])
+        XCTAssertEqual(outcome.status, 0, outcome.stdout + outcome.stderr)
+        XCTAssertEqual(try report("d.json").jobs, AvailableCores.count)
+    }
+
     /// A planted bug found by children: exit 1, its seed file written, and the seed file replays the failure.
     func testAFailureFoundInChildProcessesIsWrittenAndReplays() throws {
         let scenario = try String(contentsOfFile: Self.scenarioPath("bug-lock-missing.scenario"), encoding: .utf8)
