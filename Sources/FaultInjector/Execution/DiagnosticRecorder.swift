@@ -4,7 +4,7 @@ import GuardCore
 /// whose call site it carries, in the log of the worker whose thread reported it.
 final class DiagnosticRecorder: DiagnosticSink, @unchecked Sendable {
     private let clock: RunClock
-    private let strays = Protected([DiagnosticRecord]())
+    private let strays = UnorderedRecords([DiagnosticRecord]())
     /// Told as each event arrives, before it is recorded: a sink is user code (set once, before the run starts).
     var startsUserCode: (@Sendable () -> Void)?
 
@@ -25,12 +25,12 @@ final class DiagnosticRecorder: DiagnosticSink, @unchecked Sendable {
         if let worker {
             worker.diagnostics.append(record)
         } else {
-            strays.withValue { $0.append(record) }
+            strays.update { $0.append(record) }
         }
     }
 
     /// Events reported on threads that are not workers.
     var recordedOffWorkers: [DiagnosticRecord] {
-        strays.withValue { $0 }
+        strays.update { $0 }
     }
 }

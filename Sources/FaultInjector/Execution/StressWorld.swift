@@ -14,11 +14,11 @@ final class StressWorld: @unchecked Sendable {
     private(set) var controllerSlots: [ControllerSlot] = []
     private let nextID = AtomicCell()
     private let nextValue = AtomicCell()
-    private let facts = Protected(Facts())
-    private let tracked = Protected([TrackedInstance]())
-    private let strayDeliveries = Protected([DeliveryRecord]())
+    private let facts = UnorderedRecords(Facts())
+    private let tracked = UnorderedRecords([TrackedInstance]())
+    private let strayDeliveries = UnorderedRecords([DeliveryRecord]())
     private let unrouted = AtomicCell()
-    private let offWorkerBulkReleases = Protected([BulkReleaseRecord]())
+    private let offWorkerBulkReleases = UnorderedRecords([BulkReleaseRecord]())
     /// Where the controllers' diagnostics are recorded.
     let diagnostics: DiagnosticRecorder
     /// The keys the system under test can observe (operations on others are skipped).
@@ -109,7 +109,7 @@ final class StressWorld: @unchecked Sendable {
             onDeinit: { [weak self] id in
                 self?.noteUserCode("the deinit of observer #\(id)")
                 let now = clock.now
-                self?.facts.withValue { $0.observerDeinitTimes[id] = now }
+                self?.facts.update { $0.observerDeinitTimes[id] = now }
             },
             onUnrouted: { unrouted.word.add(1, ordering: .relaxed) })
         track("observer", observer)
@@ -125,9 +125,9 @@ final class StressWorld: @unchecked Sendable {
             now: { [clock] in clock.now },
             onReleases: { [weak self] releases in self?.keep(releases) }
         ) { [weak self] id, started, finished in
-            self?.facts.withValue { $0.controllerEndTimes[id] = (started, finished) }
+            self?.facts.update { $0.controllerEndTimes[id] = (started, finished) }
         }
-        facts.withValue { facts in
+        facts.update { facts in
             facts.controllerObservers[handle.id] = observer.id
             if holdsWeakly { facts.weakControllers.insert(handle.id) }
         }
@@ -143,7 +143,7 @@ final class StressWorld: @unchecked Sendable {
         if let worker = WorkerContext.current {
             worker.bulkReleases.append(releases)
         } else {
-            offWorkerBulkReleases.withValue { $0.append(releases) }
+            offWorkerBulkReleases.update { $0.append(releases) }
         }
     }
 
@@ -153,7 +153,7 @@ final class StressWorld: @unchecked Sendable {
     }
 
     private func track(_ kind: String, _ instance: AnyObject) {
-        tracked.withValue { $0.append(TrackedInstance(kind: kind, reference: WeakObject(instance))) }
+        tracked.update { $0.append(TrackedInstance(kind: kind, reference: WeakObject(instance))) }
     }
 
     /// Names of the world's own locks (the slots' and the object slots' mutation locks), for deadlock reports.
@@ -179,7 +179,7 @@ final class StressWorld: @unchecked Sendable {
     /// Ids of the stress objects still alive that are in no object slot (released or adopted during the run).
     private func releasedObjectsAlive() -> Set<Int> {
         let inSlots = Set(objectSlots.compactMap { $0.object?.id })
-        let alive = tracked.withValue { tracked in tracked.compactMap { ($0.reference.object as? StressObject)?.id } }
+        let alive = tracked.update { tracked in tracked.compactMap { ($0.reference.object as? StressObject)?.id } }
         return Set(alive).subtracting(inSlots)
     }
 
@@ -199,12 +199,12 @@ final class StressWorld: @unchecked Sendable {
 
     /// Whether the stress object with id `id` is still alive.
     func isAlive(object id: Int) -> Bool {
-        tracked.withValue { tracked in tracked.contains { ($0.reference.object as? StressObject)?.id == id } }
+        tracked.update { tracked in tracked.contains { ($0.reference.object as? StressObject)?.id == id } }
     }
 
     /// Instances still alive, by kind (call after ``releaseEverything()``).
     func survivors() -> [String: Int] {
-        tracked.withValue { tracked in
+        tracked.update { tracked in
             var counts: [String: Int] = [:]
             for instance in tracked where instance.reference.object != nil {
                 counts[instance.kind, default: 0] += 1
@@ -234,7 +234,7 @@ final class StressWorld: @unchecked Sendable {
             history.objectDeinitTimes[deinitRecord.object] = end
         }
         history.releasedObjectsAliveAtEnd = releasedObjectsStillHeld()
-        facts.withValue { facts in
+        facts.update { facts in
             history.observerDeinitTimes = facts.observerDeinitTimes
             history.controllerEndStartTimes = facts.controllerEndTimes.mapValues(\.started)
             history.controllerEndTimes = facts.controllerEndTimes.mapValues(\.finished)
@@ -264,7 +264,7 @@ final class StressWorld: @unchecked Sendable {
                 .delivered(registration: record.registration, cause: record.cause, isPrior: record.isPrior),
                 worker: worker.index)
         } else {
-            strayDeliveries.withValue { $0.append(record) }
+            strayDeliveries.update { $0.append(record) }
         }
     }
 }

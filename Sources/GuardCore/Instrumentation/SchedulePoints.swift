@@ -90,8 +90,9 @@ package protocol ScheduleHook: AnyObject, Sendable {
     func created(_ object: ObjectIdentifier)
     /// The thread is about to take `lock` (a ``Lock`` or another lock that announces itself), whose sleeping waiters
     /// are `waiters`. A cooperative scheduler may run other threads first and must return only when `lock` is free
-    /// for this thread.
-    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters)
+    /// for this thread. `readOnly`: the critical section only reads what the lock guards and reaches no schedule
+    /// point, so two such sections of one lock commute.
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters, readOnly: Bool)
     /// The thread released `lock`; `wokeWaiter` says whether the release woke a sleeping waiter, `nil` where the
     /// lock does not say (see ``LockWaiters``).
     func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?)
@@ -164,10 +165,11 @@ package enum SchedulePoints {
     }
 
     /// Tells the installed hook, if any, that the calling thread is about to take `lock`, whose sleeping waiters are
-    /// `waiters` (see ``LockWaiters``).
+    /// `waiters` (see ``LockWaiters``); `readOnly` for a critical section that only reads what the lock guards and
+    /// reaches no schedule point.
     @inline(__always)
-    package static func willAcquire(_ lock: AnyObject, waiters: LockWaiters = .untracked) {
-        if _slowPath(isInstalled) { Dispatch.willAcquire(ObjectIdentifier(lock), waiters) }
+    package static func willAcquire(_ lock: AnyObject, waiters: LockWaiters = .untracked, readOnly: Bool = false) {
+        if _slowPath(isInstalled) { Dispatch.willAcquire(ObjectIdentifier(lock), waiters, readOnly) }
     }
 
     /// Tells the installed hook, if any, that the calling thread released `lock`, and whether the release woke a
@@ -196,8 +198,8 @@ package enum SchedulePoints {
         }
 
         @inline(never)
-        static func willAcquire(_ lock: ObjectIdentifier, _ waiters: LockWaiters) {
-            installed?.willAcquire(lock, waiters: waiters)
+        static func willAcquire(_ lock: ObjectIdentifier, _ waiters: LockWaiters, _ readOnly: Bool) {
+            installed?.willAcquire(lock, waiters: waiters, readOnly: readOnly)
         }
 
         @inline(never)
@@ -225,6 +227,6 @@ private final class PointHook: ScheduleHook {
     func reach(_ point: NamedSchedulePoint, object: ObjectIdentifier) { body(point) }
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
     func created(_ object: ObjectIdentifier) {}
-    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {}
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters, readOnly: Bool) {}
     func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?) {}
 }

@@ -78,7 +78,7 @@ enum ObservedClassInfo {
     }
 
     static func isKnownComputedKey(_ key: String, of type: KVOObject.Type) -> Bool {
-        computedKeys.withValue { $0.contains(ClassKey(type: ObjectIdentifier(type), key: key)) }
+        computedKeys.read { $0.contains(ClassKey(type: ObjectIdentifier(type), key: key)) }
     }
 
     static func noteKnownComputedKey(_ key: String, of type: KVOObject.Type) {

@@ -114,13 +114,16 @@ enum LockOperations {
     }
 
     /// Blocks until the lock is acquired, announcing the acquire to ``SchedulePoints`` as `owner`'s (the object that
-    /// keeps the primitive) first.
+    /// keeps the primitive) first; `readOnly` announces a critical section that only reads what the lock guards and
+    /// reaches no schedule point.
     @inline(__always)
-    static func lock(_ primitive: UnsafeMutablePointer<LockPrimitive>, announcedAs owner: AnyObject) {
+    static func lock(
+        _ primitive: UnsafeMutablePointer<LockPrimitive>, announcedAs owner: AnyObject, readOnly: Bool = false
+    ) {
         #if os(Linux) && !DEBUG
-        SchedulePoints.willAcquire(owner, waiters: LockWaiters(wordLock: primitive))
+        SchedulePoints.willAcquire(owner, waiters: LockWaiters(wordLock: primitive), readOnly: readOnly)
         #else
-        SchedulePoints.willAcquire(owner)
+        SchedulePoints.willAcquire(owner, readOnly: readOnly)
         #endif
         lock(primitive)
     }

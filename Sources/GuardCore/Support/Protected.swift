@@ -43,8 +43,19 @@ package final class Protected<Value>: @unchecked Sendable {
         }
     }
 
-    /// A copy of the current value.
+    /// Runs `body` with read access to the value and returns its result. Announced to a fault injector as a
+    /// read-only critical section: `body` must change nothing the lock guards and must reach no schedule point (call
+    /// no GuardCore code that takes a lock or announces an access).
+    @inline(__always)
+    package func read<Result>(_ body: (Value) throws -> Result) rethrows -> Result {
+        let primitive = LockOperations.primitive(of: self)
+        LockOperations.lock(primitive, announcedAs: self, readOnly: true)
+        defer { LockOperations.unlock(primitive, announcedAs: self) }
+        return try body(value)
+    }
+
+    /// A copy of the current value (a read-only critical section).
     package var current: Value {
-        withValue { $0 }
+        read { $0 }
     }
 }

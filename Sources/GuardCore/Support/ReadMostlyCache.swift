@@ -65,7 +65,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
 
     /// How many entries the shared copy holds now.
     package var sharedCount: Int {
-        shared.withValue { $0.entries.count }
+        shared.read { $0.entries.count }
     }
 
     /// How many times the shared copy started over (dropping every entry) since the cache was created: a caller that
@@ -81,7 +81,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
         let copy = currentLocalCopy()
         if let hit = copy.hit(key) { return hit }
         let value: Value
-        if let known = shared.withValue({ $0.entries[key] }) {
+        if let known = shared.read({ $0.entries[key] }) {
             value = known
         } else {
             let made = make()
@@ -95,7 +95,7 @@ package final class ReadMostlyCache<Key: Hashable & SendableMetatype, Value: Sen
     package func valueIfPossible(for key: Key, make: () -> Value?) -> Value? {
         let copy = currentLocalCopy()
         if let hit = copy.hit(key) { return hit }
-        if let known = shared.withValue({ $0.entries[key] }) {
+        if let known = shared.read({ $0.entries[key] }) {
             remember(known, for: key, in: copy)
             return known
         }

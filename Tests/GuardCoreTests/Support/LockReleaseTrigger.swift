@@ -48,7 +48,7 @@ final class LockReleaseTrigger: ScheduleHook, @unchecked Sendable {
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess) {}
     func created(_ object: ObjectIdentifier) {}
 
-    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters, readOnly: Bool) {
         guard pthread_equal(pthread_self(), thread) != 0 else { return }
         self.lock.withLock { held += 1 }
     }

@@ -107,9 +107,10 @@ final class ControlledHook: ScheduleHook {
         }
     }
 
-    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters) {
+    func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters, readOnly: Bool) {
         guard let binding = Self.binding else { return }
-        binding.scheduler!.willAcquire(lock, mode: binding.lockMode, waiters: waiters, worker: binding.worker)
+        let mode = readOnly && binding.lockMode == .exclusive ? .shared : binding.lockMode
+        binding.scheduler!.willAcquire(lock, mode: mode, waiters: waiters, worker: binding.worker)
     }
 
     func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?) {

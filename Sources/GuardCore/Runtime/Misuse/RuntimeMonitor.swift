@@ -41,7 +41,7 @@ public enum RuntimeMonitor {
     /// While ``withMisusePolicy(_:_:)`` scopes are open (on any thread), this is the newest open scope's policy, and
     /// setting it changes that scope's policy until the scope ends; otherwise it is the process-wide policy.
     public static var misusePolicy: MisusePolicy {
-        get { state.withValue { $0.policy } }
+        get { state.read { $0.policy } }
         set { state.withValue { $0.policy = newValue } }
     }
 
@@ -72,22 +72,22 @@ public enum RuntimeMonitor {
 
     /// How many misuses happened since launch or the last ``resetMisuseRecords()``, under any policy.
     public static var misuseCount: Int {
-        state.withValue { $0.total }
+        state.read { $0.total }
     }
 
     /// How many misuses of `kind` happened since launch or the last ``resetMisuseRecords()``.
     public static func misuseCount(of kind: KVOMisuse.Kind) -> Int {
-        state.withValue { $0.countsByKind[kind, default: 0] }
+        state.read { $0.countsByKind[kind, default: 0] }
     }
 
     /// Misuse counts by kind since launch or the last ``resetMisuseRecords()``; kinds that never happened are absent.
     public static var misuseCountsByKind: [KVOMisuse.Kind: Int] {
-        state.withValue { $0.countsByKind }
+        state.read { $0.countsByKind }
     }
 
     /// The most recent misuses (up to ``reportedMisuseLimit``), oldest first, recorded under every policy but trap.
     public static var reportedMisuses: [KVOMisuse] {
-        state.withValue { $0.recent }
+        state.read { $0.recent }
     }
 
     /// Forgets all recorded misuses and zeroes the counters; the policy is unchanged.
