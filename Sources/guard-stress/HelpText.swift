@@ -350,7 +350,8 @@ enum HelpText {
 
         Every re-execution checks it repeats its prefix (the same decisions, workers able to run, and objects
         touched); a divergence, a run past its step limit or a worker blocked outside the scheduler's control ends
-        the exploration with NOT A PROOF and why, never with "complete".
+        the exploration with NOT A PROOF and why, never with "complete". With three or more workers the reduced
+        search can miss classes, so a passing answer there is thorough evidence, not a proof (the output says so).
 
         OPTIONS
           --target NAME          explore against this target instead of the file's own
@@ -372,7 +373,7 @@ enum HelpText {
                                             on c0 and o0 (903 scenarios; CI runs it)
                                    triples  2 workers, up to 3 operations each from observe [initial,new],
                                             unobserve, mutate, release-observer (3,570 scenarios; the long run:
-                                            about 10 processor-hours, so split it with --shard)
+                                            about 35 processor-minutes; split it with --shard)
           --shard I/N          explore only part I of N of the suite (every Nth scenario from the Ith), to split a
                                long run over machines: the run is a proof when every part answers complete
 

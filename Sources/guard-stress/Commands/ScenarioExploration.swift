@@ -61,6 +61,7 @@ struct ScenarioExploration {
             if written.seedFile == nil { code = .notAProof }
         }
         if case .notAProof(let reason) = outcome.answer { say("  not a proof: \(reason)") }
+        if scenario.configuration.workers > 2, code == .passed { say(ExploreCommand.manyWorkersNote) }
         say(ExploreCommand.resultLine(code == .notAProof ? .notAProof("") : outcome.answer))
         let report = ExplorationReport(
             outcome: outcome, scenario: path, target: input.target.name, settings: settings, scenarios: 1,

@@ -54,6 +54,21 @@ final class ExploreJobsCommandLineTests: XCTestCase {
         XCTAssertEqual(reports[2].classes, reports[0].classes, "three jobs meet every class one job meets")
     }
 
+    /// A passing answer for three workers says it is evidence, not a proof; one for two workers does not.
+    func testAPassingAnswerForThreeWorkersSaysItIsNotAProof() throws {
+        try directory.write(Data("worker 0:\n  mutate o0 k0\nworker 1:\n  mutate o0 k0\n".utf8), to: "two.scenario")
+        try directory.write(
+            Data("worker 0:\n  mutate o0 k0\nworker 1:\n  mutate o0 k0\nworker 2:\n  mutate o0 k0\n".utf8),
+            to: "three.scenario")
+        let two = try run(["explore", "two.scenario", "--jobs", "1", "--quiet"])
+        XCTAssertEqual(two.status, 0, two.stdout + two.stderr)
+        XCTAssertFalse(two.stdout.contains("not a proof"), two.stdout)
+        let three = try run(["explore", "three.scenario", "--jobs", "1", "--quiet"])
+        XCTAssertEqual(three.status, 0, three.stdout + three.stderr)
+        XCTAssertTrue(three.stdout.contains("three or more workers"), three.stdout)
+        XCTAssertTrue(three.stdout.contains("evidence, not a proof"), three.stdout)
+    }
+
     /// Without `--jobs`, one scenario is explored in one child process per available processor.
     func testTheDefaultIsOneJobPerAvailableProcessor() throws {
         try directory.write(Data("worker 0:\n  mutate o0 k0\nworker 1:\n  mutate o0 k0\n".utf8), to: "two.scenario")
