@@ -350,8 +350,9 @@ enum HelpText {
 
         Every re-execution checks it repeats its prefix (the same decisions, workers able to run, and objects
         touched); a divergence, a run past its step limit or a worker blocked outside the scheduler's control ends
-        the exploration with NOT A PROOF and why, never with "complete". With three or more workers the reduced
-        search can miss classes, so a passing answer there is thorough evidence, not a proof (the output says so).
+        the exploration with NOT A PROOF and why, never with "complete". With three or more workers the reduction
+        is not checked against running every interleaving, so a passing answer there is thorough evidence, not a
+        proof (the output says so).
 
         OPTIONS
           --target NAME          explore against this target instead of the file's own

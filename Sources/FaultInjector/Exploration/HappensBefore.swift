@@ -85,11 +85,11 @@ struct HappensBefore {
         clock(later, steps[earlier].worker) > local[earlier]
     }
 
-    /// The races: for each step j and each other worker, the latest earlier step i of that worker dependent with j
-    /// at whose decision j's worker could run (so the two could have gone the other way: a worker waiting for a lock
-    /// the other holds could not), unless i already happens before j's worker's step before j (then the order is
-    /// forced by earlier steps). The order of each race is to be tried the other way round (Flanagan and
-    /// Godefroid's choice of races, with "could be co-enabled" read off the execution's own decisions).
+    /// The races: for each step j and each other worker, the latest earlier step i of that worker dependent with j,
+    /// unless i already happens before j's worker's step before j (then the order is forced by earlier steps). The
+    /// order of each race is to be tried the other way round (Flanagan and Godefroid's choice of races). A race whose
+    /// second worker could not run at i's decision (it waited for a lock a third worker held) is a race all the same:
+    /// the race's initials say who must run first there, and when none of them can, every worker that can is tried.
     func races() -> [(first: Int, second: Int)] {
         var found: [(first: Int, second: Int)] = []
         for second in steps.indices {
@@ -99,7 +99,7 @@ struct HappensBefore {
                 var candidate = Int(lastDependent[second * workers + other])
                 while candidate >= 0 {
                     if previous >= 0, clock(previous, other) > local[candidate] { break }
-                    if steps[candidate].worker == other, steps[candidate].canRun(worker),
+                    if steps[candidate].worker == other,
                         steps[candidate].conflicts(with: steps[second], forRaces: true)
                     {
                         found.append((candidate, second))

@@ -66,11 +66,11 @@ enum ExploreCommand {
         }
     }
 
-    /// Said before a passing answer for three or more workers: with that many the reduced search can depend on its
-    /// order (two orders have met different classes), so its answer is evidence, not a proof.
+    /// Said before a passing answer for three or more workers: the reduction is checked against every interleaving
+    /// only for two, so such an answer is evidence, not a proof.
     static let manyWorkersNote =
-        "  note: with three or more workers the reduced search can miss classes, so this answer is thorough evidence, "
-        + "not a proof (the proofs use two workers; see Exploring every interleaving, Three or more workers)"
+        "  note: with three or more workers the reduction is not checked against every interleaving, so this answer is "
+        + "thorough evidence, not a proof (the proofs use two workers; see Exploring every interleaving)"
 
     /// The answer's last line.
     static func resultLine(_ answer: ExplorationAnswer) -> String {

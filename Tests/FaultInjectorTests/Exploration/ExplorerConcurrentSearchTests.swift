@@ -7,9 +7,11 @@ import XCTest
 /// search meets, with the same histories; and while other work is left it gives no second branch of a state whose
 /// first branch still runs (the second could not have the first's step in its sleep set and would repeat classes).
 final class ExplorerConcurrentSearchTests: XCTestCase {
-    /// Explores with up to `inFlight` executions asked for at once; returns the outcome and each class's verdict.
+    /// Explores with up to `inFlight` executions asked for at once, taking them in first-asked first (or, with
+    /// `newestFirst`, the most recently asked first: reports coming back out of order); returns the outcome and each
+    /// class's verdict.
     private func search(
-        _ scenario: Scenario, _ target: any SystemUnderTest, inFlight: Int
+        _ scenario: Scenario, _ target: any SystemUnderTest, inFlight: Int, newestFirst: Bool = false
     ) -> (outcome: ExplorationOutcome, verdicts: [[UInt64]: ClassVerdict]) {
         var settings = ExplorationSettings()
         settings.stopsAtFirstViolation = false
@@ -19,7 +21,7 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
         while search.stop == nil {
             while running.count < inFlight, let request = search.tree.nextRequest() { running.append(request) }
             guard !running.isEmpty else { break }
-            let request = running.removeFirst()
+            let request = newestFirst ? running.removeLast() : running.removeFirst()
             search.take(explorer.execute(request), for: request)
         }
         return (search.outcome(), search.verdicts)
@@ -69,6 +71,30 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
             }
             _ = assertSameClasses(second, GuardTarget(diagnostics: CountingSink(keepsEvents: false)), inFlight: inFlight)
         }
+    }
+
+    /// Three guard workers whose executions come back out of order (the newest of 4 first): the same classes with
+    /// the same histories. A worker waiting for a lock a third one holds still races with the steps it waits
+    /// behind; when such races were dropped, the in-order search met 1,308 classes here and this one 1,257.
+    func testThreeGuardWorkersOutOfOrderExploreTheSameClasses() throws {
+        let scenario = try guardScenario(
+            """
+            worker 0:
+              observe c0 o0 k0 [initial,new]
+              mutate o0 k0
+            worker 1:
+              release-observer c0
+              mutate o0 k0
+            worker 2:
+              mutate o0 k0
+            """)
+        let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+        let alone = search(scenario, target, inFlight: 1)
+        let outOfOrder = search(scenario, target, inFlight: 4, newestFirst: true)
+        XCTAssertEqual(alone.outcome.answer, .complete, alone.outcome.summary)
+        XCTAssertEqual(outOfOrder.outcome.answer, .complete, outOfOrder.outcome.summary)
+        XCTAssertGreaterThan(alone.verdicts.count, 1_308, alone.outcome.summary)
+        XCTAssertEqual(outOfOrder.verdicts, alone.verdicts, "the same classes with the same histories and verdicts")
     }
 
     /// A toy target with a closed-form count: two workers on one shared lock, C(6, 3) = 20 classes, with 3 at once.
