@@ -44,6 +44,38 @@ final class ExplorerScenarioTests: XCTestCase {
         }
     }
 
+    /// Every access that records who is registered: a registration's state word; the controller's table of
+    /// registrations (its lock and its storage); the runtime's table of the object (its publication and its lock), the
+    /// observances' active flags and the announced-keys mask the runtime derives from them.
+    static let registrationFootprint: [SharedWord] = [
+        .registrationState, .unlockedTable, .observationTable, .observanceActive, .announcedKeys,
+    ]
+
+    /// The relation is load-bearing: with the registration state left out of the footprints (wherever it lives,
+    /// ``registrationFootprint``: leaving out the state word alone is not enough here, the table locks also order
+    /// these steps), exploring the corpus's `.initial`-removed-during-observe scenario and
+    /// `bug-initial-state-missing` against the bug finds no dependency between the observe and the unobserve, runs
+    /// one class and answers "complete, 0 violations": a wrong proof. With them both are found.
+    func testRegistrationStateIsLoadBearingForTheInitialRemovalRace() throws {
+        let inputs = [
+            ("guard-initial-missing-when-removed-during-observe (corpus)", try seed("guard-initial-missing-when-removed-during-observe.json").scenario),
+            ("bug-initial-state-missing.scenario", try scenario("bug-initial-state-missing.scenario").scenario),
+        ]
+        for (name, scenario) in inputs {
+            var settings = ExplorationSettings()
+            settings.stopsAtFirstViolation = false
+            let full = Explorer(scenario: scenario, target: try target("bug-initial-state-missing"), settings: settings).explore()
+            settings.omittedWords = Set(Self.registrationFootprint.map(\.rawValue))
+            let blind = Explorer(scenario: scenario, target: try target("bug-initial-state-missing"), settings: settings).explore()
+            XCTAssertEqual(full.answer, .violation, "\(name): \(full.summary)")
+            XCTAssertGreaterThan(full.failingClasses, 0, "\(name): \(full.summary)")
+            XCTAssertEqual(blind.answer, .complete, "\(name) without the registration state: \(blind.summary)")
+            XCTAssertEqual(blind.failingClasses, 0, "\(name) without the registration state: \(blind.summary)")
+            XCTAssertLessThan(blind.classes, full.classes, name)
+            print("\(name): with the registration state \(full.summary); without \(blind.summary)")
+        }
+    }
+
     /// Each planted bug's scenario (at most 2 workers × 3 operations) explored against its bug ends in a violation,
     /// and the seed file of the failing interleaving replays it exactly, 10 runs out of 10.
     func testEveryPlantedBugIsFoundByExploringItsScenario() throws {

@@ -48,10 +48,12 @@ final class StepRecorder: @unchecked Sendable {
     private var detached: Set<Int32> = []
     private var heldLocks: [ObjectIdentifier: LockMode] = [:]
     private let omitted: Set<UInt8>
+    /// Locks guarding state of an omitted kind (``ScheduleHook/guards(_:_:)``): left out with it.
+    private var omittedLocks: Set<ObjectIdentifier> = []
     private let ticks: @Sendable () -> UInt64
 
-    /// A recorder for `workers` workers; accesses to words in `omitting` are left out (only tests leave any out, to
-    /// show what the relation needs). `ticks` reads the run clock's count without taking a tick.
+    /// A recorder for `workers` workers; accesses to words in `omitting`, and to the locks that guard them, are left
+    /// out (only tests leave any out, to show what the relation needs). `ticks` reads the run clock's count without taking a tick.
     init(workers: Int, omitting: Set<UInt8>, ticks: @escaping @Sendable () -> UInt64) {
         held = Array(repeating: [], count: workers)
         omitted = omitting
@@ -83,6 +85,12 @@ final class StepRecorder: @unchecked Sendable {
         creations[worker] = ordinal + 1
         createdNames[object] = Int64(worker + 1) << 40 | ordinal
         for key in numbersByIdentity.removeValue(forKey: object) ?? [] { numbers[key] = nil }
+        omittedLocks.remove(object)
+    }
+
+    /// `lock`, just made, guards state of kind `word`: if that kind is left out, so is the lock.
+    func guards(_ lock: ObjectIdentifier, _ word: SharedWord) {
+        if omitted.contains(word.rawValue) { omittedLocks.insert(lock) }
     }
 
     /// The step in progress took `lock` (or found it held: `mode` is then ``LockMode/exclusive``).
@@ -149,7 +157,8 @@ final class StepRecorder: @unchecked Sendable {
     }
 
     private func noteLock(_ lock: ObjectIdentifier, _ mode: LockMode, releasing: Bool = false) {
-        guard mode != .quiet, !omitted.contains(ObjectWord.lock), !execution.steps.isEmpty else { return }
+        guard mode != .quiet, !omitted.contains(ObjectWord.lock), !omittedLocks.contains(lock), !execution.steps.isEmpty
+        else { return }
         note(StepAccess(object: number(lock, ObjectWord.lock), writes: mode == .exclusive, releaseOnly: releasing))
     }
 

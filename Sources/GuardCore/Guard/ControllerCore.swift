@@ -79,6 +79,7 @@ final class ControllerCore: @unchecked Sendable {
         self.ownSink = sink
         LockOperations.initialize(LockOperations.primitive(of: self))
         SchedulePoints.created(self)
+        SchedulePoints.guards(self, .registrationState)
     }
 
     deinit {

@@ -31,13 +31,15 @@ package enum NamedSchedulePoint: UInt8, Sendable, CaseIterable {
 /// threads decides an outcome. An explorer of interleavings records each access (``SchedulePoints/access(_:_:_:)``)
 /// so that two steps touching the same word, at least one writing it, count as dependent.
 package enum SharedWord: UInt8, Sendable, CaseIterable {
-    /// A guard registration's ``RegistrationState``.
+    /// A guard registration's ``RegistrationState``; the lock of a controller's table of registrations guards it
+    /// (``SchedulePoints/guards(_:_:)``).
     case registrationState
     /// An observance's active flag (``Observance/isActive``).
     case observanceActive
     /// An object's announced-keys mask (``KeyBit``), read by every set.
     case announcedKeys
-    /// An object's observation table pointer, published once by the first registration.
+    /// An object's observation table pointer, published once by the first registration; the table's lock guards the
+    /// runtime's registrations of the object (``SchedulePoints/guards(_:_:)``).
     case observationTable
     /// The keys an object's `@Observed` properties resolved, each stored in the property by the first set that takes
     /// the announcing path: a set reads it, and whether it was resolved decides how many steps the set takes.
@@ -88,6 +90,10 @@ package protocol ScheduleHook: AnyObject, Sendable {
     /// a registration, an observed object's table...): an explorer names it by who made it, which is the same in
     /// every execution, rather than by its address, which is not.
     func created(_ object: ObjectIdentifier)
+    /// `lock` (just created) guards state of kind `word`: an explorer that leaves `word` out of its footprints, to
+    /// show what its dependency relation needs, leaves the lock's acquisitions out too. Hooks that keep no
+    /// footprints ignore it (the default).
+    func guards(_ lock: ObjectIdentifier, _ word: SharedWord)
     /// The thread is about to take `lock` (a ``Lock`` or another lock that announces itself), whose sleeping waiters
     /// are `waiters`. A cooperative scheduler may run other threads first and must return only when `lock` is free
     /// for this thread. `readOnly`: the critical section only reads what the lock guards and reaches no schedule
@@ -96,6 +102,11 @@ package protocol ScheduleHook: AnyObject, Sendable {
     /// The thread released `lock`; `wokeWaiter` says whether the release woke a sleeping waiter, `nil` where the
     /// lock does not say (see ``LockWaiters``).
     func didRelease(_ lock: ObjectIdentifier, wokeWaiter: Bool?)
+}
+
+extension ScheduleHook {
+    /// Ignores what a lock guards.
+    package func guards(_ lock: ObjectIdentifier, _ word: SharedWord) {}
 }
 
 /// The hook FaultInjector installs to act at ``NamedSchedulePoint``s and lock boundaries. When none is installed,
@@ -158,6 +169,13 @@ package enum SchedulePoints {
         if _slowPath(isInstalled) { Dispatch.created(ObjectIdentifier(object)) }
     }
 
+    /// Tells the installed hook, if any, that `lock` (just created: after ``created(_:)``) guards state of kind
+    /// `word` (see ``ScheduleHook/guards(_:_:)``). Costs one atomic load and a nil check when no hook is installed.
+    @inline(__always)
+    package static func guards(_ lock: AnyObject, _ word: SharedWord) {
+        if _slowPath(isInstalled) { Dispatch.guards(ObjectIdentifier(lock), word) }
+    }
+
     /// Whether a hook is installed: code that would record many accesses in a loop asks this first.
     @inline(__always)
     package static var isInstalled: Bool {
@@ -195,6 +213,11 @@ package enum SchedulePoints {
         @inline(never)
         static func created(_ object: ObjectIdentifier) {
             installed?.created(object)
+        }
+
+        @inline(never)
+        static func guards(_ lock: ObjectIdentifier, _ word: SharedWord) {
+            installed?.guards(lock, word)
         }
 
         @inline(never)

@@ -48,6 +48,7 @@ final class ObservationTable: @unchecked Sendable {
     init() {
         LockOperations.initialize(primitive)
         SchedulePoints.created(self)
+        SchedulePoints.guards(self, .observationTable)
     }
 
     deinit {

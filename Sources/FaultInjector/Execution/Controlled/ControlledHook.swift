@@ -107,6 +107,11 @@ final class ControlledHook: ScheduleHook {
         }
     }
 
+    func guards(_ lock: ObjectIdentifier, _ word: SharedWord) {
+        guard let binding = Self.bindings.valueIfCreated else { return }
+        (binding.scheduler ?? binding.settingUp)?.guards(lock, word)
+    }
+
     func willAcquire(_ lock: ObjectIdentifier, waiters: LockWaiters, readOnly: Bool) {
         guard let binding = Self.binding else { return }
         let mode = readOnly && binding.lockMode == .exclusive ? .shared : binding.lockMode

@@ -168,6 +168,15 @@ final class CooperativeScheduler: TraceRecorder, @unchecked Sendable {
         recorder.created(object, worker: worker)
     }
 
+    /// `lock`, just made, guards state of kind `word` (recorded for an explorer only).
+    func guards(_ lock: ObjectIdentifier, _ word: SharedWord) {
+        guard let recorder else { return }
+        parkingLot.lock()
+        defer { parkingLot.unlock() }
+        guard mode == .controlling else { return }
+        recorder.guards(lock, word)
+    }
+
     /// Worker `worker` reached GuardCore's schedule point `point`.
     func reach(_ point: NamedSchedulePoint, worker: Int) {
         parkingLot.lock()

@@ -13,6 +13,11 @@ final class PlantedTable: @unchecked Sendable {
     /// Every registration not yet taken out, newest first. Guarded by ``lock``.
     var live: [PlantedRegistration] = []
 
+    init() {
+        // The table is the registrations' state, as a guard controller's is.
+        SchedulePoints.guards(lock, .registrationState)
+    }
+
     /// Files `registration` (the caller holds the lock).
     func insert(_ registration: PlantedRegistration) {
         // A write for an explorer, so a planted bug's unlocked read of the table (``SharedWord/unlockedTable``)
