@@ -30,6 +30,8 @@ final class ExplorationNode {
     var children: [Int: ExplorationChild] = [:]
     /// Workers whose execution from here is running now, one bit each.
     var inFlight: UInt64 = 0
+    /// Those of ``inFlight`` whose whole subtree is being explored elsewhere (in a child process).
+    var handedOff: UInt64 = 0
     /// The state before, and the worker whose step led here.
     private(set) weak var parent: ExplorationNode?
     let viaWorker: Int

@@ -22,11 +22,19 @@ struct ExplorationSearch {
     private var failure: ExploredFailure?
     /// The first failing class of each signature, in the order found.
     private var failures: [ExploredFailure] = []
+    /// The steps of the first execution, once known (how deep a subtree handed to a child process starts).
+    private var firstSteps: Int?
+    /// Subtrees whose first execution is in, to be explored whole by a child process (``nextJob()``).
+    private var handedOff: [(request: ExecutionRequest, first: ExecutionReport)] = []
 
-    init(explorer: Explorer, progress: @escaping @Sendable (ExplorationProgress) -> Void) {
+    /// A search of everything, or with `subtree` of everything below that request's branch.
+    init(
+        explorer: Explorer, subtree: ExecutionRequest? = nil, progress: @escaping @Sendable (ExplorationProgress) -> Void
+    ) {
         self.explorer = explorer
         self.progress = progress
-        tree = ExplorationTree(mode: explorer.settings.mode, workers: explorer.scenario.configuration.workers)
+        tree = ExplorationTree(
+            mode: explorer.settings.mode, workers: explorer.scenario.configuration.workers, subtree: subtree)
     }
 
     /// Classes explored to the end so far.
@@ -51,28 +59,47 @@ struct ExplorationSearch {
         }
         if report.execution.sleepBlockedAt != nil {
             sleepBlocked += 1
-        } else if let known = verdicts[report.classHash] {
-            if known.digest != report.canonicalDigest || known.signature != report.signature, stop == nil {
-                stop = .notAProof(
-                    "two executions of one class recorded different histories (digests \(known.digest) and "
-                        + "\(report.canonicalDigest)): the footprints miss a dependency")
-            }
         } else {
-            verdicts[report.classHash] = ClassVerdict(digest: report.canonicalDigest, signature: report.signature)
+            meet(report.classHash, ClassVerdict(digest: report.canonicalDigest, signature: report.signature))
         }
-        if !report.signature.isEmpty, !failures.contains(where: { $0.signature == report.signature }) {
-            let found = ExploredFailure(
-                signature: report.signature, examples: report.examples, canonicalSchedule: report.canonicalWorkers,
-                execution: executions)
-            failure = failure ?? found
-            failures.append(found)
-            if explorer.settings.stopsAtFirstViolation { stop = .violation }
+        if !report.signature.isEmpty {
+            note(
+                ExploredFailure(
+                    signature: report.signature, examples: report.examples, canonicalSchedule: report.canonicalWorkers,
+                    execution: executions))
         }
         tree.merge(report, for: request)
+        checkLimit()
+        if executions % 500 == 0 { progress(ExplorationProgress(executions: executions, classes: classes, seconds: seconds)) }
+    }
+
+    /// Counts a class met, or checks it recorded what it recorded before (a class whose executions record different
+    /// histories means the footprints miss a dependency).
+    mutating func meet(_ classHash: [UInt64], _ verdict: ClassVerdict) {
+        guard let known = verdicts[classHash] else {
+            verdicts[classHash] = verdict
+            return
+        }
+        if known != verdict, stop == nil {
+            stop = .notAProof(
+                "two executions of one class recorded different histories (digests \(known.digest) and "
+                    + "\(verdict.digest)): the footprints miss a dependency")
+        }
+    }
+
+    /// Keeps `found` if it is the first failure of its signature, and stops if the settings stop at the first.
+    mutating func note(_ found: ExploredFailure) {
+        guard !failures.contains(where: { $0.signature == found.signature }) else { return }
+        failure = failure ?? found
+        failures.append(found)
+        if explorer.settings.stopsAtFirstViolation { stop = .violation }
+    }
+
+    /// Stops at the execution limit if the tree is not explored yet.
+    mutating func checkLimit() {
         if stop == nil, let limit = explorer.settings.maxExecutions, executions >= limit, !tree.isComplete {
             stop = .notAProof("stopped after \(executions) executions (the limit), before every class was explored")
         }
-        if executions % 500 == 0 { progress(ExplorationProgress(executions: executions, classes: classes, seconds: seconds)) }
     }
 
     var seconds: Double { Double(MonotonicClock.now - start) / 1e9 }
@@ -102,6 +129,15 @@ extension ExplorationSearch {
     /// The hidden subcommand that serves an explorer's child processes (``ExplorationServer``).
     static let serverCommand = "__serve-explorations"
 
+    /// Whether a child process explores the rest of `request`'s subtree once its first execution is in: when its
+    /// branch is at least half the first execution's steps deep. The states above stay here, each branch out of them
+    /// run one execution at a time; the subtrees below are many and small (a few percent of the whole at most), so
+    /// they spread over the jobs, and this process does little of the work.
+    private func handsOff(_ request: ExecutionRequest) -> Bool {
+        guard let firstSteps else { return false }
+        return request.prefix.count - 1 >= max(1, firstSteps / 2)
+    }
+
     /// Runs executions in `explorer.settings.jobs` child processes of `executable` (serving ``serverCommand``), as
     /// many at once, taking their reports in as they finish.
     mutating func runInChildren(executable: String) -> ExplorationOutcome {
@@ -124,27 +160,122 @@ extension ExplorationSearch {
                 stop = stop ?? .notAProof("a child process could not set the scenario up: \(failure)")
             }
         }
-        var inFlight: [Int: ExecutionRequest] = [:]
+        var inFlight: [Int: ExplorationJob] = [:]
         var nextID = 0
         while true {
-            while stop == nil, inFlight.count < 2 * jobs, let request = tree.nextRequest() {
-                var job = ExplorationJob()
-                job.execution = request
+            while stop == nil, inFlight.count < jobs, let job = nextJob() {
                 workers.submit(job, id: nextID)
-                inFlight[nextID] = request
+                inFlight[nextID] = job
                 nextID += 1
             }
             guard !inFlight.isEmpty else { break }
             let (id, answer) = workers.next()
-            guard let request = inFlight.removeValue(forKey: id) else { continue }
-            switch answer {
-            case .success(let answer) where answer.report != nil: take(answer.report!, for: request)
-            case .success: stop = stop ?? .notAProof("a child process answered an execution without its report")
-            case .failure(let failure):
-                tree.release(request)
-                stop = stop ?? .notAProof("a child process failed during an execution: \(failure)")
-            }
+            guard let job = inFlight.removeValue(forKey: id) else { continue }
+            take(answer, for: job)
         }
+        releaseUnsent()
         return outcome()
+    }
+}
+
+// MARK: Subtrees explored in child processes
+
+extension ExplorationSearch {
+    /// The next job for a child process: a subtree handed off (``handsOff(_:)``), else the next execution, else
+    /// `nil` (nothing can be asked for until a running job comes back).
+    mutating func nextJob() -> ExplorationJob? {
+        var job = ExplorationJob()
+        if let (request, first) = handedOff.popLast() {
+            job.subtree = request
+            job.firstReport = first
+            job.executionLimit = explorer.settings.maxExecutions.map { max(0, $0 - executions) }
+        } else if let request = tree.nextRequest() {
+            job.execution = request
+        } else {
+            return nil
+        }
+        return job
+    }
+
+    /// Takes in a child process's answer to `job` (from ``nextJob()``): an execution's report (after which the rest
+    /// of its subtree may be handed off), or a subtree's; a failure stops the search as not a proof.
+    mutating func take(_ answer: Result<ExplorationJobAnswer, ExplorationWorkers.Failure>, for job: ExplorationJob) {
+        guard let request = job.subtree ?? job.execution else { return }
+        switch answer {
+        case .success(let answer) where job.execution != nil && answer.report != nil:
+            let report = answer.report!
+            if firstSteps == nil { firstSteps = report.execution.steps.count }
+            take(report, for: request)
+            if stop == nil, handsOff(request), tree.handOff(request) { handedOff.append((request, report)) }
+        case .success(let answer) where job.subtree != nil && answer.subtree != nil:
+            take(answer.subtree!, for: request)
+        case .success:
+            tree.release(request)
+            stop = stop ?? .notAProof("a child process answered a job without its report")
+        case .failure(let failure):
+            tree.release(request)
+            stop = stop ?? .notAProof("a child process failed during a job: \(failure)")
+        }
+    }
+
+    /// Releases the subtrees handed off but never sent (the search stopped first).
+    mutating func releaseUnsent() {
+        for (request, _) in handedOff { tree.release(request) }
+        handedOff.removeAll()
+    }
+
+    /// Explores everything below the subtree's branch in this process, one execution at a time, stopping after
+    /// `limit` executions if given. `first`, if given, is the report of the branch's first execution, run already
+    /// (and counted) by whoever handed the subtree over: the search starts from it without running it again.
+    mutating func exploreSubtree(from first: ExecutionReport?, limit: Int?) -> SubtreeReport {
+        if let first, let request = tree.subtree {
+            take(first, for: request)
+            executions = 0
+            sleepBlocked = 0
+        }
+        while stop == nil, let request = tree.nextRequest() {
+            if let limit, executions >= limit {
+                tree.release(request)
+                stop = .notAProof("stopped after \(executions) executions (the limit), before every class was explored")
+                break
+            }
+            take(explorer.execute(request), for: request)
+        }
+        var report = SubtreeReport()
+        report.executions = executions
+        report.sleepBlocked = sleepBlocked
+        report.verdicts = verdicts.map { (classHash: $0.key, verdict: $0.value) }
+        report.failures = failures
+        report.stop = stop
+        report.branchEntry = tree.branchStep?.entry
+        report.branchSignature = tree.branchStep?.signature ?? 0
+        report.notes = tree.outbox
+        return report
+    }
+
+    /// Takes in a subtree a child process explored (the job asked for with `request`): its counts, classes and
+    /// failures join this search's, and, if it was explored to the end, its branch is done and the backtracking it
+    /// found above joins the tree. A subtree cut short stops the search.
+    mutating func take(_ subtree: SubtreeReport, for request: ExecutionRequest) {
+        let before = executions
+        executions += subtree.executions
+        sleepBlocked += subtree.sleepBlocked
+        for (classHash, verdict) in subtree.verdicts { meet(classHash, verdict) }
+        for failure in subtree.failures {
+            note(
+                ExploredFailure(
+                    signature: failure.signature, examples: failure.examples,
+                    canonicalSchedule: failure.canonicalSchedule, execution: before + failure.execution))
+        }
+        guard subtree.isComplete, let entry = subtree.branchEntry else {
+            tree.release(request)
+            stop = stop ?? subtree.stop ?? .notAProof("a child process returned a subtree without its first step")
+            return
+        }
+        tree.merge(subtree: request, entry: entry, signature: subtree.branchSignature, notes: subtree.notes)
+        checkLimit()
+        if before / 500 != executions / 500 {
+            progress(ExplorationProgress(executions: executions, classes: classes, seconds: seconds))
+        }
     }
 }

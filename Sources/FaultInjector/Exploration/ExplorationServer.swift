@@ -29,7 +29,7 @@ struct ScenarioMessage: Codable, Sendable {
 }
 
 /// One job for an explorer's child process: set up the scenario and target that later executions use, run one
-/// execution of it, or explore a whole scenario. An execution's request travels packed (``WireCodable``).
+/// execution of it, explore one subtree of it to the end, or explore a whole scenario. An execution's request travels packed (``WireCodable``).
 struct ExplorationJob: Codable, Sendable {
     /// The scenario (for `setUp` and `explore`).
     var scenario: ScenarioMessage?
@@ -41,11 +41,17 @@ struct ExplorationJob: Codable, Sendable {
     var execution: ExecutionRequest?
     /// Whether to explore the whole scenario (its ``ExplorationOutcome`` comes back).
     var exploresWhole = false
+    /// A subtree to explore to the end: everything below this request's branch (its ``SubtreeReport`` comes back).
+    var subtree: ExecutionRequest?
+    /// The report of the subtree's first execution, already run (the subtree's search starts from it).
+    var firstReport: ExecutionReport?
+    /// The most executions the subtree may take.
+    var executionLimit: Int?
 
     init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case scenario, target, settings, execution, exploresWhole
+        case scenario, target, settings, execution, exploresWhole, subtree, firstReport, executionLimit
     }
 
     init(from decoder: any Decoder) throws {
@@ -55,6 +61,9 @@ struct ExplorationJob: Codable, Sendable {
         settings = try container.decodeIfPresent(ExplorationSettings.self, forKey: .settings)
         execution = try container.decodeIfPresent(String.self, forKey: .execution).map(ExecutionRequest.init(packed:))
         exploresWhole = try container.decodeIfPresent(Bool.self, forKey: .exploresWhole) ?? false
+        subtree = try container.decodeIfPresent(String.self, forKey: .subtree).map(ExecutionRequest.init(packed:))
+        firstReport = try container.decodeIfPresent(String.self, forKey: .firstReport).map(ExecutionReport.init(packed:))
+        executionLimit = try container.decodeIfPresent(Int.self, forKey: .executionLimit)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -64,24 +73,29 @@ struct ExplorationJob: Codable, Sendable {
         try container.encodeIfPresent(settings, forKey: .settings)
         try container.encodeIfPresent(execution?.packed, forKey: .execution)
         try container.encode(exploresWhole, forKey: .exploresWhole)
+        try container.encodeIfPresent(subtree?.packed, forKey: .subtree)
+        try container.encodeIfPresent(firstReport?.packed, forKey: .firstReport)
+        try container.encodeIfPresent(executionLimit, forKey: .executionLimit)
     }
 }
 
 /// A child process's answer to one ``ExplorationJob``. An execution's report travels packed (``WireCodable``).
 struct ExplorationJobAnswer: Codable, Sendable {
     var report: ExecutionReport?
+    var subtree: SubtreeReport?
     var outcome: ExplorationOutcome?
     var error: String?
 
     init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case report, outcome, error
+        case report, subtree, outcome, error
     }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         report = try container.decodeIfPresent(String.self, forKey: .report).map(ExecutionReport.init(packed:))
+        subtree = try container.decodeIfPresent(String.self, forKey: .subtree).map(SubtreeReport.init(packed:))
         outcome = try container.decodeIfPresent(ExplorationOutcome.self, forKey: .outcome)
         error = try container.decodeIfPresent(String.self, forKey: .error)
     }
@@ -89,6 +103,7 @@ struct ExplorationJobAnswer: Codable, Sendable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(report?.packed, forKey: .report)
+        try container.encodeIfPresent(subtree?.packed, forKey: .subtree)
         try container.encodeIfPresent(outcome, forKey: .outcome)
         try container.encodeIfPresent(error, forKey: .error)
     }
@@ -148,6 +163,9 @@ public enum ExplorationServer {
         if job.exploresWhole {
             guard let explorer else { throw ServerError(message: "no scenario to explore") }
             answer.outcome = explorer.explore()
+        } else if let request = job.subtree {
+            guard let explorer else { throw ServerError(message: "a subtree before any scenario") }
+            answer.subtree = explorer.exploreSubtree(request, from: job.firstReport, limit: job.executionLimit)
         } else if let request = job.execution {
             guard let explorer else { throw ServerError(message: "an execution before any scenario") }
             answer.report = explorer.execute(request)

@@ -1,3 +1,19 @@
+/// Backtracking one race asks for at one state of a path: what ``ExplorationTree`` adds there, or, for a state a
+/// subtree does not own, what it hands to the search that owns it.
+enum BacktrackNote: Sendable, Equatable {
+    /// Source sets: one of `initials` (preferably `preferred`) is to be explored at the state at `depth`.
+    case sourceSet(depth: Int, initials: [Int], preferred: Int)
+    /// Preemption-bounded: `worker` (or, if it cannot run there, every worker) at the state at `depth`.
+    case bounded(depth: Int, worker: Int)
+
+    /// The depth of the state it is for.
+    var depth: Int {
+        switch self {
+        case .sourceSet(let depth, _, _), .bounded(let depth, _): depth
+        }
+    }
+}
+
 extension ExplorationTree {
     /// Adds, for every race of the execution whose second step is new (at the branch or after), the workers to
     /// explore that reverse it.
@@ -6,14 +22,30 @@ extension ExplorationTree {
         let steps = Array(execution.exploredSteps)
         let order = HappensBefore(steps, objects: execution.objectWords.count, workers: workers, forRaces: true)
         for (first, second) in order.races() where second >= max(branch, 0) && first < path.count {
-            let node = path[first]
-            if let bound = mode.preemptionBound {
+            if mode.preemptionBound != nil {
                 let worker = steps[second].worker
-                addBounded(worker, at: node, bound: bound)
-                addBounded(worker, at: path[runStart(before: first, steps: steps)], bound: bound)
+                note(.bounded(depth: first, worker: worker), on: path)
+                note(.bounded(depth: runStart(before: first, steps: steps), worker: worker), on: path)
             } else {
-                addSourceSetWorker(order.initials(ofRace: first, second), preferring: steps[second].worker, at: node)
+                note(.sourceSet(depth: first, initials: order.initials(ofRace: first, second), preferred: steps[second].worker), on: path)
             }
+        }
+    }
+
+    /// Adds `note` at its state of `path`, or keeps it in the outbox if this subtree does not own that state.
+    private func note(_ note: BacktrackNote, on path: [ExplorationNode]) {
+        if note.depth <= ownedAbove {
+            outbox.append(note)
+        } else {
+            apply(note, at: path[note.depth])
+        }
+    }
+
+    /// Adds the workers `note` asks for at `node` (the state at its depth).
+    func apply(_ note: BacktrackNote, at node: ExplorationNode) {
+        switch note {
+        case .sourceSet(_, let initials, let preferred): addSourceSetWorker(initials, preferring: preferred, at: node)
+        case .bounded(_, let worker): addBounded(worker, at: node, bound: mode.preemptionBound ?? Int.max)
         }
     }
 

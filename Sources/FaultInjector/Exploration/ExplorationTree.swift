@@ -9,16 +9,31 @@
 /// one cannot run there, every worker) and, conservatively, the same worker where the run containing the first step
 /// began (as bounded DPOR must, Coons, Musuvathi and McKinley, OOPSLA 2013), and keeps no sleep sets. Without
 /// reduction every worker that can run (within the bound) is explored from every state: every interleaving.
+///
+/// A tree may be one subtree of a larger search (``init(mode:workers:subtree:)``): it explores everything below one
+/// request's branch, never asks for a state at or above it, and keeps the backtracking the races ask for there
+/// (``outbox``) for the search that owns those states.
 final class ExplorationTree {
     let mode: SearchMode
     let workers: Int
     private(set) var root: ExplorationNode?
     private var firstIssued = false
+    /// For a subtree: the request whose branch it explores.
+    let subtree: ExecutionRequest?
+    /// For a subtree: the backtracking asked for at states at or above its branch, in the order found.
+    var outbox: [BacktrackNote] = []
+    /// For a subtree: the step its branch took (recorded by its first execution).
+    private(set) var branchStep: ExplorationChild?
 
-    init(mode: SearchMode, workers: Int) {
+    /// A whole search, or with `subtree` the part of one below that request's branch.
+    init(mode: SearchMode, workers: Int, subtree: ExecutionRequest? = nil) {
         self.mode = mode
         self.workers = workers
+        self.subtree = subtree
     }
+
+    /// The depth of the last state this tree does not own (a subtree's branch state), or -1.
+    var ownedAbove: Int { (subtree?.prefix.count ?? 0) - 1 }
 
     /// Whether everything has been explored and nothing is running.
     var isComplete: Bool {
@@ -33,7 +48,7 @@ final class ExplorationTree {
         guard let root else {
             if firstIssued { return nil }
             firstIssued = true
-            return ExecutionRequest(prefix: [], checks: [], sleep: SleepSet(), usesSleepSets: mode.usesSleepSets)
+            return subtree ?? ExecutionRequest(prefix: [], checks: [], sleep: SleepSet(), usesSleepSets: mode.usesSleepSets)
         }
         guard
             let (node, worker) = deepestPending(from: root, besideRunning: false)
@@ -65,14 +80,15 @@ final class ExplorationTree {
     /// The deepest state with a worker left to explore, and the worker. Unless `besideRunning`, states with a branch
     /// running are passed over: a sibling issued while another runs cannot have the other's step in its sleep set (it
     /// is known only once that execution returns), so it would repeat some of its classes. With several jobs the
-    /// search asks for such a sibling only when nothing else is left to run.
+    /// search asks for such a sibling only when nothing else is left to run; a subtree handed off whole
+    /// (``handOff(_:)``) does not count, its step is known.
     private func deepestPending(from node: ExplorationNode, besideRunning: Bool) -> (ExplorationNode, Int)? {
         for worker in 0..<workers {
             if let next = node.children[worker]?.node, let found = deepestPending(from: next, besideRunning: besideRunning) {
                 return found
             }
         }
-        guard besideRunning || node.inFlight == 0 else { return nil }
+        guard besideRunning || node.inFlight & ~node.handedOff == 0, node.depth > ownedAbove else { return nil }
         if let worker = node.firstPending(bound: mode.preemptionBound) { return (node, worker) }
         return nil
     }
@@ -93,6 +109,49 @@ final class ExplorationTree {
         prune(from: path.last!)
     }
 
+    /// Hands the subtree below `request`'s branch, whose first execution was just taken in, to be explored whole
+    /// elsewhere: its states here are dropped and the branch counts as running until the subtree comes back
+    /// (``merge(subtree:entry:signature:notes:)``) or is released. Its step stays known, so siblings may be explored
+    /// beside it. Returns `false` (and changes nothing) if that first execution already explored all of it.
+    func handOff(_ request: ExecutionRequest) -> Bool {
+        guard let node = state(before: request), let worker = request.prefix.last,
+            let child = node.children[worker], !child.isComplete
+        else { return false }
+        child.node = nil
+        node.inFlight |= 1 << UInt64(worker)
+        node.handedOff |= 1 << UInt64(worker)
+        return true
+    }
+
+    /// The state `request`'s branch starts from, if still in the tree.
+    private func state(before request: ExecutionRequest) -> ExplorationNode? {
+        guard var node = root else { return nil }
+        for worker in request.prefix.dropLast() {
+            guard let next = node.children[worker]?.node else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// Takes in the subtree below `request`'s branch, explored to the end elsewhere: the branch is done, its step
+    /// (`entry`, `signature`) joins the state it was taken from, so later siblings sleep on it, and the backtracking
+    /// the subtree asked for at this tree's states (`notes`) is added in the order found.
+    func merge(subtree request: ExecutionRequest, entry: SleepEntry, signature: UInt64, notes: [BacktrackNote]) {
+        guard let root, let worker = request.prefix.last else { return }
+        var path = [root]
+        for step in request.prefix.dropLast() {
+            guard let next = path.last!.children[step]?.node else { return }
+            path.append(next)
+        }
+        let node = path.last!
+        node.inFlight &= ~(1 << UInt64(worker))
+        node.handedOff &= ~(1 << UInt64(worker))
+        node.children[worker] = ExplorationChild(entry: entry, signature: signature, node: nil)
+        node.backtrack |= 1 << UInt64(worker)
+        for note in notes where note.depth < path.count { apply(note, at: path[note.depth]) }
+        prune(from: node)
+    }
+
     /// Releases the branch of `request` without taking anything in (its execution proves nothing).
     func release(_ request: ExecutionRequest) {
         guard let root, !request.prefix.isEmpty else { return }
@@ -102,6 +161,7 @@ final class ExplorationTree {
             node = next
         }
         node.inFlight &= ~(1 << UInt64(request.prefix.last!))
+        node.handedOff &= ~(1 << UInt64(request.prefix.last!))
         prune(from: node)
     }
 
@@ -122,6 +182,12 @@ final class ExplorationTree {
             let signature = StepSignature.of(step, at: index, touches: touches, execution: execution)
             touches.add(step, at: index)
             if index < branch {
+                if index < ownedAbove, node.children[step.worker] == nil {
+                    // A subtree's first execution: the states above its branch are made, owned by the search above.
+                    let entry = SleepEntry(step: step, depth: index, touches: touches, execution: execution)
+                    let next = makeNode(depth: index + 1, steps: steps, sleep: SleepSet(), parent: node, via: step.worker)
+                    node.children[step.worker] = ExplorationChild(entry: entry, signature: signature, node: next)
+                }
                 guard let next = node.children[step.worker]?.node else { return nil }
                 node = next
                 path.append(node)
@@ -140,6 +206,7 @@ final class ExplorationTree {
                 ? makeNode(depth: index + 1, steps: steps, sleep: sleep, parent: node, via: step.worker) : nil
             node.children[step.worker] = ExplorationChild(entry: entry, signature: signature, node: next)
             node.backtrack |= 1 << UInt64(step.worker)
+            if index == ownedAbove, branchStep == nil { branchStep = node.children[step.worker] }
             guard let next else { break }
             node = next
             path.append(node)

@@ -62,6 +62,13 @@ public struct Explorer: Sendable {
         return ExecutionReport(recording: runner.run(scenario, against: target))
     }
 
+    /// Explores, in this process, the rest of the subtree `request`'s branch leads to (a child process's share of
+    /// `explore --jobs N`), starting from `first`, the report of the branch's first execution, if given.
+    func exploreSubtree(_ request: ExecutionRequest, from first: ExecutionReport?, limit: Int?) -> SubtreeReport {
+        var search = ExplorationSearch(explorer: self, subtree: request, progress: { _ in })
+        return search.exploreSubtree(from: first, limit: limit)
+    }
+
     /// The controlled runner's settings for explored runs and for reproducing a failure.
     var controlledSettings: ControlledRunner.Settings {
         var controlled = ControlledRunner.Settings()
