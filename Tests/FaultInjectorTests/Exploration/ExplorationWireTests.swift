@@ -56,6 +56,57 @@ final class ExplorationWireTests: XCTestCase {
         XCTAssertGreaterThan(sleeping, 0, "some requests carry sleep sets")
     }
 
+    /// A subtree's report (what a child process sends back for a subtree it explored) round-trips: counts, every
+    /// class's verdict, failures, the branch step and the backtracking for the states above.
+    func testASubtreeReportComesBackAsItWent() throws {
+        let text = """
+            worker 0:
+              observe c0 o0 k0 [new]
+              mutate o0 k0
+              mutate o0 k0
+            worker 1:
+              unobserve c0 o0 k0
+              mutate o0 k0
+              observe c0 o0 k0 [new]
+            """
+        let scenario = try ScenarioFile.parse(text, path: "subtree.scenario").scenario
+        var settings = ExplorationSettings()
+        settings.stopsAtFirstViolation = false
+        let explorer = Explorer(scenario: scenario, target: PlantedBugTarget(.deliveryCheckRemoved), settings: settings)
+        // The subtrees a search hands off, as `explore --jobs N` does; the first with more than one class.
+        var search = ExplorationSearch(explorer: explorer, progress: { _ in })
+        var found: SubtreeReport?
+        while found == nil, let job = search.nextJob() {
+            var answer = ExplorationJobAnswer()
+            if let request = job.subtree {
+                let subtree = explorer.exploreSubtree(request, from: job.firstReport, limit: nil)
+                if subtree.verdicts.count > 1, !subtree.failures.isEmpty { found = subtree }
+                answer.subtree = subtree
+            } else {
+                answer.report = explorer.execute(job.execution!)
+            }
+            search.take(.success(answer), for: job)
+        }
+        var report = try XCTUnwrap(found, "a subtree with several classes and a failure")
+        report.stop = .notAProof("a reason")
+        report.notes += [.sourceSet(depth: 2, initials: [0, 1], preferred: 1), .bounded(depth: 3, worker: 1)]
+        XCTAssertGreaterThan(report.verdicts.count, 1)
+        XCTAssertNotNil(report.branchEntry)
+        let back = try SubtreeReport(packed: report.packed)
+        XCTAssertEqual(back.executions, report.executions)
+        XCTAssertEqual(back.sleepBlocked, report.sleepBlocked)
+        XCTAssertEqual(back.verdicts.map(\.classHash), report.verdicts.map(\.classHash))
+        XCTAssertEqual(back.verdicts.map(\.verdict), report.verdicts.map(\.verdict))
+        XCTAssertEqual(back.failures.map(\.signature), report.failures.map(\.signature))
+        XCTAssertEqual(back.failures.map(\.canonicalSchedule), report.failures.map(\.canonicalSchedule))
+        XCTAssertEqual(back.failures.map(\.examples), report.failures.map(\.examples))
+        XCTAssertEqual(back.failures.map(\.execution), report.failures.map(\.execution))
+        XCTAssertEqual(back.stop, report.stop)
+        XCTAssertEqual(back.branchEntry, report.branchEntry)
+        XCTAssertEqual(back.branchSignature, report.branchSignature)
+        XCTAssertEqual(back.notes, report.notes)
+    }
+
     /// Extreme numbers survive: negative, the widest 64-bit words, absent and present optionals.
     func testExtremeNumbersRoundTrip() throws {
         let check = DecisionCheck(point: 255, current: -1, runnable: .max, signature: .max)

@@ -27,6 +27,35 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
         return (search.outcome(), search.verdicts)
     }
 
+    /// Explores as `explore --jobs N` does, with up to `jobs` jobs at once run in this process (see
+    /// ``ExplorationSearch/nextJob()``): single executions near the root, whole subtrees handed off below. Returns
+    /// the outcome, each class's verdict and how many subtrees were handed off.
+    private func searchWithJobs(
+        _ scenario: Scenario, _ target: any SystemUnderTest, jobs: Int, newestFirst: Bool = false
+    ) -> (outcome: ExplorationOutcome, verdicts: [[UInt64]: ClassVerdict], subtrees: Int) {
+        var settings = ExplorationSettings()
+        settings.stopsAtFirstViolation = false
+        let explorer = Explorer(scenario: scenario, target: target, settings: settings)
+        var search = ExplorationSearch(explorer: explorer, progress: { _ in })
+        var running: [ExplorationJob] = []
+        var subtrees = 0
+        while search.stop == nil {
+            while running.count < jobs, let job = search.nextJob() { running.append(job) }
+            guard !running.isEmpty else { break }
+            let job = newestFirst ? running.removeLast() : running.removeFirst()
+            var answer = ExplorationJobAnswer()
+            if let request = job.subtree {
+                subtrees += 1
+                answer.subtree = explorer.exploreSubtree(request, from: job.firstReport, limit: nil)
+            } else {
+                answer.report = explorer.execute(job.execution!)
+            }
+            search.take(.success(answer), for: job)
+        }
+        search.releaseUnsent()
+        return (search.outcome(), search.verdicts, subtrees)
+    }
+
     private func guardScenario(_ text: String) throws -> Scenario {
         try ScenarioFile.parse(text, path: "concurrent.scenario").scenario
     }
@@ -95,6 +124,77 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
         XCTAssertEqual(outOfOrder.outcome.answer, .complete, outOfOrder.outcome.summary)
         XCTAssertGreaterThan(alone.verdicts.count, 1_308, alone.outcome.summary)
         XCTAssertEqual(outOfOrder.verdicts, alone.verdicts, "the same classes with the same histories and verdicts")
+    }
+
+    /// Subtrees handed off whole (as child processes explore them): with one job at a time, exactly the
+    /// one-at-a-time search (the same classes, histories and executions: a subtree explored in one piece, its
+    /// backtracking added above afterwards, is what the sequential search does); with 2 jobs in order and 3 newest
+    /// first, the same classes with the same histories. Two guard workers and three.
+    func testSubtreesHandedOffExploreTheSameClasses() throws {
+        let two = try guardScenario(
+            """
+            worker 0:
+              observe c0 o0 k0 [initial,new]
+              mutate o0 k0
+              unobserve c0 o0 k0
+            worker 1:
+              release-observer c0
+              mutate o0 k0
+              unobserve-all c0
+            """)
+        let three = try guardScenario(
+            """
+            worker 0:
+              observe c0 o0 k0 [initial,new]
+              mutate o0 k0
+            worker 1:
+              release-observer c0
+              mutate o0 k0
+            worker 2:
+              mutate o0 k0
+            """)
+        for scenario in [two, three] {
+            let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+            let alone = search(scenario, target, inFlight: 1)
+            XCTAssertEqual(alone.outcome.answer, .complete, alone.outcome.summary)
+            let oneJob = searchWithJobs(scenario, target, jobs: 1)
+            XCTAssertGreaterThan(oneJob.subtrees, 5, "subtrees were handed off")
+            XCTAssertEqual(oneJob.outcome.answer, .complete, oneJob.outcome.summary)
+            XCTAssertEqual(oneJob.outcome.executions, alone.outcome.executions, oneJob.outcome.summary)
+            XCTAssertEqual(oneJob.verdicts, alone.verdicts, "one job: the same classes with the same histories")
+            for (jobs, newestFirst) in [(2, false), (3, true)] {
+                let together = searchWithJobs(scenario, target, jobs: jobs, newestFirst: newestFirst)
+                XCTAssertEqual(together.outcome.answer, .complete, together.outcome.summary)
+                XCTAssertEqual(together.verdicts, alone.verdicts, "\(jobs) jobs: the same classes with the same histories")
+            }
+            print("alone: \(alone.outcome.summary); \(oneJob.subtrees) subtrees handed off: \(oneJob.outcome.summary)")
+        }
+    }
+
+    /// A planted bug's failures inside subtrees handed off are found: every failing class, with the same signatures
+    /// and histories as the one-at-a-time search.
+    func testFailuresInsideSubtreesAreFound() throws {
+        let scenario = try guardScenario(
+            """
+            worker 0:
+              observe c0 o0 k0 [new]
+              mutate o0 k0
+              mutate o0 k0
+            worker 1:
+              unobserve c0 o0 k0
+              mutate o0 k0
+              observe c0 o0 k0 [new]
+            """)
+        let target = PlantedBugTarget(.deliveryCheckRemoved)
+        let alone = search(scenario, target, inFlight: 1)
+        let together = searchWithJobs(scenario, target, jobs: 2)
+        XCTAssertEqual(alone.outcome.answer, .violation, alone.outcome.summary)
+        XCTAssertEqual(together.outcome.answer, .violation, together.outcome.summary)
+        XCTAssertGreaterThan(together.subtrees, 0)
+        XCTAssertGreaterThan(together.verdicts.values.filter { !$0.signature.isEmpty }.count, 1)
+        print("alone: \(alone.outcome.summary); \(together.subtrees) subtrees handed off: \(together.outcome.summary)")
+        XCTAssertEqual(Set(together.outcome.failures.map(\.signature)), Set(alone.outcome.failures.map(\.signature)))
+        XCTAssertEqual(together.verdicts, alone.verdicts)
     }
 
     /// A toy target with a closed-form count: two workers on one shared lock, C(6, 3) = 20 classes, with 3 at once.
