@@ -360,12 +360,15 @@ enum HelpText {
                                  then "complete up to K preemptions", which is not a proof
           --no-reduction         run every interleaving, depth first (slow; for checking the reduction)
           --jobs N               run in N child processes at once (default: the processors available): one
-                                 scenario's executions, or, for --proof, whole scenarios; 1 runs in this process
+                                 scenario's subtrees of interleavings (the states near the start are explored
+                                 here, one execution at a time), or, for --proof, whole scenarios; 1 runs in
+                                 this process
           --out DIR              where the seed files of a failing interleaving go (default explore-seeds)
           --no-shrink            write the failing interleaving's seed file without shrinking it
           --every-failure        explore on past the first failing interleaving: count the failing and passing
                                  classes, and write a seed file for the first class of each distinct failure
-          --max-executions N     stop after N executions (the answer is then not a proof)
+          --max-executions N     stop after N executions (the answer is then not a proof); with several jobs
+                                 each subtree in flight may use what is left, so a few more may run
           --json FILE            also write the answer as a JSON report (format kvoguard-exploration-report);
                                  - writes it to standard output (the text then goes to standard error)
           --proof NAME           explore every scenario of a named suite against the guard (or --target):
