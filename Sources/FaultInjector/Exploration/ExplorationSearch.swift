@@ -163,7 +163,7 @@ extension ExplorationSearch {
         var inFlight: [Int: ExplorationJob] = [:]
         var nextID = 0
         while true {
-            while stop == nil, inFlight.count < jobs, let job = nextJob() {
+            while stop == nil, inFlight.count < 2 * jobs, let job = nextJob() {
                 workers.submit(job, id: nextID)
                 inFlight[nextID] = job
                 nextID += 1

@@ -15,8 +15,10 @@ final class ExplorationWorkers: @unchecked Sendable {
 
     private let lock = NSCondition()
     private var answers: [(job: Int, answer: Result<ExplorationJobAnswer, Failure>)] = []
-    private var idle: [Int] = []
+    /// Jobs for one child each (set-ups).
     private var queues: [[(Int, ExplorationJob)]]
+    /// Jobs for whichever child is free first.
+    private var shared: [(Int, ExplorationJob)] = []
     private let children: [Child]
     private var threads: [Thread] = []
     private var stopping = false
@@ -40,7 +42,6 @@ final class ExplorationWorkers: @unchecked Sendable {
         }
         children = started
         queues = Array(repeating: [], count: count)
-        idle = Array(0..<count)
         for index in 0..<count {
             let thread = Thread { [unowned self] in self.drive(index) }
             thread.stackSize = 1 << 20
@@ -49,24 +50,17 @@ final class ExplorationWorkers: @unchecked Sendable {
         }
     }
 
-    /// Children not busy now.
-    var idleCount: Int {
+    /// Queues job number `id` for the first child free to take it (`to`: for that child only, for jobs that must
+    /// follow its set-up).
+    func submit(_ job: ExplorationJob, id: Int, to child: Int? = nil) {
         lock.lock()
         defer { lock.unlock() }
-        return idle.count
-    }
-
-    /// Gives job number `id` to an idle child (`to`: that child, for jobs that must follow its set-up). Returns the
-    /// child.
-    @discardableResult
-    func submit(_ job: ExplorationJob, id: Int, to child: Int? = nil) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let chosen = child ?? idle.first ?? 0
-        idle.removeAll { $0 == chosen }
-        queues[chosen].append((id, job))
+        if let child {
+            queues[child].append((id, job))
+        } else {
+            shared.append((id, job))
+        }
         lock.broadcast()
-        return chosen
     }
 
     /// The next answer to finish (waits for one), with the child that gave it.
@@ -94,17 +88,16 @@ final class ExplorationWorkers: @unchecked Sendable {
         let encoder = JSONEncoder()
         while true {
             lock.lock()
-            while queues[index].isEmpty, !stopping { lock.wait() }
+            while queues[index].isEmpty, shared.isEmpty, !stopping { lock.wait() }
             if stopping {
                 lock.unlock()
                 return
             }
-            let (id, job) = queues[index].removeFirst()
+            let (id, job) = queues[index].isEmpty ? shared.removeFirst() : queues[index].removeFirst()
             lock.unlock()
             let result = exchange(job, with: children[index].process, encoder: encoder)
             lock.lock()
             answers.append((id, result))
-            if queues[index].isEmpty { idle.append(index) }
             lock.broadcast()
             lock.unlock()
         }
