@@ -31,6 +31,6 @@ final class DiagnosticRecorder: DiagnosticSink, @unchecked Sendable {
 
     /// Events reported on threads that are not workers.
     var recordedOffWorkers: [DiagnosticRecord] {
-        strays.update { $0 }
+        strays.current
     }
 }

@@ -179,7 +179,8 @@ final class StressWorld: @unchecked Sendable {
     /// Ids of the stress objects still alive that are in no object slot (released or adopted during the run).
     private func releasedObjectsAlive() -> Set<Int> {
         let inSlots = Set(objectSlots.compactMap { $0.object?.id })
-        let alive = tracked.update { tracked in tracked.compactMap { ($0.reference.object as? StressObject)?.id } }
+        // Weak references are loaded outside the records' lock: a reference taken may be the last one dropped.
+        let alive = tracked.current.compactMap { ($0.reference.object as? StressObject)?.id }
         return Set(alive).subtracting(inSlots)
     }
 
@@ -199,18 +200,16 @@ final class StressWorld: @unchecked Sendable {
 
     /// Whether the stress object with id `id` is still alive.
     func isAlive(object id: Int) -> Bool {
-        tracked.update { tracked in tracked.contains { ($0.reference.object as? StressObject)?.id == id } }
+        tracked.current.contains { ($0.reference.object as? StressObject)?.id == id }
     }
 
     /// Instances still alive, by kind (call after ``releaseEverything()``).
     func survivors() -> [String: Int] {
-        tracked.update { tracked in
-            var counts: [String: Int] = [:]
-            for instance in tracked where instance.reference.object != nil {
-                counts[instance.kind, default: 0] += 1
-            }
-            return counts
+        var counts: [String: Int] = [:]
+        for instance in tracked.current where instance.reference.object != nil {
+            counts[instance.kind, default: 0] += 1
         }
+        return counts
     }
 
     /// Notifications received on threads that are not workers.
