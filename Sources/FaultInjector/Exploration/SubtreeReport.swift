@@ -1,6 +1,7 @@
-/// What exploring one subtree to the end in a child process gave (``ExplorationSearch/exploreSubtree(_:limit:)``):
-/// the counts, the verdict of every class met, the failures, the step its branch took, and the backtracking its
-/// races asked for at the states above it, which belong to the parent's search.
+/// What exploring one subtree to the end in a child process gave
+/// (``ExplorationSearch/exploreSubtree(from:limit:)``): the counts, the verdict of every class met, the failures,
+/// the step its branch took, and the backtracking its races asked for at the states above it, which belong to the
+/// parent's search.
 ///
 /// Exploring a subtree in one piece is what the sequential search does too (it finishes the deepest pending branch
 /// before it returns above it), so the backtracking found there, added above in the order found once the subtree is

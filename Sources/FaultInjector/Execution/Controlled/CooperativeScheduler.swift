@@ -152,29 +152,26 @@ final class CooperativeScheduler: TraceRecorder, @unchecked Sendable {
 
     /// Worker `worker` accessed `word` of `object` without a lock (recorded for an explorer only).
     func access(_ object: ObjectIdentifier, _ word: SharedWord, _ kind: SharedAccess, worker: Int) {
-        guard let recorder else { return }
-        parkingLot.lock()
-        defer { parkingLot.unlock() }
-        guard mode == .controlling else { return }
-        recorder.access(object, word, kind, worker: worker)
+        record { $0.access(object, word, kind, worker: worker) }
     }
 
     /// Worker `worker` (-1: the runner, setting the run up) made `object` (recorded for an explorer only).
     func created(_ object: ObjectIdentifier, worker: Int) {
-        guard let recorder else { return }
-        parkingLot.lock()
-        defer { parkingLot.unlock() }
-        guard mode == .controlling else { return }
-        recorder.created(object, worker: worker)
+        record { $0.created(object, worker: worker) }
     }
 
     /// `lock`, just made, guards state of kind `word` (recorded for an explorer only).
     func guards(_ lock: ObjectIdentifier, _ word: SharedWord) {
+        record { $0.guards(lock, word) }
+    }
+
+    /// Runs `body` with the explorer's recorder, if any, while the scheduler controls the run.
+    private func record(_ body: (StepRecorder) -> Void) {
         guard let recorder else { return }
         parkingLot.lock()
         defer { parkingLot.unlock() }
         guard mode == .controlling else { return }
-        recorder.guards(lock, word)
+        body(recorder)
     }
 
     /// Worker `worker` reached GuardCore's schedule point `point`.
