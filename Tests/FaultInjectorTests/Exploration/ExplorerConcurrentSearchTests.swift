@@ -11,10 +11,11 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
     /// `newestFirst`, the most recently asked first: reports coming back out of order); returns the outcome and each
     /// class's verdict.
     private func search(
-        _ scenario: Scenario, _ target: any SystemUnderTest, inFlight: Int, newestFirst: Bool = false
+        _ scenario: Scenario, _ target: any SystemUnderTest, inFlight: Int, newestFirst: Bool = false, bound: Int? = nil
     ) -> (outcome: ExplorationOutcome, verdicts: [[UInt64]: ClassVerdict]) {
         var settings = ExplorationSettings()
         settings.stopsAtFirstViolation = false
+        settings.preemptionBound = bound
         let explorer = Explorer(scenario: scenario, target: target, settings: settings)
         var search = ExplorationSearch(explorer: explorer, progress: { _ in })
         var running: [ExecutionRequest] = []
@@ -31,10 +32,13 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
     /// ``ExplorationSearch/nextJob()``): single executions near the root, whole subtrees handed off below. Returns
     /// the outcome, each class's verdict and how many subtrees were handed off.
     private func searchWithJobs(
-        _ scenario: Scenario, _ target: any SystemUnderTest, jobs: Int, newestFirst: Bool = false
+        _ scenario: Scenario, _ target: any SystemUnderTest, jobs: Int, newestFirst: Bool = false,
+        reduction: Bool = true, bound: Int? = nil
     ) -> (outcome: ExplorationOutcome, verdicts: [[UInt64]: ClassVerdict], subtrees: Int) {
         var settings = ExplorationSettings()
         settings.stopsAtFirstViolation = false
+        settings.reduction = reduction
+        settings.preemptionBound = bound
         let explorer = Explorer(scenario: scenario, target: target, settings: settings)
         var search = ExplorationSearch(explorer: explorer, progress: { _ in })
         var running: [ExplorationJob] = []
@@ -171,6 +175,33 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
         }
     }
 
+    /// With a preemption bound, subtrees handed off (whose backtracking above is bounded: the race's worker where
+    /// the race begins and where its run began) meet the one-at-a-time search's classes, one job or two.
+    func testBoundedSubtreesExploreTheSameClasses() throws {
+        let scenario = try guardScenario(
+            """
+            worker 0:
+              observe c0 o0 k0 [initial,new]
+              mutate o0 k0
+              unobserve c0 o0 k0
+            worker 1:
+              release-observer c0
+              mutate o0 k0
+              unobserve-all c0
+            """)
+        let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
+        let alone = search(scenario, target, inFlight: 1, bound: 2)
+        XCTAssertEqual(alone.outcome.answer, .completeUpToPreemptions(2), alone.outcome.summary)
+        let oneJob = searchWithJobs(scenario, target, jobs: 1, bound: 2)
+        XCTAssertGreaterThan(oneJob.subtrees, 0)
+        XCTAssertEqual(oneJob.outcome.executions, alone.outcome.executions, oneJob.outcome.summary)
+        XCTAssertEqual(oneJob.verdicts, alone.verdicts)
+        let twoJobs = searchWithJobs(scenario, target, jobs: 2, bound: 2)
+        XCTAssertEqual(twoJobs.outcome.answer, .completeUpToPreemptions(2), twoJobs.outcome.summary)
+        XCTAssertEqual(twoJobs.verdicts, alone.verdicts)
+        print("bound 2 alone: \(alone.outcome.summary); \(oneJob.subtrees) subtrees: \(oneJob.outcome.summary)")
+    }
+
     /// A planted bug's failures inside subtrees handed off are found: every failing class, with the same signatures
     /// and histories as the one-at-a-time search.
     func testFailuresInsideSubtreesAreFound() throws {
@@ -195,6 +226,24 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
         print("alone: \(alone.outcome.summary); \(together.subtrees) subtrees handed off: \(together.outcome.summary)")
         XCTAssertEqual(Set(together.outcome.failures.map(\.signature)), Set(alone.outcome.failures.map(\.signature)))
         XCTAssertEqual(together.verdicts, alone.verdicts)
+    }
+
+    /// The toy counts hold with subtrees handed off, 2 jobs at once: a preemption bound of 1 and 2 meets the closed
+    /// forms (k = 5: 10 and 42 classes, backtracking for the states above a subtree included), and without reduction
+    /// every interleaving runs once (n = 8 steps each: 1,404 within one preemption, C(16, 8) = 12,870 in all).
+    func testToyCountsHoldWithSubtreesHandedOff() {
+        let scenario = ToyScenarios.lockSteps(workers: 2)
+        for bound in [1, 2] {
+            let bounded = searchWithJobs(scenario, ToyTarget(.shared(steps: 5)), jobs: 2, bound: bound)
+            XCTAssertEqual(bounded.outcome.answer, .completeUpToPreemptions(bound), bounded.outcome.summary)
+            XCTAssertEqual(bounded.outcome.classes, ExplorerBoundedCountTests.withinBound(5, bound), bounded.outcome.summary)
+        }
+        let withinOne = searchWithJobs(scenario, ToyTarget(.shared(steps: 1)), jobs: 2, reduction: false, bound: 1)
+        XCTAssertEqual(withinOne.outcome.executions, ExplorerBoundedCountTests.withinBound(8, 1), withinOne.outcome.summary)
+        let all = searchWithJobs(scenario, ToyTarget(.shared(steps: 1)), jobs: 2, reduction: false)
+        XCTAssertEqual(all.outcome.answer, .complete, all.outcome.summary)
+        XCTAssertEqual(all.outcome.executions, ExplorerBoundedCountTests.binomial(16, 8), all.outcome.summary)
+        XCTAssertGreaterThan(all.subtrees, 0)
     }
 
     /// A toy target with a closed-form count: two workers on one shared lock, C(6, 3) = 20 classes, with 3 at once.
