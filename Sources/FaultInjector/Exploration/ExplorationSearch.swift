@@ -98,8 +98,13 @@ struct ExplorationSearch {
     /// Stops at the execution limit if the tree is not explored yet.
     mutating func checkLimit() {
         if stop == nil, let limit = explorer.settings.maxExecutions, executions >= limit, !tree.isComplete {
-            stop = .notAProof("stopped after \(executions) executions (the limit), before every class was explored")
+            stop = Self.limitReached(after: executions)
         }
+    }
+
+    /// The answer of a search stopped by its execution limit.
+    static func limitReached(after executions: Int) -> ExplorationAnswer {
+        .notAProof("stopped after \(executions) executions (the limit), before every class was explored")
     }
 
     var seconds: Double { Double(MonotonicClock.now - start) / 1e9 }
@@ -236,7 +241,7 @@ extension ExplorationSearch {
         while stop == nil, let request = tree.nextRequest() {
             if let limit, executions >= limit {
                 tree.release(request)
-                stop = .notAProof("stopped after \(executions) executions (the limit), before every class was explored")
+                stop = Self.limitReached(after: executions)
                 break
             }
             take(explorer.execute(request), for: request)
@@ -247,8 +252,6 @@ extension ExplorationSearch {
         report.verdicts = verdicts.map { (classHash: $0.key, verdict: $0.value) }
         report.failures = failures
         report.stop = stop
-        report.branchEntry = tree.branchStep?.entry
-        report.branchSignature = tree.branchStep?.signature ?? 0
         report.notes = tree.outbox
         return report
     }
@@ -267,12 +270,12 @@ extension ExplorationSearch {
                     signature: failure.signature, examples: failure.examples,
                     canonicalSchedule: failure.canonicalSchedule, execution: before + failure.execution))
         }
-        guard subtree.isComplete, let entry = subtree.branchEntry else {
+        guard subtree.isComplete else {
             tree.release(request)
-            stop = stop ?? subtree.stop ?? .notAProof("a child process returned a subtree without its first step")
+            stop = stop ?? subtree.stop
             return
         }
-        tree.merge(subtree: request, entry: entry, signature: subtree.branchSignature, notes: subtree.notes)
+        tree.merge(subtree: request, notes: subtree.notes)
         checkLimit()
         if before / 500 != executions / 500 {
             progress(ExplorationProgress(executions: executions, classes: classes, seconds: seconds))

@@ -22,8 +22,6 @@ final class ExplorationTree {
     let subtree: ExecutionRequest?
     /// For a subtree: the backtracking asked for at states at or above its branch, in the order found.
     var outbox: [BacktrackNote] = []
-    /// For a subtree: the step its branch took (recorded by its first execution).
-    private(set) var branchStep: ExplorationChild?
 
     /// A whole search, or with `subtree` the part of one below that request's branch.
     init(mode: SearchMode, workers: Int, subtree: ExecutionRequest? = nil) {
@@ -111,7 +109,7 @@ final class ExplorationTree {
 
     /// Hands the subtree below `request`'s branch, whose first execution was just taken in, to be explored whole
     /// elsewhere: its states here are dropped and the branch counts as running until the subtree comes back
-    /// (``merge(subtree:entry:signature:notes:)``) or is released. Its step stays known, so siblings may be explored
+    /// (``merge(subtree:notes:)``) or is released. Its step stays known, so siblings may be explored
     /// beside it. Returns `false` (and changes nothing) if that first execution already explored all of it.
     func handOff(_ request: ExecutionRequest) -> Bool {
         guard let node = state(before: request), let worker = request.prefix.last,
@@ -133,10 +131,10 @@ final class ExplorationTree {
         return node
     }
 
-    /// Takes in the subtree below `request`'s branch, explored to the end elsewhere: the branch is done, its step
-    /// (`entry`, `signature`) joins the state it was taken from, so later siblings sleep on it, and the backtracking
-    /// the subtree asked for at this tree's states (`notes`) is added in the order found.
-    func merge(subtree request: ExecutionRequest, entry: SleepEntry, signature: UInt64, notes: [BacktrackNote]) {
+    /// Takes in the subtree below `request`'s branch (handed off with ``handOff(_:)``), explored to the end
+    /// elsewhere: the branch is done (its step stays, so later siblings sleep on it), and the backtracking the
+    /// subtree asked for at this tree's states (`notes`) is added in the order found.
+    func merge(subtree request: ExecutionRequest, notes: [BacktrackNote]) {
         guard let root, let worker = request.prefix.last else { return }
         var path = [root]
         for step in request.prefix.dropLast() {
@@ -146,8 +144,7 @@ final class ExplorationTree {
         let node = path.last!
         node.inFlight &= ~(1 << UInt64(worker))
         node.handedOff &= ~(1 << UInt64(worker))
-        node.children[worker] = ExplorationChild(entry: entry, signature: signature, node: nil)
-        node.backtrack |= 1 << UInt64(worker)
+        node.children[worker]?.isComplete = true
         for note in notes where note.depth < path.count { apply(note, at: path[note.depth]) }
         prune(from: node)
     }
@@ -206,7 +203,6 @@ final class ExplorationTree {
                 ? makeNode(depth: index + 1, steps: steps, sleep: sleep, parent: node, via: step.worker) : nil
             node.children[step.worker] = ExplorationChild(entry: entry, signature: signature, node: next)
             node.backtrack |= 1 << UInt64(step.worker)
-            if index == ownedAbove, branchStep == nil { branchStep = node.children[step.worker] }
             guard let next else { break }
             node = next
             path.append(node)

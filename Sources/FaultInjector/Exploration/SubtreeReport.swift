@@ -1,7 +1,7 @@
 /// What exploring one subtree to the end in a child process gave
 /// (``ExplorationSearch/exploreSubtree(from:limit:)``): the counts, the verdict of every class met, the failures,
-/// the step its branch took, and the backtracking its races asked for at the states above it, which belong to the
-/// parent's search.
+/// and the backtracking its races asked for at the states above it, which belong to the parent's search (which
+/// already knows the branch's step: it ran the branch's first execution itself).
 ///
 /// Exploring a subtree in one piece is what the sequential search does too (it finishes the deepest pending branch
 /// before it returns above it), so the backtracking found there, added above in the order found once the subtree is
@@ -17,14 +17,11 @@ struct SubtreeReport: Sendable {
     var failures: [ExploredFailure] = []
     /// Why the subtree was not explored to the end: a problem, a violation that stopped it, the execution limit.
     var stop: ExplorationAnswer?
-    /// The step the branch took and its signature (from the subtree's first execution).
-    var branchEntry: SleepEntry?
-    var branchSignature: UInt64 = 0
     /// Backtracking for states at or above the branch, in the order found.
     var notes: [BacktrackNote] = []
 
     /// Whether the whole subtree was explored.
-    var isComplete: Bool { stop == nil && branchEntry != nil }
+    var isComplete: Bool { stop == nil }
 }
 
 extension SubtreeReport: WireCodable {
@@ -50,8 +47,6 @@ extension SubtreeReport: WireCodable {
             case .notAProof(let reason): writer.write(3); writer.write(reason)
             }
         }
-        writer.writeOptional(branchEntry) { $1.write(to: &$0) }
-        writer.write(branchSignature)
         writer.writeList(notes) { writer, note in
             switch note {
             case .sourceSet(let depth, let initials, let preferred):
@@ -84,8 +79,6 @@ extension SubtreeReport: WireCodable {
             default: throw WireReader.Malformed(offset: start)
             }
         }
-        branchEntry = try reader.optional { try SleepEntry(from: &$0) }
-        branchSignature = try reader.uint64()
         notes = try reader.list { reader in
             let start = reader.offset
             switch try reader.int() {
