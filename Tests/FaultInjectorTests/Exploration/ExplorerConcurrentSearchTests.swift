@@ -28,6 +28,30 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
         return (search.outcome(), search.verdicts)
     }
 
+    /// Two workers racing an observe with `.initial`, changes and an unobserve against the observer's release.
+    static let releaseRace = """
+        worker 0:
+          observe c0 o0 k0 [initial,new]
+          mutate o0 k0
+          unobserve c0 o0 k0
+        worker 1:
+          release-observer c0
+          mutate o0 k0
+          unobserve-all c0
+        """
+
+    /// Two workers racing an unobserve against changes (what `bug-delivery-check-removed` fails on) and a new observe.
+    static let unobserveRace = """
+        worker 0:
+          observe c0 o0 k0 [new]
+          mutate o0 k0
+          mutate o0 k0
+        worker 1:
+          unobserve c0 o0 k0
+          mutate o0 k0
+          observe c0 o0 k0 [new]
+        """
+
     /// Explores as `explore --jobs N` does, with up to `jobs` jobs at once run in this process (see
     /// ``ExplorationSearch/nextJob()``): single executions near the root, whole subtrees handed off below. Returns
     /// the outcome, each class's verdict and how many subtrees were handed off.
@@ -135,17 +159,7 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
     /// backtracking added above afterwards, is what the sequential search does); with 2 jobs in order and 3 newest
     /// first, the same classes with the same histories. Two guard workers and three.
     func testSubtreesHandedOffExploreTheSameClasses() throws {
-        let two = try guardScenario(
-            """
-            worker 0:
-              observe c0 o0 k0 [initial,new]
-              mutate o0 k0
-              unobserve c0 o0 k0
-            worker 1:
-              release-observer c0
-              mutate o0 k0
-              unobserve-all c0
-            """)
+        let two = try guardScenario(Self.releaseRace)
         let three = try guardScenario(
             """
             worker 0:
@@ -178,17 +192,7 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
     /// With a preemption bound, subtrees handed off (whose backtracking above is bounded: the race's worker where
     /// the race begins and where its run began) meet the one-at-a-time search's classes, one job or two.
     func testBoundedSubtreesExploreTheSameClasses() throws {
-        let scenario = try guardScenario(
-            """
-            worker 0:
-              observe c0 o0 k0 [initial,new]
-              mutate o0 k0
-              unobserve c0 o0 k0
-            worker 1:
-              release-observer c0
-              mutate o0 k0
-              unobserve-all c0
-            """)
+        let scenario = try guardScenario(Self.releaseRace)
         let target = GuardTarget(diagnostics: CountingSink(keepsEvents: false))
         let alone = search(scenario, target, inFlight: 1, bound: 2)
         XCTAssertEqual(alone.outcome.answer, .completeUpToPreemptions(2), alone.outcome.summary)
@@ -205,17 +209,7 @@ final class ExplorerConcurrentSearchTests: XCTestCase {
     /// A planted bug's failures inside subtrees handed off are found: every failing class, with the same signatures
     /// and histories as the one-at-a-time search.
     func testFailuresInsideSubtreesAreFound() throws {
-        let scenario = try guardScenario(
-            """
-            worker 0:
-              observe c0 o0 k0 [new]
-              mutate o0 k0
-              mutate o0 k0
-            worker 1:
-              unobserve c0 o0 k0
-              mutate o0 k0
-              observe c0 o0 k0 [new]
-            """)
+        let scenario = try guardScenario(Self.unobserveRace)
         let target = PlantedBugTarget(.deliveryCheckRemoved)
         let alone = search(scenario, target, inFlight: 1)
         let together = searchWithJobs(scenario, target, jobs: 2)
